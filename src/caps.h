@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * caps.h - capabilities.
+ *
+ * Runs in: the sandbox's first process, after mounts and network.
+ */
+#ifndef CONFINE_CAPS_H
+#define CONFINE_CAPS_H
+
+/*
+ * Lock the securebits so uid 0 gains nothing at execve, empty every
+ * capability set (effective, permitted, inheritable, bounding, ambient)
+ * with libcap-ng, then verify each set with the kernel.  0 or -errno;
+ * on failure *what names the set that is not empty.
+ */
+int	caps_drop_all(const char **what);
+
+#endif

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: ISC
+/*
+ * doctor.c - report the kernel's and system's confinement features, and
+ * the backend "auto" would use.
+ *
+ * Runs in: the supervisor; probes in throwaway child processes only.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "doctor.h"
+#include "policy.h"
+#include "probe.h"
+#include "sys.h"
+#include "util.h"
+
+static void
+print_file(const char *label, const char *path)
+{
+	char buf[256];
+	FILE *f;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	if (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		printf("  %s: %s\n", label, buf);
+	}
+	fclose(f);
+}
+
+static void
+landlock_report(int abi, int err)
+{
+	static const char *const missing[] = {
+		[2] = "REFER (rename and link across directories)",
+		[3] = "TRUNCATE",
+		[4] = "TCP bind and connect rules",
+		[5] = "IOCTL_DEV (ioctl on devices)",
+		[6] = "scopes (abstract unix sockets, signals)",
+		[9] = "RESOLVE_UNIX (pathname unix sockets)",
+	};
+	int v, errata;
+
+	if (abi < 1) {
+		printf("landlock: not available (%s)\n", err == EOPNOTSUPP ?
+		    "built in but disabled at boot" : "not built in");
+		return;
+	}
+	errata = sys_landlock_create_ruleset(NULL, 0,
+	    CONFINE_LL_CREATE_RULESET_ERRATA);
+	printf("landlock: ABI %d", abi);
+	if (errata >= 0)
+		printf(" (errata 0x%x)", errata);
+	printf("; rights fs 0x%llx, net 0x%llx, scopes 0x%llx\n",
+	    (unsigned long long)policy_landlock_fs(abi),
+	    (unsigned long long)policy_landlock_net(abi),
+	    (unsigned long long)policy_landlock_scoped(abi));
+	for (v = abi + 1; v < (int)nitems(missing); v++)
+		if (missing[v])
+			printf("  lacks (ABI %d): %s\n", v, missing[v]);
+}
+
+int
+doctor_run(void)
+{
+	struct utsname u;
+	struct stat st;
+	autofree char *why = NULL;
+	int err = 0, abi;
+	bool userns, bwrap;
+
+	if (uname(&u) == 0)
+		printf("kernel: %s %s %s\n", u.sysname, u.release, u.machine);
+	abi = sys_landlock_create_ruleset(NULL, 0,
+	    CONFINE_LL_CREATE_RULESET_VERSION);
+	if (abi < 0) {
+		err = errno;
+		abi = 0;
+	}
+	landlock_report(abi, err);
+
+	userns = probe_userns_overlay(&why) == 0;
+	printf("user namespaces with overlayfs: %s\n", userns ? "yes" :
+	    why);
+	print_file("kernel.unprivileged_userns_clone",
+	    "/proc/sys/kernel/unprivileged_userns_clone");
+	print_file("user.max_user_namespaces",
+	    "/proc/sys/user/max_user_namespaces");
+	print_file("kernel.apparmor_restrict_unprivileged_userns",
+	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+
+	printf("seccomp: %s\n", prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0 ?
+	    "yes (filter mode)" : "already filtered: this process runs "
+	    "under a seccomp filter");
+	print_file("actions", "/proc/sys/kernel/seccomp/actions_avail");
+
+	bwrap = stat(BWRAP_PATH, &st) == 0;
+	printf("bwrap: %s%s%s\n", BWRAP_PATH, bwrap ? "" : " (not found)",
+	    bwrap && (st.st_mode & S_ISUID) ? " (setuid)" : "");
+
+	if (userns && abi >= 1) {
+		printf("auto: native\n");
+		return 0;
+	}
+	printf("auto: none: confine refuses to run here (%s)\n",
+	    !userns ? "no usable user namespaces" : "no landlock");
+	return 1;
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: ISC
+/*
+ * env.c - environment snapshot, allow-list build, and scrubbing.
+ *
+ * Runs in: the supervisor (snapshot, build) and the sandbox's first process
+ * (scrub), before anything of the command runs.
+ * MUST: pass nothing the allow-list or --env does not name.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "util.h"
+
+extern char **environ;
+
+static char *area_start, *area_end;	/* argv and environ strings */
+
+static void
+note(char *s)
+{
+	char *e = s + strlen(s) + 1;
+
+	if (area_start == NULL || s < area_start)
+		area_start = s;
+	if (e > area_end)
+		area_end = e;
+}
+
+char **
+env_snapshot(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		note(argv[i]);
+	for (i = 0; environ && environ[i]; i++)
+		note(environ[i]);
+	return strv_copy(environ);
+}
+
+void
+env_scrub(void)
+{
+	size_t i;
+
+	/*
+	 * The kernel shows /proc/PID/cmdline and environ from the stack area
+	 * that execve(2) laid out; the strings there are what we zero.  Only
+	 * zero an area that looks like one contiguous block of strings.
+	 */
+	if (area_start && area_end > area_start &&
+	    (size_t)(area_end - area_start) < 16 * 1024 * 1024)
+		memset(area_start, 0, (size_t)(area_end - area_start));
+	for (i = 0; environ && environ[i]; i++)
+		environ[i] = NULL;
+}
+
+const char *
+env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name), i;
+
+	for (i = 0; env && env[i]; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
+}
+
+static bool
+allowed(const char *entry, const char *const *allow)
+{
+	size_t n = strcspn(entry, "="), i;
+
+	for (i = 0; allow[i]; i++) {
+		size_t m = strlen(allow[i]);
+
+		if (m && allow[i][m - 1] == '*') {
+			if (n >= m - 1 && strncmp(entry, allow[i], m - 1) == 0)
+				return true;
+		} else if (m == n && strncmp(entry, allow[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Replace or append NAME=VALUE. */
+static void
+put(char ***v, size_t *n, const char *entry)
+{
+	size_t len = strcspn(entry, "="), i;
+
+	for (i = 0; i < *n; i++) {
+		if (strncmp((*v)[i], entry, len) == 0 &&
+		    (*v)[i][len] == '=') {
+			free((*v)[i]);
+			(*v)[i] = xstrdup(entry);
+			return;
+		}
+	}
+	strv_push(v, n, xstrdup(entry));
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **
+env_build(char *const *host_env, const char *const *allow, char *const *set,
+    const char *const *opts, size_t nopts)
+{
+	char **v = NULL;
+	size_t n = 0, i;
+
+	v = xcalloc(1, sizeof(*v));	/* a vector even when empty */
+	for (i = 0; host_env && host_env[i]; i++)
+		if (strchr(host_env[i], '=') && allowed(host_env[i], allow))
+			put(&v, &n, host_env[i]);
+	for (i = 0; set && set[i]; i++)
+		put(&v, &n, set[i]);
+	for (i = 0; i < nopts; i++) {
+		if (strchr(opts[i], '='))
+			put(&v, &n, opts[i]);
+		else {
+			const char *val = env_get(host_env, opts[i]);
+
+			if (val) {
+				autofree char *e = xasprintf("%s=%s",
+				    opts[i], val);
+
+				put(&v, &n, e);
+			}
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp);
+	return v;
+}

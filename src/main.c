@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: ISC
+/*
+ * main.c - read, decide, apply: cli and probe, then policy, then the
+ * backend.  Maps every outcome to an exit status.  No policy here.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "doctor.h"
+#include "env.h"
+#include "log.h"
+#include "plan.h"
+#include "policy.h"
+#include "probe.h"
+#include "sandbox.h"
+#include "sys.h"
+#include "util.h"
+
+/* Make sure 0, 1, 2 exist and nothing else we inherited stays open. */
+static void
+sanitize_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+	if (sys_close_range(3, ~0U, 0) < 0)
+		for (fd = 3; fd < 1024; fd++)
+			close(fd);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cli_opts opts;
+	struct host host;
+	struct plan plan;
+	autostrv char **env = NULL;
+	autofree char *cause = NULL, *hint = NULL;
+	size_t i;
+	int status;
+
+	sanitize_fds();
+	env = env_snapshot(argc, argv);
+	if (cli_parse(argc, argv, &opts, &cause) < 0) {
+		fprintf(stderr, "confine: %s\nhint: see 'confine --help'\n",
+		    cause);
+		return EXIT_CONFINE;
+	}
+	log_set_level(opts.verbosity);
+	switch (opts.cmd) {
+	case CLI_HELP:
+		fputs(cli_usage, stdout);
+		return 0;
+	case CLI_VERSION:
+		printf("confine %s\n", PACKAGE_VERSION);
+		return 0;
+	case CLI_DOCTOR:
+		return doctor_run();
+	case CLI_RUN:
+		break;
+	}
+
+	if (probe_host(env, opts.workspace, &host, &cause) < 0)
+		die("%s", cause);
+	if (policy_compute(&opts, &host, env, &plan, &cause, &hint) < 0) {
+		fprintf(stderr, "confine: %s\n", cause);
+		if (hint)
+			fprintf(stderr, "hint: %s\n", hint);
+		return EXIT_CONFINE;
+	}
+	host_free(&host);
+	if (opts.dry_run) {
+		plan_dump(&plan, stdout);
+		plan_free(&plan);
+		return 0;
+	}
+	log_info("backend: %s", plan.backend_reason);
+	log_info("landlock: ABI %d", plan.landlock.abi);
+	for (i = 0; i < plan.ndegraded; i++)
+		log_info("missing: %s", plan.degraded[i]);
+	log_info("workspace: %s", plan.workspace);
+	log_info("session: %s", plan.session_dir);
+	status = sandbox_run(&plan);
+	plan_free(&plan);
+	cli_opts_free(&opts);
+	return status;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * net.h - the sandbox's network.
+ *
+ * Runs in: the sandbox's first process, after the mounts, before the
+ * capabilities are dropped (bringing lo up needs CAP_NET_ADMIN).
+ */
+#ifndef CONFINE_NET_H
+#define CONFINE_NET_H
+
+#include "plan.h"
+
+/* Set up the network of the plan's mode.  0 or -errno. */
+int	net_setup(enum plan_net);
+
+#endif

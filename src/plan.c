@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: ISC
+/*
+ * plan.c - freeing and printing the plan.
+ */
+#include "config.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "util.h"
+
+const char *
+plan_net_name(enum plan_net n)
+{
+	switch (n) {
+	case PLAN_NET_NONE:
+		return "none";
+	case PLAN_NET_PROXY:
+		return "proxy";
+	case PLAN_NET_HOST:
+		return "host";
+	}
+	return "?";
+}
+
+const char *
+plan_access_name(unsigned int a, char buf[8])
+{
+	char *p = buf;
+
+	*p++ = (a & PLAN_FS_READ) ? 'r' : '-';
+	*p++ = (a & PLAN_FS_WRITE) ? 'w' : '-';
+	*p++ = (a & PLAN_FS_EXEC) ? 'x' : '-';
+	if (a & PLAN_FS_DEV)
+		*p++ = 'd';
+	*p = '\0';
+	return buf;
+}
+
+void
+plan_free(struct plan *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	strv_free(p->argv);
+	strv_free(p->envp);
+	free(p->cwd);
+	free(p->backend_reason);
+	free(p->quadrant);
+	free(p->workspace);
+	free(p->session_id);
+	free(p->session_dir);
+	for (i = 0; i < p->mounts.n; i++) {
+		free(p->mounts.v[i].dst);
+		free(p->mounts.v[i].src);
+		free(p->mounts.v[i].upper);
+		free(p->mounts.v[i].work);
+	}
+	free(p->mounts.v);
+	strv_free(p->mounts.dev_nodes);
+	for (i = 0; i < p->landlock.npaths; i++)
+		free(p->landlock.paths[i].path);
+	free(p->landlock.paths);
+	free(p->sys.families);
+	strv_free(p->degraded);
+	memset(p, 0, sizeof(*p));
+}
+
+static const char *
+mount_kind_name(enum plan_mount_kind k)
+{
+	switch (k) {
+	case PLAN_MOUNT_ROOT:
+		return "root";
+	case PLAN_MOUNT_PROC:
+		return "proc";
+	case PLAN_MOUNT_DEV:
+		return "dev";
+	case PLAN_MOUNT_TMPFS:
+		return "tmpfs";
+	case PLAN_MOUNT_OVERLAY:
+		return "overlay";
+	case PLAN_MOUNT_MASK:
+		return "mask";
+	}
+	return "?";
+}
+
+static void
+dump_mount(const struct plan_mount *m, FILE *f)
+{
+	fprintf(f, "  %-8s %s", mount_kind_name(m->kind), m->dst);
+	switch (m->kind) {
+	case PLAN_MOUNT_ROOT:
+		fprintf(f, " (host /, read-only, nosuid, nodev)");
+		break;
+	case PLAN_MOUNT_PROC:
+		fprintf(f, " (new, this pid namespace only)");
+		break;
+	case PLAN_MOUNT_DEV:
+		fprintf(f, " (minimal, read-only; pts and shm private)");
+		break;
+	case PLAN_MOUNT_TMPFS:
+		fprintf(f, " (empty, private, mode %04o%s)", m->mode,
+		    m->exec ? "" : ", noexec");
+		break;
+	case PLAN_MOUNT_OVERLAY:
+		fprintf(f, " (writes go to %s)", m->upper);
+		break;
+	case PLAN_MOUNT_MASK:
+		fprintf(f, " (host socket hidden)");
+		break;
+	}
+	fputc('\n', f);
+}
+
+void
+plan_dump(const struct plan *p, FILE *f)
+{
+	static const struct { int flag; const char *name; } ns[] = {
+		{ CLONE_NEWUSER, "user" }, { CLONE_NEWNS, "mount" },
+		{ CLONE_NEWPID, "pid" }, { CLONE_NEWNET, "net" },
+		{ CLONE_NEWIPC, "ipc" }, { CLONE_NEWUTS, "uts" },
+		{ CLONE_NEWCGROUP, "cgroup" },
+	};
+	char buf[8];
+	size_t i;
+
+	fprintf(f, "quadrant: %s (legs: A untrusted; B private: no; "
+	    "C external: no)\n", p->quadrant);
+	fprintf(f, "verdict: allowed (holds 1 of 3 legs)\n");
+	fprintf(f, "backend: %s\n", p->backend_reason);
+	fprintf(f, "command:");
+	for (i = 0; p->argv[i]; i++)
+		fprintf(f, " %s", p->argv[i]);
+	fprintf(f, "\ncwd: %s\n", p->cwd);
+	fprintf(f, "ids: uid %u, gid %u (the caller's own)\n",
+	    (unsigned)p->uid, (unsigned)p->gid);
+	fprintf(f, "namespaces:");
+	for (i = 0; i < nitems(ns); i++)
+		if (p->clone_flags & ns[i].flag)
+			fprintf(f, " %s", ns[i].name);
+	fprintf(f, "\nnetwork: %s (loopback only, up)\n",
+	    plan_net_name(p->net));
+	fprintf(f, "workspace: %s (writes kept in the session, host "
+	    "unchanged)\n", p->workspace);
+	fprintf(f, "session: %s\n", p->session_dir);
+	fprintf(f, "mounts:\n");
+	for (i = 0; i < p->mounts.n; i++)
+		dump_mount(&p->mounts.v[i], f);
+	fprintf(f, "landlock: ABI %d; handled fs 0x%llx, net 0x%llx, "
+	    "scoped 0x%llx\n", p->landlock.abi,
+	    (unsigned long long)p->landlock.handled_fs,
+	    (unsigned long long)p->landlock.handled_net,
+	    (unsigned long long)p->landlock.scoped);
+	for (i = 0; i < p->landlock.npaths; i++)
+		fprintf(f, "  %-4s %s\n", plan_access_name(
+		    p->landlock.paths[i].access, buf), p->landlock.paths[i].path);
+	fprintf(f, "  tcp: bind and connect denied\n");
+	fprintf(f, "seccomp: deny-list, native architecture only; "
+	    "socket families:");
+	for (i = 0; i < p->sys.nfamilies; i++)
+		fprintf(f, " %d", p->sys.families[i]);
+	fprintf(f, "\ncapabilities: all sets empty, no_new_privs\n");
+	fprintf(f, "terminal: %s\n", p->tty.pty ?
+	    "new pseudo-terminal relayed by confine" :
+	    "new session, stdio passed through");
+	fprintf(f, "environment:");
+	for (i = 0; p->envp[i]; i++)
+		fprintf(f, " %.*s", (int)strcspn(p->envp[i], "="), p->envp[i]);
+	fputc('\n', f);
+	if (p->ndegraded == 0)
+		fprintf(f, "missing kernel features: none\n");
+	else {
+		fprintf(f, "missing kernel features:\n");
+		for (i = 0; i < p->ndegraded; i++)
+			fprintf(f, "  %s\n", p->degraded[i]);
+	}
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * plan.h - the plan: everything the sandbox will be, as plain data.
+ *
+ * policy_compute() fills it from the command line and the host's facts; the
+ * backend enforces it; plan_dump() prints it for --dry-run.  The plan owns
+ * every pointer in it.  Enforcement modules include this header and take
+ * one slice each (const struct plan_mounts *, const struct plan_landlock *).
+ */
+#ifndef CONFINE_PLAN_H
+#define CONFINE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+
+enum plan_net { PLAN_NET_NONE, PLAN_NET_PROXY, PLAN_NET_HOST };
+enum plan_backend { PLAN_BACKEND_AUTO, PLAN_BACKEND_NATIVE };
+
+/* Access to a path, before translation into Landlock rights. */
+#define PLAN_FS_READ	(1U << 0)	/* read files, list directories */
+#define PLAN_FS_EXEC	(1U << 1)	/* execute files */
+#define PLAN_FS_WRITE	(1U << 2)	/* create, change, remove, rename */
+#define PLAN_FS_DEV	(1U << 3)	/* ioctl on device files */
+
+enum plan_mount_kind {
+	PLAN_MOUNT_ROOT,	/* the host's / read-only, the new root */
+	PLAN_MOUNT_PROC,	/* a fresh procfs, kernel knobs read-only */
+	PLAN_MOUNT_DEV,		/* minimal /dev: nodes, pts, shm */
+	PLAN_MOUNT_TMPFS,	/* an empty tmpfs */
+	PLAN_MOUNT_OVERLAY,	/* src as lower, upper and work in the session */
+	PLAN_MOUNT_MASK,	/* an empty file over a host socket */
+};
+
+struct plan_mount {
+	enum plan_mount_kind	 kind;
+	char			*dst;	/* path inside the sandbox */
+	char			*src;	/* host path (overlay lower) */
+	char			*upper;	/* host path, overlay only */
+	char			*work;	/* host path, overlay only */
+	unsigned int		 mode;	/* tmpfs root mode */
+	bool			 exec;	/* tmpfs: allow executing files */
+};
+
+struct plan_mounts {
+	struct plan_mount	*v;
+	size_t			 n;
+	char			**dev_nodes;	/* names under /dev bound from the host */
+};
+
+struct plan_path {
+	char		*path;		/* absolute, normalised, in the sandbox */
+	unsigned int	 access;	/* PLAN_FS_* */
+};
+
+struct plan_landlock {
+	int		 abi;		/* the host's ABI, 0 when absent */
+	uint64_t	 handled_fs;	/* exact rights of that ABI */
+	uint64_t	 handled_net;
+	uint64_t	 scoped;
+	struct plan_path *paths;
+	size_t		 npaths;
+};
+
+struct plan_syscalls {
+	int		*families;	/* socket families allowed */
+	size_t		 nfamilies;
+};
+
+struct plan_tty {
+	bool		 pty;		/* run the command on a new pty */
+	bool		 is_tty[3];	/* which of stdin/out/err are terminals */
+	struct termios	 termios;	/* the user's, copied to the new pty */
+	struct winsize	 winsize;
+};
+
+struct plan {
+	char		**argv;		/* the command */
+	char		**envp;		/* its whole environment */
+	char		*cwd;		/* where it starts, in the sandbox */
+	uid_t		 uid;		/* kept inside: the caller's own */
+	gid_t		 gid;
+	int		 clone_flags;	/* CLONE_NEW* */
+	enum plan_net	 net;
+	enum plan_backend backend;
+	char		*backend_reason;
+	char		*quadrant;
+	char		*workspace;	/* host path, writable through the overlay */
+	char		*session_id;
+	char		*session_dir;	/* host path */
+	struct plan_mounts	mounts;
+	struct plan_landlock	landlock;
+	struct plan_syscalls	sys;
+	struct plan_tty		tty;
+	char		**degraded;	/* one line per missing kernel feature */
+	size_t		 ndegraded;
+};
+
+void	plan_free(struct plan *);
+/* Print the plan in the --dry-run format. */
+void	plan_dump(const struct plan *, FILE *);
+const char *plan_net_name(enum plan_net);
+const char *plan_access_name(unsigned int access, char buf[8]);
+
+#endif

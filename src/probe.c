@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: ISC
+/*
+ * probe.c - read-only facts about the host.
+ *
+ * Runs in: the supervisor, before the plan is computed.
+ * MUST: change nothing on the host.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "env.h"
+#include "probe.h"
+#include "sys.h"
+#include "util.h"
+
+static char *
+real_dir(const char *p)
+{
+	char *r;
+	struct stat st;
+
+	if (p == NULL || p[0] != '/' || (r = realpath(p, NULL)) == NULL)
+		return NULL;
+	if (stat(r, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+char *
+probe_git_top(const char *dir)
+{
+	autofree char *d = xstrdup(dir);
+
+	for (;;) {
+		autofree char *g = path_join(d, ".git");
+		char *slash;
+
+		if (access(g, F_OK) == 0)
+			return steal_ptr(&d);
+		if (streq(d, "/"))
+			return NULL;
+		slash = strrchr(d, '/');
+		if (slash == d)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+/*
+ * Pathname sockets bound on the host (this network namespace's view), from
+ * /proc/net/unix: "Num RefCount Protocol Flags Type St Inode Path".
+ */
+static char **
+unix_sockets(void)
+{
+	AUTO(fclose_p) FILE *f = NULL;
+	autofree char *line = NULL;
+	size_t cap = 0, n = 0;
+	char **v = xcalloc(1, sizeof(*v));
+
+	if ((f = fopen("/proc/net/unix", "re")) == NULL)
+		return v;
+	while (getline(&line, &cap, f) > 0) {
+		char *p = line;
+		int field;
+
+		for (field = 0; field < 7 && p; field++) {
+			p = strchr(p, ' ');
+			while (p && *p == ' ')
+				p++;
+		}
+		if (p == NULL || *p != '/')
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		if (path_is_normal(p))
+			strv_push(&v, &n, xstrdup(p));
+	}
+	return v;
+}
+
+static int
+landlock_abi(int *err)
+{
+	int abi = sys_landlock_create_ruleset(NULL, 0,
+	    CONFINE_LL_CREATE_RULESET_VERSION);
+
+	if (abi < 0) {
+		*err = errno;
+		return 0;
+	}
+	*err = 0;
+	return abi;
+}
+
+int
+probe_host(char *const *env, const char *workspace, struct host *ret,
+    char **cause)
+{
+	struct host h = { 0 };
+	const char *s;
+	struct passwd *pw;
+	struct stat st;
+	char buf[PATH_MAX];
+	int i;
+
+	*cause = NULL;
+	h.uid = getuid();
+	h.gid = getgid();
+	pw = getpwuid(h.uid);
+	if ((s = env_get(env, "USER")) == NULL || s[0] == '\0')
+		s = pw ? pw->pw_name : NULL;
+	h.user = s ? xstrdup(s) : xasprintf("%u", (unsigned)h.uid);
+	if ((s = env_get(env, "HOME")) == NULL || s[0] == '\0')
+		s = pw ? pw->pw_dir : NULL;
+	if ((h.home = real_dir(s)) == NULL) {
+		*cause = xasprintf("home directory '%s' is not a directory",
+		    s ? s : "(unset)");
+		host_free(&h);
+		return -1;
+	}
+	if (getcwd(buf, sizeof(buf)) == NULL ||
+	    (h.cwd = real_dir(buf)) == NULL) {
+		*cause = xasprintf("cannot resolve the working directory: %s",
+		    strerror(errno));
+		host_free(&h);
+		return -1;
+	}
+	h.git_top = probe_git_top(h.cwd);
+	if (workspace && (h.workspace = real_dir(workspace)) == NULL) {
+		*cause = xasprintf("workspace '%s' is not a directory",
+		    workspace);
+		host_free(&h);
+		return -1;
+	}
+	if ((s = env_get(env, "XDG_STATE_HOME")) && s[0] == '/')
+		h.state_home = xstrdup(s);
+	else
+		h.state_home = path_join(h.home, ".local/state");
+	h.runtime_dir = real_dir(env_get(env, "XDG_RUNTIME_DIR"));
+	h.has_run = lstat("/run", &st) == 0 && S_ISDIR(st.st_mode);
+	h.var_run_is_dir = lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode);
+	h.unix_sockets = unix_sockets();
+	h.landlock_abi = landlock_abi(&h.landlock_errno);
+	for (i = 0; i < 3; i++)
+		h.is_tty[i] = isatty(i);
+	for (i = 0; i < 3; i++) {
+		if (h.is_tty[i]) {
+			tcgetattr(i, &h.termios);
+			ioctl(i, TIOCGWINSZ, &h.winsize);
+			break;
+		}
+	}
+	h.now = time(NULL);
+	if (getrandom(&h.random, sizeof(h.random), GRND_NONBLOCK) !=
+	    sizeof(h.random))
+		h.random = (uint32_t)getpid() ^ (uint32_t)h.now;
+	*ret = h;
+	return 0;
+}
+
+void
+host_free(struct host *h)
+{
+	free(h->user);
+	free(h->home);
+	free(h->cwd);
+	free(h->git_top);
+	free(h->workspace);
+	free(h->state_home);
+	free(h->runtime_dir);
+	strv_free(h->unix_sockets);
+	memset(h, 0, sizeof(*h));
+}
+
+int
+probe_userns_overlay(char **why)
+{
+	char tmpl[] = "/tmp/confine-probe-XXXXXX";
+	pid_t pid;
+	int status;
+
+	*why = NULL;
+	if (mkdtemp(tmpl) == NULL) {
+		*why = xasprintf("cannot make a directory in /tmp: %s",
+		    strerror(errno));
+		return -1;
+	}
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD,
+	    NULL, NULL, NULL, 0);
+	if (pid == 0) {
+		char opts[PATH_MAX * 4];
+		const char *sub[] = { "l", "u", "w", "m" };
+		size_t i;
+
+		for (i = 0; i < nitems(sub); i++) {
+			snprintf(opts, sizeof(opts), "%s/%s", tmpl, sub[i]);
+			if (mkdir(opts, 0700) < 0)
+				_exit(3);
+		}
+		snprintf(opts, sizeof(opts),
+		    "lowerdir=%s/l,upperdir=%s/u,workdir=%s/w,userxattr",
+		    tmpl, tmpl, tmpl);
+		snprintf(tmpl + strlen(tmpl), 3, "/m");
+		if (mount("overlay", tmpl, "overlay", 0, opts) < 0)
+			_exit(errno == EPERM || errno == EACCES ? 4 : 5);
+		_exit(0);
+	}
+	if (pid < 0) {
+		*why = xasprintf("cannot create a user namespace: %s",
+		    strerror(errno));
+		rmdir(tmpl);
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	{
+		const char *sub[] = { "l", "u/", "w/work", "w", "u", "m" };
+		size_t i;
+
+		for (i = 0; i < nitems(sub); i++) {
+			char p[PATH_MAX];
+
+			snprintf(p, sizeof(p), "%s/%s", tmpl, sub[i]);
+			rmdir(p);
+		}
+		rmdir(tmpl);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		*why = xasprintf("overlayfs cannot be mounted in a user "
+		    "namespace here");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * probe.h - read-only facts about the host, gathered once at start-up.
+ */
+#ifndef CONFINE_PROBE_H
+#define CONFINE_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+
+struct host {
+	uid_t		 uid;
+	gid_t		 gid;
+	char		*user;		/* login name, for USER and LOGNAME */
+	char		*home;		/* real path of $HOME (or passwd) */
+	char		*cwd;		/* real path of the working directory */
+	char		*git_top;	/* git top level of cwd, or NULL */
+	char		*workspace;	/* real path of --workspace, or NULL */
+	char		*state_home;	/* $XDG_STATE_HOME or ~/.local/state */
+	char		*runtime_dir;	/* real path of $XDG_RUNTIME_DIR or NULL */
+	bool		 has_run;	/* /run is a directory */
+	bool		 var_run_is_dir;	/* /var/run is a directory, not a link */
+	char		**unix_sockets;	/* bound pathname sockets, /proc/net/unix */
+	int		 landlock_abi;	/* 0: none */
+	int		 landlock_errno;	/* why not, when 0 */
+	bool		 is_tty[3];
+	struct termios	 termios;	/* of the first terminal among 0, 1, 2 */
+	struct winsize	 winsize;
+	time_t		 now;
+	uint32_t	 random;
+};
+
+/*
+ * Gather the facts.  Returns 0, or -1 with *cause set when a fact the run
+ * needs cannot be had (no home directory, working directory gone).
+ */
+int	probe_host(char *const *env, const char *workspace, struct host *ret,
+	    char **cause);
+void	host_free(struct host *);
+
+/* Walk up from dir to the first directory holding .git; NULL if none. */
+char	*probe_git_top(const char *dir);
+
+/* For doctor: does a user+mount namespace with an overlay work here? */
+int	probe_userns_overlay(char **why);
+
+#endif

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: ISC
+/*
+ * sandbox.c - the native backend: clone(2) into new namespaces, set up the
+ * sandbox in its first process, run the command, and supervise.
+ *
+ * Processes: confine (the supervisor, outside) -> the sandbox's first
+ * process (pid 1 of the new pid namespace: sets up, then reaps and forwards
+ * signals) -> the command (pid 2).  When the command exits, pid 1 exits
+ * with its status and the kernel kills everything else in the namespace;
+ * when confine dies, even by SIGKILL, pid 1 gets SIGKILL (PR_SET_PDEATHSIG).
+ *
+ * Runs in: all three.  The order of the steps in the sandbox is fixed and
+ * commented below; see STYLE.md section 3.
+ * MUST: every failure after clone is fatal and reported over the status
+ * pipe; nothing warns and carries on once enforcement has begun.
+ * MUST: only fds 0, 1 and 2 reach the command.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "env.h"
+#include "landlock.h"
+#include "log.h"
+#include "mount.h"
+#include "net.h"
+#include "ns.h"
+#include "pty.h"
+#include "sandbox.h"
+#include "sys.h"
+#include "syscall-filter.h"
+#include "util.h"
+#include "workspace.h"
+
+/* Status records: the first byte says what happened. */
+#define REC_READY	0	/* set-up done, the command is being started */
+
+struct fds {
+	int	status[2];	/* packet pipe: sandbox -> supervisor */
+	int	ptysock[2];	/* the pty master passes out through it */
+	int	parent;		/* pidfd of the supervisor */
+	int	sigfd;
+};
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void
+sigset_all(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGWINCH);
+	for (i = 0; i < nitems(forwarded); i++)
+		sigaddset(set, forwarded[i]);
+}
+
+/* execvp(3) with the PATH of the command's environment, not confine's. */
+static noreturn void
+exec_command(const struct plan *p)
+{
+	const char *path = env_get(p->envp, "PATH");
+	const char *file = p->argv[0];
+	int err = ENOENT;
+	bool eacces = false;
+
+	if (strchr(file, '/')) {
+		execve(file, p->argv, p->envp);
+		err = errno;
+	} else {
+		autofree char *copy = xstrdup(path ? path : "/usr/bin:/bin");
+		char *dir, *save = NULL;
+
+		for (dir = strtok_r(copy, ":", &save); dir;
+		    dir = strtok_r(NULL, ":", &save)) {
+			autofree char *cand = path_join(dir, file);
+
+			execve(cand, p->argv, p->envp);
+			if (errno == ENOEXEC) {
+				/* As execvp: a file without #! runs in sh. */
+				size_t n = strv_len(p->argv);
+				char **sh = xcalloc(n + 2, sizeof(*sh));
+
+				sh[0] = xstrdup("sh");
+				sh[1] = cand;
+				memcpy(sh + 2, p->argv + 1,
+				    (n - 1) * sizeof(*sh));
+				execve("/bin/sh", sh, p->envp);
+				err = errno;
+				break;
+			}
+			if (errno == EACCES)
+				eacces = true;
+			else if (errno != ENOENT && errno != ENOTDIR &&
+			    errno != ENAMETOOLONG && errno != ELOOP) {
+				err = errno;
+				break;
+			}
+		}
+		if (eacces && err == ENOENT)
+			err = EACCES;
+	}
+	if (err == ENOENT || err == ENOTDIR)
+		die_hint(EXIT_NOTFOUND, err, strchr(file, '/') ? NULL :
+		    "the sandbox's PATH has no such program; the home "
+		    "directory is an empty tmpfs inside, so programs "
+		    "installed under it are not visible",
+		    "cannot run '%s'", file);
+	die_hint(EXIT_NOEXEC, err, NULL, "cannot run '%s'", file);
+}
+
+/* The command's process: terminal, fds, then Landlock and seccomp, exec. */
+static noreturn void
+command(const struct plan *p, int slave, int status_fd)
+{
+	const char *where;
+	sigset_t none;
+	int i, r;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* A new session: no controlling terminal of the user's (TIOCSTI). */
+	if (setsid() < 0)
+		die_errno(errno, "setsid");
+	if (slave >= 0) {
+		if (ioctl(slave, TIOCSCTTY, 0) < 0)
+			die_errno(errno, "pty: cannot make it the controlling "
+			    "terminal");
+		for (i = 0; i < 3; i++)
+			if (p->tty.is_tty[i] && dup2(slave, i) < 0)
+				die_errno(errno, "pty: dup2");
+		close(slave);
+	}
+	/* Only 0, 1, 2 (and the status pipe, closed at exec) stay open. */
+	if (sys_close_range(3, (unsigned)status_fd - 1, 0) < 0 ||
+	    sys_close_range((unsigned)status_fd + 1, ~0U, 0) < 0)
+		die_errno(errno, "close inherited file descriptors");
+	if (chdir(p->cwd) < 0)
+		die_errno(errno, "cannot enter '%s'", p->cwd);
+	if ((r = landlock_apply(&p->landlock, &where)) < 0)
+		die_errno(-r, "landlock: cannot restrict (%s)", where);
+	/* Last: the filter may deny any of the steps above. */
+	if ((r = syscall_filter_load(&p->sys, &where)) < 0)
+		die_errno(-r, "seccomp: cannot load the filter (%s)", where);
+	exec_command(p);
+}
+
+/* pid 1: reap, forward signals, and leave with the command's status. */
+static noreturn void
+reaper(pid_t cmd)
+{
+	sigset_t set;
+	siginfo_t si;
+	int status, sig;
+	pid_t pid;
+
+	sigset_all(&set);
+	for (;;) {
+		if ((sig = sigwaitinfo(&set, &si)) < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			if (sig != SIGWINCH && kill(-cmd, sig) < 0)
+				kill(cmd, sig);
+			continue;
+		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (pid != cmd)
+				continue;
+			if (WIFSIGNALED(status))
+				_exit(128 + WTERMSIG(status));
+			_exit(WEXITSTATUS(status));
+		}
+	}
+}
+
+/* The sandbox's first process.  The order below is the security order. */
+static noreturn void
+sandbox_init(const struct plan *p, struct fds *f)
+{
+	struct pollfd pfd = { .fd = f->parent, .events = POLLIN };
+	int master = -1, slave = -1, devnull, r;
+	const char *where, *what;
+	char ready = REC_READY;
+	pid_t cmd;
+
+	/* 0. Die with the supervisor, and check it did not die already. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || poll(&pfd, 1, 0) != 0)
+		_exit(EXIT_CONFINE);
+	close(f->parent);
+	close(f->status[0]);
+	close(f->sigfd);
+	if (f->ptysock[0] >= 0)
+		close(f->ptysock[0]);
+	log_set_child(f->status[1]);
+
+	/* 1. Identity: the caller's own uid and gid. */
+	if ((r = ns_map_ids(p->uid, p->gid)) < 0)
+		die_errno(-r, "user namespace: cannot map uid %u and gid %u",
+		    (unsigned)p->uid, (unsigned)p->gid);
+	/* 2. The filesystem view; before Landlock, which forbids mounts. */
+	if ((r = mount_setup(&p->mounts, &where)) < 0)
+		die_hint(EXIT_CONFINE, -r, r == -EINVAL && strstr(where, "/") ?
+		    "the filesystem holding the session directory may not "
+		    "support overlayfs upper layers in a user namespace "
+		    "(it needs user extended attributes)" : NULL,
+		    "mount: cannot set up '%s'", where);
+	/* 3. The terminal, on the sandbox's own devpts. */
+	if (p->tty.pty) {
+		if ((r = pty_open(&p->tty, &master, &slave)) < 0)
+			die_errno(-r, "pty: cannot open a pseudo-terminal");
+		if ((r = pty_send_fd(f->ptysock[1], master)) < 0)
+			die_errno(-r, "pty: cannot pass the terminal out");
+		close(master);
+		close(f->ptysock[1]);
+	}
+	/* 4. The network; needs CAP_NET_ADMIN, so before the caps go. */
+	if ((r = net_setup(p->net)) < 0)
+		die_errno(-r, "network: cannot set up mode '%s'",
+		    plan_net_name(p->net));
+	/* 5. Capabilities: every set empty, and checked. */
+	if ((r = caps_drop_all(&what)) < 0)
+		die_errno(-r, "capabilities: cannot drop (%s)", what);
+	/* 6. no_new_privs: needed by Landlock without CAP_SYS_ADMIN. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die_errno(errno, "cannot set no_new_privs");
+	/* This process keeps a copy of confine's memory: keep it unreadable. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		die_errno(errno, "cannot make the sandbox's pid 1 non-dumpable");
+	env_scrub();
+
+	/* 7. The command: Landlock, seccomp and exec happen in it. */
+	if (write(f->status[1], &ready, 1) != 1)
+		die_errno(errno, "status pipe");
+	if ((cmd = fork()) < 0)
+		die_errno(errno, "fork");
+	if (cmd == 0)
+		command(p, slave, f->status[1]);
+	close(f->status[1]);
+	if (slave >= 0)
+		close(slave);
+	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		close(devnull);
+	}
+	reaper(cmd);
+}
+
+static void
+forward(pid_t child, int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+struct record {
+	bool	ready;
+	int	code;		/* 0: none */
+	char	msg[STATUS_MAX];
+};
+
+static void
+read_record(int fd, struct record *rec, bool *open)
+{
+	char buf[STATUS_MAX + 1];
+	ssize_t n = read(fd, buf, STATUS_MAX);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		*open = false;
+		return;
+	}
+	if (buf[0] == REC_READY && n == 1) {
+		rec->ready = true;
+		return;
+	}
+	if (rec->code == 0) {
+		buf[n] = '\0';
+		rec->code = (unsigned char)buf[0];
+		snprintf(rec->msg, sizeof(rec->msg), "%s", buf + 1);
+	}
+}
+
+/* The supervisor: relay, forward, wait.  Returns the wait status of pid 1. */
+static int
+supervise(const struct plan *p, pid_t child, struct fds *f,
+    struct record *rec)
+{
+	struct pty_relay relay;
+	bool done = false, relaying = false, status_open = true;
+	int wstatus = 0, master = -1;
+
+	while (!done || relaying || status_open) {
+		struct pollfd pfd[8];
+		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0;
+
+		pfd[sfd = n++] = (struct pollfd){ .fd = f->sigfd,
+		    .events = POLLIN };
+		if (status_open)
+			pfd[stfd = n++] = (struct pollfd){
+			    .fd = f->status[0], .events = POLLIN };
+		if (f->ptysock[0] >= 0)
+			pfd[psfd = n++] = (struct pollfd){
+			    .fd = f->ptysock[0], .events = POLLIN };
+		rfd = n;
+		if (relaying)
+			n += pty_relay_poll(&relay, pfd + n);
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die_errno(errno, "poll");
+		}
+		if (pfd[sfd].revents) {
+			struct signalfd_siginfo si;
+
+			while (read(f->sigfd, &si, sizeof(si)) ==
+			    sizeof(si)) {
+				int sig = (int)si.ssi_signo;
+
+				if (sig == SIGWINCH && relaying)
+					pty_relay_winch(&relay);
+				else if (sig != SIGCHLD && sig != SIGWINCH)
+					forward(done ? -1 : child, sig);
+			}
+			if (!done && waitpid(child, &wstatus, WNOHANG) == child)
+				done = true;
+		}
+		if (stfd && pfd[stfd].revents)
+			read_record(f->status[0], rec, &status_open);
+		if (psfd && pfd[psfd].revents) {
+			master = pty_recv_fd(f->ptysock[0]);
+			close(f->ptysock[0]);
+			f->ptysock[0] = -1;
+			if (master >= 0) {
+				int out = p->tty.is_tty[1] ? 1 :
+				    p->tty.is_tty[2] ? 2 : 1;
+				int r;
+
+				if ((r = pty_raw(0)) < 0)
+					log_warn("cannot put the terminal in "
+					    "raw mode: %s", strerror(-r));
+				pty_relay_init(&relay, master, 0, out);
+				relaying = true;
+			}
+		}
+		if (relaying && !pty_relay_step(&relay, pfd + rfd, n - rfd)) {
+			/* EIO: every slave end is closed, the sandbox is gone. */
+			relaying = false;
+			close(master);
+			pty_restore();
+		}
+	}
+	return wstatus;
+}
+
+int
+sandbox_run(const struct plan *p)
+{
+	struct fds f = { .status = { -1, -1 }, .ptysock = { -1, -1 } };
+	struct record rec = { 0 };
+	const char *where;
+	sigset_t set;
+	pid_t child;
+	int r, wstatus;
+
+	if ((r = workspace_session_create(p, &where)) < 0)
+		die_errno(-r, "session: cannot create '%s'", where);
+	if (pipe2(f.status, O_CLOEXEC | O_DIRECT) < 0)
+		die_errno(errno, "pipe");
+	if (p->tty.pty && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
+	    0, f.ptysock) < 0)
+		die_errno(errno, "socketpair");
+	if ((f.parent = sys_pidfd_open(getpid(), 0)) < 0)
+		die_errno(errno, "pidfd_open");
+	sigset_all(&set);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
+	    (f.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		die_errno(errno, "signalfd");
+	log_set_exit_hook(pty_restore);
+
+	/* fork-like clone(2): no new stack, the child returns here too. */
+	child = (pid_t)syscall(SYS_clone, (unsigned long)p->clone_flags |
+	    SIGCHLD, NULL, NULL, NULL, 0);
+	if (child < 0) {
+		int err = errno;
+
+		workspace_session_finish(p);
+		die_hint(EXIT_CONFINE, err, "unprivileged user namespaces "
+		    "are needed and seem disabled here (a sysctl, AppArmor's "
+		    "restriction, or a container); see 'confine doctor'",
+		    "namespaces: cannot create them");
+	}
+	if (child == 0)
+		sandbox_init(p, &f);
+
+	close(f.status[1]);
+	close(f.parent);
+	if (f.ptysock[1] >= 0)
+		close(f.ptysock[1]);
+	wstatus = supervise(p, child, &f, &rec);
+	pty_restore();
+	log_set_exit_hook(NULL);
+
+	if (workspace_session_finish(p))
+		log_msg("session %s: the workspace changes are kept in %s",
+		    p->session_id, p->session_dir);
+	if (rec.code) {
+		fprintf(stderr, "confine: %s\n", rec.msg);
+		return rec.code;
+	}
+	if (!rec.ready) {
+		fprintf(stderr, "confine: the sandbox died while being set "
+		    "up (%s %d)\n", WIFSIGNALED(wstatus) ? "signal" : "status",
+		    WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) :
+		    WEXITSTATUS(wstatus));
+		return EXIT_CONFINE;
+	}
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return WEXITSTATUS(wstatus);
+}

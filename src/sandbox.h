@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * sandbox.h - the native backend: namespaces built by confine itself.
+ *
+ * Runs in: the supervisor, which stays outside the sandbox.
+ */
+#ifndef CONFINE_SANDBOX_H
+#define CONFINE_SANDBOX_H
+
+#include "plan.h"
+
+/*
+ * Run the plan's command confined and supervise it to the end.  Returns
+ * the exit status for confine: the command's own, 128+N if it was killed by
+ * signal N, 125 if setting up the confinement failed, 126 or 127 if the
+ * command could not be executed or found.
+ */
+int	sandbox_run(const struct plan *);
+
+#endif

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: ISC
+/*
+ * sys.c - raw system call wrappers (syscall(2)); see sys.h.
+ */
+#include "config.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset	444
+#define __NR_landlock_add_rule		445
+#define __NR_landlock_restrict_self	446
+#endif
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open			434
+#endif
+#ifndef __NR_close_range
+#define __NR_close_range		436
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr		442
+#endif
+
+int
+sys_landlock_create_ruleset(const struct confine_ll_ruleset_attr *attr,
+    size_t size, uint32_t flags)
+{
+	return (int)syscall(__NR_landlock_create_ruleset, attr, size, flags);
+}
+
+int
+sys_landlock_add_rule(int ruleset_fd, int type, const void *attr,
+    uint32_t flags)
+{
+	return (int)syscall(__NR_landlock_add_rule, ruleset_fd, type, attr,
+	    flags);
+}
+
+int
+sys_landlock_restrict_self(int ruleset_fd, uint32_t flags)
+{
+	return (int)syscall(__NR_landlock_restrict_self, ruleset_fd, flags);
+}
+
+int
+sys_pivot_root(const char *new_root, const char *put_old)
+{
+	return (int)syscall(SYS_pivot_root, new_root, put_old);
+}
+
+int
+sys_pidfd_open(pid_t pid, unsigned int flags)
+{
+	return (int)syscall(__NR_pidfd_open, pid, flags);
+}
+
+int
+sys_close_range(unsigned int first, unsigned int last, unsigned int flags)
+{
+	return (int)syscall(__NR_close_range, first, last, flags);
+}
+
+int
+sys_mount_setattr(int dfd, const char *path, unsigned int flags,
+    struct confine_mount_attr *attr, size_t size)
+{
+	return (int)syscall(__NR_mount_setattr, dfd, path, flags, attr, size);
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: ISC
+/*
+ * syscall-filter.c - a default-allow seccomp filter that denies the kernel
+ * surface a coding agent has no use for and that sandboxes have been
+ * escaped through (seccomp(2), seccomp_rule_add(3); research: flatpak,
+ * firejail, Docker and Codex deny-lists).
+ *
+ * Denied calls fail with an errno, never a kill: programs probe (Node probes
+ * io_uring at start-up) and must see a clean error.  Only a foreign
+ * architecture (i386 int 0x80, x32) kills the process.
+ *
+ * Runs in: the sandboxed command's process, after Landlock, right before
+ * execve (the filter may forbid any earlier step).
+ * MUST: compare 32-bit arguments (ioctl cmd) with a mask: the kernel drops
+ * the high bits, a plain comparison would not.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <seccomp.h>
+#include <sys/socket.h>
+#include <termios.h>
+#include <sys/ioctl.h>
+
+#include "syscall-filter.h"
+#include "util.h"
+
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP	0x02000000
+#endif
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP	262
+#endif
+
+/* EPERM: privileged, obsolete, or a known escape path. */
+static const char *const deny_eperm[] = {
+	/* kernel keyrings are not namespaced */
+	"keyctl", "add_key", "request_key",
+	/* kernel attack surface and side channels */
+	"bpf", "perf_event_open", "userfaultfd", "lookup_dcookie",
+	"fanotify_init",
+	/* io_uring runs socket and file operations past seccomp */
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	/* the system itself */
+	"kexec_load", "kexec_file_load", "init_module", "finit_module",
+	"delete_module", "reboot", "swapon", "swapoff", "acct", "quotactl",
+	"quotactl_fd", "syslog", "settimeofday", "clock_settime",
+	"clock_adjtime", "adjtimex", "sethostname", "setdomainname",
+	"iopl", "ioperm", "modify_ldt", "uselib", "nfsservctl",
+	/* changing the filesystem view or the namespaces */
+	"mount", "umount", "umount2", "pivot_root", "chroot", "setns",
+	"unshare",
+	/* files outside the mount view by handle ("Shocker") */
+	"name_to_handle_at", "open_by_handle_at",
+};
+
+/* ENOSYS: flags behind a pointer, or the new mount API; libc falls back. */
+static const char *const deny_enosys[] = {
+	"clone3", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount",
+	"fspick", "mount_setattr",
+};
+
+/* Newer than libseccomp 2.5.4 knows; the same number on every arch. */
+#define NR_OPEN_TREE_ATTR	467
+
+static const unsigned long clone_ns[] = {
+	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+	CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+};
+
+static void
+ctx_releasep(scmp_filter_ctx *ctx)
+{
+	if (*ctx)
+		seccomp_release(*ctx);
+}
+
+static int
+deny_names(scmp_filter_ctx ctx, const char *const *names, size_t n,
+    int err, const char **where)
+{
+	size_t i;
+	int nr, r;
+
+	for (i = 0; i < n; i++) {
+		/* Unknown on this architecture: there is nothing to deny. */
+		if ((nr = seccomp_syscall_resolve_name(names[i])) ==
+		    __NR_SCMP_ERROR)
+			continue;
+		*where = names[i];
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), nr, 0)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static bool
+allowed(const struct plan_syscalls *s, int family)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfamilies; i++)
+		if (s->families[i] == family)
+			return true;
+	return false;
+}
+
+static int
+socket_rules(scmp_filter_ctx ctx, const struct plan_syscalls *s,
+    const char **where)
+{
+	int max = 0, f, r;
+	size_t i;
+
+	*where = "socket";
+	for (i = 0; i < s->nfamilies; i++)
+		if (s->families[i] > max)
+			max = s->families[i];
+	for (f = 0; f <= max; f++) {
+		if (allowed(s, f))
+			continue;
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT),
+		    SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ,
+		    (scmp_datum_t)f))) < 0)
+			return r;
+	}
+	/* A 64-bit comparison: high garbage bits land here too. */
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT),
+	    SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_GE,
+	    (scmp_datum_t)max + 1))) < 0)
+		return r;
+	/* MPTCP slips past Landlock's TCP rights: refuse it like a kernel
+	 * without MPTCP would, so programs fall back to TCP. */
+	*where = "socket (IPPROTO_MPTCP)";
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT),
+	    SCMP_SYS(socket), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffffffU,
+	    IPPROTO_MPTCP));
+}
+
+int
+syscall_filter_load(const struct plan_syscalls *s, const char **where)
+{
+	AUTO(ctx_releasep) scmp_filter_ctx ctx = NULL;
+	size_t i;
+	int r;
+
+	*where = "seccomp_init";
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		return -ENOMEM;
+	/* Only the native ABI: i386 and x32 entry points kill the process. */
+	*where = "bad-architecture action";
+	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS)) < 0)
+		return r;
+	if ((r = deny_names(ctx, deny_eperm, nitems(deny_eperm), EPERM,
+	    where)) < 0)
+		return r;
+	if ((r = deny_names(ctx, deny_enosys, nitems(deny_enosys), ENOSYS,
+	    where)) < 0)
+		return r;
+	*where = "open_tree_attr";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+	    NR_OPEN_TREE_ATTR, 0)) < 0)
+		return r;
+
+	*where = "clone (namespace flags)";
+	for (i = 0; i < nitems(clone_ns); i++)
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ,
+		    clone_ns[i], clone_ns[i]))) < 0)
+			return r;
+
+	/*
+	 * personality(2): only PER_LINUX.  libseccomp takes one comparison
+	 * per argument in a rule, so the 0xffffffff query is refused too.
+	 */
+	*where = "personality";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+	    SCMP_SYS(personality), 1, SCMP_A0(SCMP_CMP_NE, 0))) < 0)
+		return r;
+
+	/* Terminal injection (CVE-2017-5226, CVE-2019-10063, CVE-2023-28100). */
+	*where = "ioctl (TIOCSTI, TIOCLINUX)";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+	    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffU,
+	    TIOCSTI))) < 0)
+		return r;
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+	    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffU,
+	    TIOCLINUX))) < 0)
+		return r;
+
+	if ((r = socket_rules(ctx, s, where)) < 0)
+		return r;
+
+	*where = "seccomp_load";
+	return seccomp_load(ctx);
+}

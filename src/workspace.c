@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: ISC
+/*
+ * workspace.c - session directory lifecycle.
+ *
+ * Runs in: the supervisor.  Before the run the directory is confine's own;
+ * after it, upper/ holds what the command wrote: untrusted, reached only
+ * relative to the session's directory fd, never followed through symlinks.
+ * MUST: write nothing inside the workspace or anywhere else on the host
+ * but the session directory.
+ * MUST: write the metadata file under a temporary name, then rename it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "workspace.h"
+
+/* mkdir -p for the parents of the session directory, mode 0700. */
+static int
+mkdirs(const char *path)
+{
+	autofree char *p = xstrdup(path);
+	char *s;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			if (c == '\0')
+				return 0;
+			*s = c;
+		}
+	}
+}
+
+static int
+write_meta(int dirfd, const struct plan *p)
+{
+	AUTO(fclose_p) FILE *f = NULL;
+	char stamp[32];
+	struct tm tm;
+	time_t now = time(NULL);
+	size_t i;
+	int fd;
+
+	if ((fd = openat(dirfd, "meta.tmp", O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC | O_NOFOLLOW, 0600)) < 0)
+		return -errno;
+	if ((f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(f, "version=1\nid=%s\nstarted=%s\nworkspace=%s\n"
+	    "backend=native\nquadrant=%s\n", p->session_id, stamp,
+	    p->workspace, p->quadrant);
+	for (i = 0; p->argv[i]; i++) {
+		/* One argument a line; a newline inside one is escaped. */
+		const char *c;
+
+		fputs("arg=", f);
+		for (c = p->argv[i]; *c; c++) {
+			if (*c == '\n')
+				fputs("\\n", f);
+			else if (*c == '\\')
+				fputs("\\\\", f);
+			else
+				fputc(*c, f);
+		}
+		fputc('\n', f);
+	}
+	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
+		return -errno;
+	if (renameat(dirfd, "meta.tmp", dirfd, "meta") < 0)
+		return -errno;
+	return 0;
+}
+
+int
+workspace_session_create(const struct plan *p, const char **where)
+{
+	autofree char *parent = xstrdup(p->session_dir);
+	autoclose int fd = -1;
+	int r;
+
+	*strrchr(parent, '/') = '\0';
+	*where = parent;
+	if ((r = mkdirs(parent)) < 0)
+		return r;
+	*where = p->session_dir;
+	if (mkdir(p->session_dir, 0700) < 0)
+		return -errno;
+	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	if (mkdirat(fd, "upper", 0700) < 0 || mkdirat(fd, "work", 0700) < 0)
+		return -errno;
+	return write_meta(fd, p);
+}
+
+bool
+workspace_session_finish(const struct plan *p)
+{
+	autoclose int fd = -1;
+
+	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return true;
+	/* overlayfs leaves an empty work/work (mode 000) behind. */
+	unlinkat(fd, "work/work", AT_REMOVEDIR);
+	unlinkat(fd, "work/index", AT_REMOVEDIR);
+	unlinkat(fd, "work", AT_REMOVEDIR);
+	if (unlinkat(fd, "upper", AT_REMOVEDIR) < 0)
+		return true;
+	unlinkat(fd, "meta", 0);
+	rmdir(p->session_dir);
+	return false;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * workspace.h - the session directory that holds the workspace's overlay
+ * layers: $XDG_STATE_HOME/confine/sessions/ID/{upper,work,meta}.
+ *
+ * Runs in: the supervisor, outside the sandbox.
+ */
+#ifndef CONFINE_WORKSPACE_H
+#define CONFINE_WORKSPACE_H
+
+#include <stdbool.h>
+
+#include "plan.h"
+
+/*
+ * Create the session directory of the plan (mode 0700, parents as needed)
+ * with empty upper/ and work/ and the metadata file.  0 or -errno, with
+ * *where naming the path that failed.
+ */
+int	workspace_session_create(const struct plan *, const char **where);
+
+/*
+ * After the sandbox is gone: remove overlayfs's work directory; when the
+ * command wrote nothing, remove the whole session and return false; else
+ * keep it and return true.
+ */
+bool	workspace_session_finish(const struct plan *);
+
+#endif
