@@ -265,8 +265,14 @@ overlay(const struct plan_mount *m)
 	autofree char *lower = ovl_escape(OLDROOT, m->src);
 	autofree char *upper = ovl_escape(OLDROOT, m->upper);
 	autofree char *work = ovl_escape(OLDROOT, m->work);
+	/*
+	 * volatile: no sync of the upper filesystem, not even at unmount
+	 * (which would otherwise sync the whole host filesystem on every
+	 * exit).  The session is scratch until exported; a host crash can
+	 * lose it, never the host's tree.
+	 */
 	autofree char *opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,"
-	    "userxattr", lower, upper, work);
+	    "userxattr,volatile", lower, upper, work);
 
 	return mount_fs(m->dst, true, "overlay", MS_NOSUID | MS_NODEV, opts);
 }

@@ -65,20 +65,22 @@ probe_git_top(const char *dir)
 
 /*
  * Pathname sockets bound on the host (this network namespace's view), from
- * /proc/net/unix: "Num RefCount Protocol Flags Type St Inode Path".
+ * /proc/net/unix: "Num RefCount Protocol Flags Type St Inode Path".  Each
+ * is resolved to the socket it names now; stale entries are dropped.
  */
 static char **
 unix_sockets(void)
 {
 	AUTO(fclose_p) FILE *f = NULL;
 	autofree char *line = NULL;
-	size_t cap = 0, n = 0;
+	size_t cap = 0, n = 0, i;
 	char **v = xcalloc(1, sizeof(*v));
 
 	if ((f = fopen("/proc/net/unix", "re")) == NULL)
 		return v;
 	while (getline(&line, &cap, f) > 0) {
-		char *p = line;
+		char *p = line, *real;
+		struct stat st;
 		int field;
 
 		for (field = 0; field < 7 && p; field++) {
@@ -89,8 +91,18 @@ unix_sockets(void)
 		if (p == NULL || *p != '/')
 			continue;
 		p[strcspn(p, "\n")] = '\0';
-		if (path_is_normal(p))
-			strv_push(&v, &n, xstrdup(p));
+		if ((real = realpath(p, NULL)) == NULL)
+			continue;
+		if (stat(real, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			free(real);
+			continue;
+		}
+		for (i = 0; i < n && !streq(v[i], real); i++)
+			;
+		if (i < n)
+			free(real);
+		else
+			strv_push(&v, &n, real);
 	}
 	return v;
 }
@@ -115,7 +127,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 {
 	struct host h = { 0 };
 	const char *s;
-	struct passwd *pw;
+	struct passwd *pw = NULL;
 	struct stat st;
 	char buf[PATH_MAX];
 	int i;
@@ -123,12 +135,12 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	*cause = NULL;
 	h.uid = getuid();
 	h.gid = getgid();
-	pw = getpwuid(h.uid);
+	/* The passwd database only when the environment lacks the answer. */
 	if ((s = env_get(env, "USER")) == NULL || s[0] == '\0')
-		s = pw ? pw->pw_name : NULL;
+		s = (pw = getpwuid(h.uid)) ? pw->pw_name : NULL;
 	h.user = s ? xstrdup(s) : xasprintf("%u", (unsigned)h.uid);
 	if ((s = env_get(env, "HOME")) == NULL || s[0] == '\0')
-		s = pw ? pw->pw_dir : NULL;
+		s = (pw = getpwuid(h.uid)) ? pw->pw_dir : NULL;
 	if ((h.home = real_dir(s)) == NULL) {
 		*cause = xasprintf("home directory '%s' is not a directory",
 		    s ? s : "(unset)");

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -81,8 +82,8 @@ write_meta(int dirfd, const struct plan *p)
 		}
 		fputc('\n', f);
 	}
-	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
-		return -errno;
+	if (fflush(f) != 0 || ferror(f))
+		return -EIO;
 	if (renameat(dirfd, "meta.tmp", dirfd, "meta") < 0)
 		return -errno;
 	return 0;
@@ -110,6 +111,32 @@ workspace_session_create(const struct plan *p, const char **where)
 	return write_meta(fd, p);
 }
 
+/*
+ * Remove dirfd/name and everything below it, never following a symlink.
+ * Only for overlayfs's work directory, which the command cannot reach.
+ */
+static void
+remove_tree(int dirfd, const char *name, int depth)
+{
+	autoclose int fd = -1;
+	DIR *d;
+	struct dirent *e;
+
+	if (unlinkat(dirfd, name, 0) == 0 || errno != EISDIR || depth > 16)
+		return;
+	fchmodat(dirfd, name, 0700, AT_SYMLINK_NOFOLLOW);
+	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	if ((d = fdopendir(dup(fd))) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
+			remove_tree(fd, e->d_name, depth + 1);
+	closedir(d);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
 bool
 workspace_session_finish(const struct plan *p)
 {
@@ -118,10 +145,8 @@ workspace_session_finish(const struct plan *p)
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return true;
-	/* overlayfs leaves an empty work/work (mode 000) behind. */
-	unlinkat(fd, "work/work", AT_REMOVEDIR);
-	unlinkat(fd, "work/index", AT_REMOVEDIR);
-	unlinkat(fd, "work", AT_REMOVEDIR);
+	/* overlayfs's own scratch (mode 000 entries, volatile markers). */
+	remove_tree(fd, "work", 0);
 	if (unlinkat(fd, "upper", AT_REMOVEDIR) < 0)
 		return true;
 	unlinkat(fd, "meta", 0);

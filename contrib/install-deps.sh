@@ -1,0 +1,35 @@
+#!/bin/sh
+# install-deps.sh - install what building and testing confine needs, on
+# Debian 12 (bookworm) or Ubuntu 24.04 (noble) and their derivatives.
+#
+#   sudo sh contrib/install-deps.sh
+#
+# Run as root, or as a user who may use sudo: the script re-runs itself
+# through sudo when it is not root.
+set -eu
+
+packages='
+	build-essential autoconf automake pkg-config
+	libseccomp-dev libcap-ng-dev libinih-dev libgit2-dev
+	git scdoc bubblewrap tmux hyperfine python3 procps iproute2
+	ca-certificates
+'
+
+if [ "$(id -u)" -ne 0 ]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "install-deps.sh: run this as root (sudo is not installed)" >&2
+		exit 1
+	fi
+	exec sudo -- sh "$0" "$@"
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "install-deps.sh: apt-get not found; this script is for" \
+	    "Debian 12 and Ubuntu 24.04 (see README.md for the package list)" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# shellcheck disable=SC2086 # the list is split on purpose
+apt-get install -y --no-install-recommends $packages
