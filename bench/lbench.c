@@ -34,7 +34,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdnoreturn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -58,7 +60,7 @@ struct cmd {
 
 static const char *progname = "lbench";
 
-static void
+static noreturn void
 usage(void)
 {
 	fprintf(stderr, "usage: %s [-n N] [-w WARMUP] [-r K] -- CMD1 [ARG...] "
@@ -197,26 +199,26 @@ base_name(const char *path)
 static void
 report(struct cmd *c, int nc, int n, int w, int ref)
 {
+	char refcol[16];
 	int i, j;
 
 	printf("lbench: %d commands, %d rounds interleaved (+%d warm-up); "
 	    "wall = fork to reaped\n", nc, n, w);
-	printf("%2s %-10s %9s %9s %9s %9s %9s %8s %8s %5s\n", "#", "name",
-	    "wall_med", "p10", "p90", "cpu_med", "maxrss", "x#1", "", "fails");
-	/* The second ratio's header names its reference. */
-	printf("%2s %-10s %9s %9s %9s %9s %9s %8s %7s%d %5s\n", "", "",
-	    "ms", "ms", "ms", "ms", "MiB", "paired", "x#", ref + 1, "");
+	snprintf(refcol, sizeof(refcol), "vs#%d", ref + 1);
+	printf("%2s %-10s %8s %8s %8s %8s %8s %6s %6s %5s\n", "#", "name",
+	    "med_ms", "p10_ms", "p90_ms", "cpu_ms", "rss_MiB", "vs#1", refcol,
+	    "fails");
 	for (i = 0; i < nc; i++) {
-		printf("%2d %-10.10s %9.3f %9.3f %9.3f %9.3f %9.1f %8.2f "
-		    "%8.2f %5d\n", i + 1, base_name(c[i].argv[0]),
+		printf("%2d %-10.10s %8.3f %8.3f %8.3f %8.3f %8.1f %6.2f "
+		    "%6.2f %5d\n", i + 1, base_name(c[i].argv[0]),
 		    quantile(c[i].wall, n, 0.5), quantile(c[i].wall, n, 0.1),
 		    quantile(c[i].wall, n, 0.9), quantile(c[i].cpu, n, 0.5),
 		    (double)c[i].maxrss / 1024,
 		    paired_ratio(c[i].wall, c[0].wall, n),
 		    paired_ratio(c[i].wall, c[ref].wall, n), c[i].fails);
 	}
-	printf("ratios: median over rounds of (run / run of #1) and "
-	    "(run / run of #%d) in the same round\n", ref + 1);
+	printf("vs#K: median over rounds of (this run / the run of #K in "
+	    "the same round); cpu = user+sys\n");
 	for (i = 0; i < nc; i++) {
 		printf("%2d:", i + 1);
 		for (j = 0; c[i].argv[j]; j++)
@@ -233,6 +235,7 @@ main(int argc, char **argv)
 {
 	struct cmd c[MAXCMDS];
 	int n = 100, w = 3, ref = 1, nc = 0, i, k, devnull;
+	bool ref_set = false;
 
 	memset(c, 0, sizeof(c));
 	for (i = 1; i < argc; i++) {
@@ -257,6 +260,7 @@ main(int argc, char **argv)
 			break;
 		case 'r':
 			ref = number(a[2] ? a + 2 : argv[++i], 1, MAXCMDS) - 1;
+			ref_set = true;
 			break;
 		default:
 			usage();
@@ -280,8 +284,13 @@ main(int argc, char **argv)
 	}
 	if (nc == 0)
 		usage();
+	if (ref_set && ref >= nc) {
+		fprintf(stderr, "%s: -r %d: there are only %d commands\n",
+		    progname, ref + 1, nc);
+		return 2;
+	}
 	if (ref >= nc)
-		ref = nc > 1 ? 1 : 0;
+		ref = 0;	/* one command: the default has nothing to use */
 	for (i = 0; i < nc; i++) {
 		c[i].wall = xcalloc((size_t)n, sizeof(double));
 		c[i].cpu = xcalloc((size_t)n, sizeof(double));

@@ -8,19 +8,90 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "doctor.h"
+#include "ns.h"
 #include "policy.h"
-#include "probe.h"
 #include "sys.h"
 #include "util.h"
+
+/*
+ * Can an unprivileged user namespace mount an overlay with user xattrs,
+ * as the native backend does?  Tried in a throwaway child and directory.
+ */
+static int
+userns_overlay(char **why)
+{
+	char dir[] = "/tmp/confine-doctor-XXXXXX";
+	static const char *const sub[] = { "l", "u", "w", "m" };
+	char path[PATH_MAX], opts[PATH_MAX * 4];
+	int status = 0, err = 0;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	size_t i;
+	pid_t pid;
+
+	*why = NULL;
+	if (mkdtemp(dir) == NULL) {
+		*why = xasprintf("cannot make a directory in /tmp: %s",
+		    strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < nitems(sub); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, sub[i]);
+		mkdir(path, 0700);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s/l,upperdir=%s/u,"
+	    "workdir=%s/w,userxattr", dir, dir, dir);
+	snprintf(path, sizeof(path), "%s/m", dir);
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD,
+	    NULL, NULL, NULL, 0);
+	if (pid == 0) {
+		if (ns_map_ids(uid, gid) < 0)
+			_exit(2);
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			_exit(3);
+		_exit(mount("overlay", path, "overlay", 0, opts) < 0 ? 4 : 0);
+	}
+	if (pid < 0)
+		err = errno;
+	else
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	snprintf(path, sizeof(path), "%s/w/work", dir);
+	chmod(path, 0700);
+	rmdir(path);
+	for (i = 0; i < nitems(sub); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, sub[i]);
+		rmdir(path);
+	}
+	rmdir(dir);
+	if (pid < 0) {
+		*why = xasprintf("no: cannot create a user namespace: %s",
+		    strerror(err));
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		*why = xasprintf("no: %s", WEXITSTATUS(status) == 4 ?
+		    "overlayfs cannot be mounted in a user namespace" :
+		    "the user namespace cannot be set up");
+		return -1;
+	}
+	return 0;
+}
 
 static void
 print_file(const char *label, const char *path)
@@ -88,7 +159,7 @@ doctor_run(void)
 	}
 	landlock_report(abi, err);
 
-	userns = probe_userns_overlay(&why) == 0;
+	userns = userns_overlay(&why) == 0;
 	printf("user namespaces with overlayfs: %s\n", userns ? "yes" :
 	    why);
 	print_file("kernel.unprivileged_userns_clone",

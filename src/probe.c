@@ -11,15 +11,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "env.h"
@@ -199,65 +195,4 @@ host_free(struct host *h)
 	free(h->runtime_dir);
 	strv_free(h->unix_sockets);
 	memset(h, 0, sizeof(*h));
-}
-
-int
-probe_userns_overlay(char **why)
-{
-	char tmpl[] = "/tmp/confine-probe-XXXXXX";
-	pid_t pid;
-	int status;
-
-	*why = NULL;
-	if (mkdtemp(tmpl) == NULL) {
-		*why = xasprintf("cannot make a directory in /tmp: %s",
-		    strerror(errno));
-		return -1;
-	}
-	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD,
-	    NULL, NULL, NULL, 0);
-	if (pid == 0) {
-		char opts[PATH_MAX * 4];
-		const char *sub[] = { "l", "u", "w", "m" };
-		size_t i;
-
-		for (i = 0; i < nitems(sub); i++) {
-			snprintf(opts, sizeof(opts), "%s/%s", tmpl, sub[i]);
-			if (mkdir(opts, 0700) < 0)
-				_exit(3);
-		}
-		snprintf(opts, sizeof(opts),
-		    "lowerdir=%s/l,upperdir=%s/u,workdir=%s/w,userxattr",
-		    tmpl, tmpl, tmpl);
-		snprintf(tmpl + strlen(tmpl), 3, "/m");
-		if (mount("overlay", tmpl, "overlay", 0, opts) < 0)
-			_exit(errno == EPERM || errno == EACCES ? 4 : 5);
-		_exit(0);
-	}
-	if (pid < 0) {
-		*why = xasprintf("cannot create a user namespace: %s",
-		    strerror(errno));
-		rmdir(tmpl);
-		return -1;
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	{
-		const char *sub[] = { "l", "u/", "w/work", "w", "u", "m" };
-		size_t i;
-
-		for (i = 0; i < nitems(sub); i++) {
-			char p[PATH_MAX];
-
-			snprintf(p, sizeof(p), "%s/%s", tmpl, sub[i]);
-			rmdir(p);
-		}
-		rmdir(tmpl);
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		*why = xasprintf("overlayfs cannot be mounted in a user "
-		    "namespace here");
-		return -1;
-	}
-	return 0;
 }

@@ -45,7 +45,4 @@ void	host_free(struct host *);
 /* Walk up from dir to the first directory holding .git; NULL if none. */
 char	*probe_git_top(const char *dir);
 
-/* For doctor: does a user+mount namespace with an overlay work here? */
-int	probe_userns_overlay(char **why);
-
 #endif
