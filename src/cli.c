@@ -159,7 +159,9 @@ cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 			o.cmd = CLI_VERSION;
 			break;
 		case ':':
-			if (optopt)
+			/* optopt is the short option's letter, or a long
+			 * option's value (>= 256): then name the word. */
+			if (optopt > 0 && optopt < 256)
 				*cause = xasprintf("option '-%c' needs a value",
 				    optopt);
 			else
@@ -167,7 +169,7 @@ cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 				    argv[first - 2 + optind]);
 			goto fail;
 		default:
-			if (optopt)
+			if (optopt > 0 && optopt < 256)
 				*cause = xasprintf("unknown option '-%c'",
 				    optopt);
 			else

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,27 +87,36 @@ allowed(const char *entry, const char *const *allow)
 	return false;
 }
 
-/* Replace or append NAME=VALUE. */
+/* Append NAME=VALUE, or replace the entry of that name when replace. */
 static void
-put(char ***v, size_t *n, const char *entry)
+put(char ***v, size_t *n, const char *entry, bool replace)
 {
 	size_t len = strcspn(entry, "="), i;
 
 	for (i = 0; i < *n; i++) {
 		if (strncmp((*v)[i], entry, len) == 0 &&
 		    (*v)[i][len] == '=') {
-			free((*v)[i]);
-			(*v)[i] = xstrdup(entry);
+			if (replace) {
+				free((*v)[i]);
+				(*v)[i] = xstrdup(entry);
+			}
 			return;
 		}
 	}
 	strv_push(v, n, xstrdup(entry));
 }
 
+/* By name, so "A=y" sorts before "A1=x". */
 static int
 cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t nx = strcspn(x, "="), ny = strcspn(y, "=");
+	int r = strncmp(x, y, nx < ny ? nx : ny);
+
+	if (r != 0)
+		return r;
+	return (nx > ny) - (nx < ny);
 }
 
 char **
@@ -117,14 +127,15 @@ env_build(char *const *host_env, const char *const *allow, char *const *set,
 	size_t n = 0, i;
 
 	v = xcalloc(1, sizeof(*v));	/* a vector even when empty */
+	/* A name set twice in host_env: the first wins, as with getenv(3). */
 	for (i = 0; host_env && host_env[i]; i++)
 		if (strchr(host_env[i], '=') && allowed(host_env[i], allow))
-			put(&v, &n, host_env[i]);
+			put(&v, &n, host_env[i], false);
 	for (i = 0; set && set[i]; i++)
-		put(&v, &n, set[i]);
+		put(&v, &n, set[i], true);
 	for (i = 0; i < nopts; i++) {
 		if (strchr(opts[i], '='))
-			put(&v, &n, opts[i]);
+			put(&v, &n, opts[i], true);
 		else {
 			const char *val = env_get(host_env, opts[i]);
 
@@ -132,7 +143,7 @@ env_build(char *const *host_env, const char *const *allow, char *const *set,
 				autofree char *e = xasprintf("%s=%s",
 				    opts[i], val);
 
-				put(&v, &n, e);
+				put(&v, &n, e, true);
 			}
 		}
 	}

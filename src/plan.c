@@ -160,7 +160,8 @@ plan_dump(const struct plan *p, FILE *f)
 	for (i = 0; i < p->landlock.npaths; i++)
 		fprintf(f, "  %-4s %s\n", plan_access_name(
 		    p->landlock.paths[i].access, buf), p->landlock.paths[i].path);
-	fprintf(f, "  tcp: bind and connect denied\n");
+	if (p->landlock.handled_net)
+		fprintf(f, "  tcp: bind and connect denied\n");
 	fprintf(f, "seccomp: deny-list, native architecture only; "
 	    "socket families:");
 	for (i = 0; i < p->sys.nfamilies; i++)

@@ -100,14 +100,21 @@ degrade(struct plan *p, const char *why)
 
 /* Trees that are fresh and empty in the sandbox, whatever the host has. */
 static bool
-hidden(const struct host *h, const char *path)
+hidden_base(const struct host *h, const char *path)
 {
 	return path_has_prefix(path, "/tmp") ||
 	    path_has_prefix(path, "/run") ||
 	    path_has_prefix(path, "/var/run") ||
 	    path_has_prefix(path, "/dev") ||
 	    path_has_prefix(path, "/proc") ||
-	    path_has_prefix(path, h->home) ||
+	    path_has_prefix(path, h->home);
+}
+
+/* ... and $XDG_RUNTIME_DIR, which gets a tmpfs of its own when outside. */
+static bool
+hidden(const struct host *h, const char *path)
+{
+	return hidden_base(h, path) ||
 	    (h->runtime_dir && path_has_prefix(path, h->runtime_dir));
 }
 
@@ -191,7 +198,7 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws)
 		add_mount(p, PLAN_MOUNT_TMPFS, "/run", 0755, false);
 	if (h->var_run_is_dir)
 		add_mount(p, PLAN_MOUNT_TMPFS, "/var/run", 0755, false);
-	if (h->runtime_dir && !hidden(h, h->runtime_dir))
+	if (h->runtime_dir && !hidden_base(h, h->runtime_dir))
 		add_mount(p, PLAN_MOUNT_TMPFS, h->runtime_dir, 0700, false);
 	add_mount(p, PLAN_MOUNT_TMPFS, h->home, 0700, true);
 

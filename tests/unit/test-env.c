@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: ISC
+/*
+ * test-env.c - env_build: the command's environment from an allow-list,
+ * confine's own settings and --env; and env_get.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "util.h"
+
+#include "tap.h"
+
+#define V(...)		((char *const[]){ __VA_ARGS__, NULL })
+#define C(...)		((const char *const[]){ __VA_ARGS__, NULL })
+
+/* An allow-list of the policy's shape: exact names and one prefix. */
+static const char *const allow[] = {
+	"TERM", "LANG", "LC_*", "PATH", "TZ", NULL
+};
+
+/* A host environment with secrets and session plumbing in it. */
+static char *const host[] = {
+	(char *)"TERM=xterm-256color",
+	(char *)"SSH_AUTH_SOCK=/run/user/1000/ssh-agent.sock",
+	(char *)"PATH=/usr/local/bin:/usr/bin",
+	(char *)"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus",
+	(char *)"LC_ALL=C.UTF-8",
+	(char *)"DISPLAY=:0",
+	(char *)"WAYLAND_DISPLAY=wayland-0",
+	(char *)"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI",
+	(char *)"GITHUB_TOKEN=ghp_0123",
+	(char *)"LC_CTYPE=en_US.UTF-8",
+	(char *)"TERMINFO=/home/u/.terminfo",	/* TERM is exact, no prefix */
+	(char *)"TER=x",
+	(char *)"LANGUAGE=fr",
+	(char *)"LC=x",				/* "LC_*" needs the '_' */
+	(char *)"XLC_ALL=x",
+	(char *)"NOVALUE",			/* no '=': ignored */
+	(char *)"TZ",				/* allowed name, no '=' */
+	(char *)"EMPTY=",
+	NULL
+};
+
+/* The vector as one string, entries between brackets. */
+static char *
+join(char *const *v)
+{
+	char *s = xstrdup(""), *t;
+	size_t i;
+
+	if (v == NULL)
+		return xstrdup("(NULL)");
+	for (i = 0; v[i]; i++) {
+		t = xasprintf("%s[%s]", s, v[i]);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+static void
+expect(char **got, const char *want, const char *what)
+{
+	autofree char *s = join(got);
+
+	is_str(s, want, "%s", what);
+	strv_free(got);
+}
+
+/* Is each name (up to '=') strictly after the one before it? */
+static bool
+sorted_by_name(char *const *v, char **ret_why)
+{
+	size_t i;
+
+	for (i = 0; v[i] && v[i + 1]; i++) {
+		size_t a = strcspn(v[i], "="), b = strcspn(v[i + 1], "=");
+		int c = strncmp(v[i], v[i + 1], a < b ? a : b);
+
+		if (c > 0 || (c == 0 && a >= b)) {
+			*ret_why = xasprintf("'%.*s' before '%.*s'", (int)a,
+			    v[i], (int)b, v[i + 1]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+test_allow(void)
+{
+	expect(env_build(host, allow, NULL, NULL, 0),
+	    "[LC_ALL=C.UTF-8][LC_CTYPE=en_US.UTF-8]"
+	    "[PATH=/usr/local/bin:/usr/bin][TERM=xterm-256color]",
+	    "only allowed names pass, LC_* by prefix, sorted");
+	expect(env_build(host, C("SSH_AUTH_SOCK*"), NULL, NULL, 0),
+	    "[SSH_AUTH_SOCK=/run/user/1000/ssh-agent.sock]",
+	    "a '*' entry matches the whole name too");
+	expect(env_build(host, C("EMPTY"), NULL, NULL, 0), "[EMPTY=]",
+	    "an allowed variable with an empty value passes");
+	expect(env_build(host, C("TZ", "NOVALUE"), NULL, NULL, 0), "",
+	    "host entries without '=' never pass");
+	expect(env_build(host, C(NULL), NULL, NULL, 0), "",
+	    "an empty allow-list passes nothing");
+}
+
+/*
+ * A name twice in the host environment (execve(2) allows it): the
+ * allow-list and --env NAME must pass the same value, the one getenv(3)
+ * and env_get() see.
+ */
+static void
+test_duplicate(void)
+{
+	char *const h[] = { (char *)"A=first", (char *)"A=second", NULL };
+
+	expect(env_build(h, C("A"), NULL, NULL, 0), "[A=first]",
+	    "a name twice in the host: allow-list passes getenv's value");
+	expect(env_build(h, C(NULL), NULL, C("A"), 1), "[A=first]",
+	    "a name twice in the host: --env NAME passes getenv's value");
+}
+
+static void
+test_secrets_dropped(void)
+{
+	static const char *const secret[] = { "SSH_AUTH_SOCK",
+	    "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY",
+	    "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "TERMINFO", "LANGUAGE",
+	    "XLC_ALL", "LC" };
+	char **env = env_build(host, allow, NULL, NULL, 0);
+	size_t i;
+
+	for (i = 0; i < nitems(secret); i++)
+		is_str(env_get(env, secret[i]), NULL, "%s is dropped",
+		    secret[i]);
+	strv_free(env);
+}
+
+static void
+test_set_and_opts(void)
+{
+	char *const set[] = { (char *)"PATH=/usr/bin:/bin",
+	    (char *)"HOME=/home/u", (char *)"TERM=dumb", NULL };
+
+	expect(env_build(host, allow, set, NULL, 0),
+	    "[HOME=/home/u][LC_ALL=C.UTF-8][LC_CTYPE=en_US.UTF-8]"
+	    "[PATH=/usr/bin:/bin][TERM=dumb]",
+	    "set entries override the host's and add names not allowed");
+	expect(env_build(host, allow, NULL, C("DISPLAY"), 1),
+	    "[DISPLAY=:0][LC_ALL=C.UTF-8][LC_CTYPE=en_US.UTF-8]"
+	    "[PATH=/usr/local/bin:/usr/bin][TERM=xterm-256color]",
+	    "--env NAME passes NAME from the host");
+	expect(env_build(host, C(NULL), NULL,
+	    C("NOT_SET", "NOVALUE", "EMPTY"), 3), "[EMPTY=]",
+	    "--env NAME passes nothing when the host lacks NAME=");
+	expect(env_build(host, C(NULL), NULL, C("FOO=bar=baz", "E="), 2),
+	    "[E=][FOO=bar=baz]", "--env NAME=VALUE sets, value kept whole");
+	expect(env_build(host, allow, set, C("HOME=/x", "TERM"), 2),
+	    "[HOME=/x][LC_ALL=C.UTF-8][LC_CTYPE=en_US.UTF-8]"
+	    "[PATH=/usr/bin:/bin][TERM=xterm-256color]",
+	    "--env beats set entries");
+	expect(env_build(host, C(NULL), NULL, C("X=1", "X=2"), 2), "[X=2]",
+	    "the later --env wins");
+	expect(env_build(V((char *)"X=host"), C(NULL), NULL,
+	    C("X=1", "X"), 2), "[X=host]", "the later --env NAME wins");
+	expect(env_build(host, allow, NULL, C("TERM"), 1),
+	    "[LC_ALL=C.UTF-8][LC_CTYPE=en_US.UTF-8]"
+	    "[PATH=/usr/local/bin:/usr/bin][TERM=xterm-256color]",
+	    "--env of an allowed name gives one entry");
+	expect(env_build(host, allow, set, C("Z=1", "A=1"), 2),
+	    "[A=1][HOME=/home/u][LC_ALL=C.UTF-8][LC_CTYPE=en_US.UTF-8]"
+	    "[PATH=/usr/bin:/bin][TERM=dumb][Z=1]",
+	    "entries from every source are sorted together");
+}
+
+static void
+test_sorted(void)
+{
+	char **env = env_build(host, allow, NULL,
+	    C("A1=x", "A=y", "A_B=z", "B=1", "AB=2", "LC_ALL0=3"), 6);
+	char *why = NULL;
+
+	if (!ok(sorted_by_name(env, &why), "sorted by name when one name "
+	    "prefixes another")) {
+		autofree char *s = join(env);
+
+		diag("%s in %s", why, s);
+	}
+	free(why);
+	strv_free(env);
+}
+
+static void
+test_empty(void)
+{
+	char **env;
+
+	env = env_build(NULL, C(NULL), NULL, NULL, 0);
+	ok(env != NULL && env[0] == NULL, "no input: an empty vector");
+	strv_free(env);
+	env = env_build(V(NULL), allow, V(NULL), NULL, 0);
+	ok(env != NULL && env[0] == NULL, "empty vectors: an empty vector");
+	strv_free(env);
+	env = env_build(NULL, allow, NULL, C("DISPLAY"), 1);
+	ok(env != NULL && env[0] == NULL,
+	    "--env NAME with no host env: an empty vector");
+	strv_free(env);
+}
+
+static void
+test_owned(void)
+{
+	char term[] = "TERM=xterm", opt[] = "X=1";
+	char *const h[] = { term, NULL };
+	const char *const opts[] = { opt, NULL };
+	char **env = env_build(h, allow, NULL, opts, 1);
+
+	term[5] = opt[2] = '!';
+	expect(env, "[TERM=xterm][X=1]", "the result owns copies of its "
+	    "strings");
+}
+
+static void
+test_get(void)
+{
+	char *const e[] = { (char *)"AB=2", (char *)"A=1", (char *)"B",
+	    (char *)"C=", (char *)"D=x=y", NULL };
+
+	is_str(env_get(e, "A"), "1", "env_get: exact name, not a prefix");
+	is_str(env_get(e, "AB"), "2", "env_get: the longer name");
+	is_str(env_get(e, "B"), NULL, "env_get: an entry without '='");
+	is_str(env_get(e, "C"), "", "env_get: an empty value");
+	is_str(env_get(e, "D"), "x=y", "env_get: a value holding '='");
+	is_str(env_get(e, "ABC"), NULL, "env_get: a longer name is absent");
+	is_str(env_get(e, "E"), NULL, "env_get: an absent name");
+	is_str(env_get(NULL, "A"), NULL, "env_get: a NULL environment");
+	is_str(env_get(V((char *)"A=1", (char *)"A=2"), "A"), "1",
+	    "env_get: the first of two entries, as getenv(3)");
+}
+
+int
+main(void)
+{
+	test_allow();
+	test_duplicate();
+	test_secrets_dropped();
+	test_set_and_opts();
+	test_sorted();
+	test_empty();
+	test_owned();
+	test_get();
+	return done();
+}
