@@ -107,7 +107,8 @@ hidden_base(const struct host *h, const char *path)
 	    path_has_prefix(path, "/var/run") ||
 	    path_has_prefix(path, "/dev") ||
 	    path_has_prefix(path, "/proc") ||
-	    path_has_prefix(path, h->home);
+	    path_has_prefix(path, h->home) ||
+	    (h->pw_home && path_has_prefix(path, h->pw_home));
 }
 
 /* ... and $XDG_RUNTIME_DIR, which gets a tmpfs of its own when outside. */
@@ -124,7 +125,8 @@ check_workspace(const struct host *h, const char *ws, char **cause,
 {
 	autofree char *state = path_join(h->state_home, "confine");
 
-	if (path_has_prefix(h->home, ws)) {
+	if (path_has_prefix(h->home, ws) ||
+	    (h->pw_home && path_has_prefix(h->pw_home, ws))) {
 		*cause = xasprintf("workspace '%s' contains the home directory, "
 		    "which the sealed policy hides", ws);
 		*hint = xasprintf("run confine from a project directory, or "
@@ -201,6 +203,10 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws)
 	if (h->runtime_dir && !hidden_base(h, h->runtime_dir))
 		add_mount(p, PLAN_MOUNT_TMPFS, h->runtime_dir, 0700, false);
 	add_mount(p, PLAN_MOUNT_TMPFS, h->home, 0700, true);
+	/* $HOME pointing elsewhere must not leave the real home visible. */
+	if (h->pw_home && !path_has_prefix(h->pw_home, h->home) &&
+	    !path_has_prefix(h->home, h->pw_home))
+		add_mount(p, PLAN_MOUNT_TMPFS, h->pw_home, 0700, false);
 
 	add_mount(p, PLAN_MOUNT_OVERLAY, ws, 0, true);
 	m = &p->mounts.v[p->mounts.n - 1];

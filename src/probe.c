@@ -123,7 +123,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 {
 	struct host h = { 0 };
 	const char *s;
-	struct passwd *pw = NULL;
+	struct passwd *pw;
 	struct stat st;
 	char buf[PATH_MAX];
 	int i;
@@ -131,12 +131,17 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	*cause = NULL;
 	h.uid = getuid();
 	h.gid = getgid();
-	/* The passwd database only when the environment lacks the answer. */
+	/*
+	 * The passwd home is hidden too when $HOME points elsewhere, so look
+	 * it up whatever the environment says.
+	 */
+	pw = getpwuid(h.uid);
+	h.pw_home = pw ? real_dir(pw->pw_dir) : NULL;
 	if ((s = env_get(env, "USER")) == NULL || s[0] == '\0')
-		s = (pw = getpwuid(h.uid)) ? pw->pw_name : NULL;
+		s = pw ? pw->pw_name : NULL;
 	h.user = s ? xstrdup(s) : xasprintf("%u", (unsigned)h.uid);
 	if ((s = env_get(env, "HOME")) == NULL || s[0] == '\0')
-		s = (pw = getpwuid(h.uid)) ? pw->pw_dir : NULL;
+		s = pw ? pw->pw_dir : NULL;
 	if ((h.home = real_dir(s)) == NULL) {
 		*cause = xasprintf("home directory '%s' is not a directory",
 		    s ? s : "(unset)");
@@ -188,6 +193,7 @@ host_free(struct host *h)
 {
 	free(h->user);
 	free(h->home);
+	free(h->pw_home);
 	free(h->cwd);
 	free(h->git_top);
 	free(h->workspace);

@@ -17,6 +17,7 @@ struct host {
 	gid_t		 gid;
 	char		*user;		/* login name, for USER and LOGNAME */
 	char		*home;		/* real path of $HOME (or passwd) */
+	char		*pw_home;	/* real path of the passwd home, or NULL */
 	char		*cwd;		/* real path of the working directory */
 	char		*git_top;	/* git top level of cwd, or NULL */
 	char		*workspace;	/* real path of --workspace, or NULL */

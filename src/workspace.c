@@ -94,6 +94,7 @@ workspace_session_create(const struct plan *p, const char **where)
 {
 	autofree char *parent = xstrdup(p->session_dir);
 	autoclose int fd = -1;
+	struct stat st;
 	int r;
 
 	*strrchr(parent, '/') = '\0';
@@ -106,7 +107,11 @@ workspace_session_create(const struct plan *p, const char **where)
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return -errno;
-	if (mkdirat(fd, "upper", 0700) < 0 || mkdirat(fd, "work", 0700) < 0)
+	/* The overlay's root takes upper/'s mode: give it the workspace's. */
+	if (stat(p->workspace, &st) < 0)
+		return -errno;
+	if (mkdirat(fd, "upper", 0700) < 0 || mkdirat(fd, "work", 0700) < 0 ||
+	    fchmodat(fd, "upper", st.st_mode & 07777, 0) < 0)
 		return -errno;
 	return write_meta(fd, p);
 }
