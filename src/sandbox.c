@@ -52,6 +52,7 @@
 
 struct fds {
 	int	status[2];	/* packet pipe: sandbox -> supervisor */
+	int	bpf[2];		/* the seccomp program: supervisor -> command */
 	int	ptysock[2];	/* the pty master passes out through it */
 	int	parent;		/* pidfd of the supervisor */
 	int	sigfd;
@@ -127,8 +128,9 @@ exec_command(const struct plan *p)
 
 /* The command's process: terminal, fds, then Landlock and seccomp, exec. */
 static noreturn void
-command(const struct plan *p, int slave, int status_fd)
+command(const struct plan *p, int slave, int status_fd, int bpf_fd)
 {
+	struct syscall_filter_prog prog;
 	const char *where;
 	sigset_t none;
 	int i, r;
@@ -147,6 +149,9 @@ command(const struct plan *p, int slave, int status_fd)
 				die_errno(errno, "pty: dup2");
 		close(slave);
 	}
+	/* The supervisor compiled the filter while we were setting up. */
+	if ((r = syscall_filter_read(bpf_fd, &prog)) < 0)
+		die_errno(-r, "seccomp: no filter from the supervisor");
 	/* Only 0, 1, 2 (and the status pipe, closed at exec) stay open. */
 	if (sys_close_range(3, (unsigned)status_fd - 1, 0) < 0 ||
 	    sys_close_range((unsigned)status_fd + 1, ~0U, 0) < 0)
@@ -156,8 +161,8 @@ command(const struct plan *p, int slave, int status_fd)
 	if ((r = landlock_apply(&p->landlock, &where)) < 0)
 		die_errno(-r, "landlock: cannot restrict (%s)", where);
 	/* Last: the filter may deny any of the steps above. */
-	if ((r = syscall_filter_load(&p->sys, &where)) < 0)
-		die_errno(-r, "seccomp: cannot load the filter (%s)", where);
+	if ((r = syscall_filter_load(&prog)) < 0)
+		die_errno(-r, "seccomp: cannot load the filter");
 	exec_command(p);
 }
 
@@ -205,6 +210,7 @@ sandbox_init(const struct plan *p, struct fds *f)
 	close(f->parent);
 	close(f->status[0]);
 	close(f->sigfd);
+	close(f->bpf[1]);
 	if (f->ptysock[0] >= 0)
 		close(f->ptysock[0]);
 	log_set_child(f->status[1]);
@@ -250,8 +256,9 @@ sandbox_init(const struct plan *p, struct fds *f)
 	if ((cmd = fork()) < 0)
 		die_errno(errno, "fork");
 	if (cmd == 0)
-		command(p, slave, f->status[1]);
+		command(p, slave, f->status[1], f->bpf[0]);
 	close(f->status[1]);
+	close(f->bpf[0]);
 	if (slave >= 0)
 		close(slave);
 	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
@@ -374,7 +381,8 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 int
 sandbox_run(const struct plan *p)
 {
-	struct fds f = { .status = { -1, -1 }, .ptysock = { -1, -1 } };
+	struct fds f = { .status = { -1, -1 }, .bpf = { -1, -1 },
+	    .ptysock = { -1, -1 } };
 	struct record rec = { 0 };
 	const char *where;
 	sigset_t set;
@@ -383,7 +391,8 @@ sandbox_run(const struct plan *p)
 
 	if ((r = workspace_session_create(p, &where)) < 0)
 		die_errno(-r, "session: cannot create '%s'", where);
-	if (pipe2(f.status, O_CLOEXEC | O_DIRECT) < 0)
+	if (pipe2(f.status, O_CLOEXEC | O_DIRECT) < 0 ||
+	    pipe2(f.bpf, O_CLOEXEC) < 0)
 		die_errno(errno, "pipe");
 	if (p->tty.pty && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
 	    0, f.ptysock) < 0)
@@ -413,6 +422,15 @@ sandbox_run(const struct plan *p)
 
 	close(f.status[1]);
 	close(f.parent);
+	close(f.bpf[0]);
+	/* Compile the filter while the sandbox sets itself up. */
+	if ((r = syscall_filter_export(&p->sys, f.bpf[1], &where)) < 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		workspace_session_finish(p);
+		die_errno(-r, "seccomp: cannot build the filter (%s)", where);
+	}
+	close(f.bpf[1]);
 	if (f.ptysock[1] >= 0)
 		close(f.ptysock[1]);
 	wstatus = supervise(p, child, &f, &rec);

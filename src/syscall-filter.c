@@ -9,19 +9,25 @@
  * io_uring at start-up) and must see a clean error.  Only a foreign
  * architecture (i386 int 0x80, x32) kills the process.
  *
- * Runs in: the sandboxed command's process, after Landlock, right before
- * execve (the filter may forbid any earlier step).
+ * Runs in: the supervisor (compiling, in parallel with the sandbox's
+ * set-up) and the sandboxed command's process (loading, after Landlock,
+ * right before execve: the filter may forbid any earlier step).
  * MUST: compare 32-bit arguments (ioctl cmd) with a mask: the kernel drops
  * the high bits, a plain comparison would not.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <termios.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "syscall-filter.h"
 #include "util.h"
@@ -139,7 +145,8 @@ socket_rules(scmp_filter_ctx ctx, const struct plan_syscalls *s,
 }
 
 int
-syscall_filter_load(const struct plan_syscalls *s, const char **where)
+syscall_filter_export(const struct plan_syscalls *s, int fd,
+    const char **where)
 {
 	AUTO(ctx_releasep) scmp_filter_ctx ctx = NULL;
 	size_t i;
@@ -194,6 +201,49 @@ syscall_filter_load(const struct plan_syscalls *s, const char **where)
 	if ((r = socket_rules(ctx, s, where)) < 0)
 		return r;
 
-	*where = "seccomp_load";
-	return seccomp_load(ctx);
+	*where = "seccomp_export_bpf";
+	return seccomp_export_bpf(ctx, fd);
+}
+
+int
+syscall_filter_read(int fd, struct syscall_filter_prog *ret)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = xmalloc(cap);
+	ssize_t n;
+
+	for (;;) {
+		if (len == cap) {
+			buf = xreallocarray(buf, 2, cap);
+			cap *= 2;
+		}
+		if ((n = read(fd, buf + len, cap - len)) < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len == 0 || len % sizeof(struct sock_filter) != 0 ||
+	    len / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		free(buf);
+		return -EBADMSG;
+	}
+	ret->insns = buf;
+	ret->len = len / sizeof(struct sock_filter);
+	return 0;
+}
+
+int
+syscall_filter_load(const struct syscall_filter_prog *p)
+{
+	struct sock_fprog prog = { .len = (unsigned short)p->len,
+	    .filter = p->insns };
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return -errno;
+	return 0;
 }
