@@ -23,13 +23,15 @@
 #include "sys.h"
 #include "util.h"
 
+/* The real path of a directory; relative only when relative_ok. */
 static char *
-real_dir(const char *p)
+resolve_dir(const char *p, bool relative_ok)
 {
 	char *r;
 	struct stat st;
 
-	if (p == NULL || p[0] != '/' || (r = realpath(p, NULL)) == NULL)
+	if (p == NULL || p[0] == '\0' || (p[0] != '/' && !relative_ok) ||
+	    (r = realpath(p, NULL)) == NULL)
 		return NULL;
 	if (stat(r, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		free(r);
@@ -117,6 +119,12 @@ landlock_abi(int *err)
 	return abi;
 }
 
+static char *
+resolve_dir_abs(const char *p)
+{
+	return resolve_dir(p, false);
+}
+
 int
 probe_host(char *const *env, const char *workspace, struct host *ret,
     char **cause)
@@ -136,27 +144,27 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	 * it up whatever the environment says.
 	 */
 	pw = getpwuid(h.uid);
-	h.pw_home = pw ? real_dir(pw->pw_dir) : NULL;
+	h.pw_home = pw ? resolve_dir_abs(pw->pw_dir) : NULL;
 	if ((s = env_get(env, "USER")) == NULL || s[0] == '\0')
 		s = pw ? pw->pw_name : NULL;
 	h.user = s ? xstrdup(s) : xasprintf("%u", (unsigned)h.uid);
 	if ((s = env_get(env, "HOME")) == NULL || s[0] == '\0')
 		s = pw ? pw->pw_dir : NULL;
-	if ((h.home = real_dir(s)) == NULL) {
+	if ((h.home = resolve_dir_abs(s)) == NULL) {
 		*cause = xasprintf("home directory '%s' is not a directory",
 		    s ? s : "(unset)");
 		host_free(&h);
 		return -1;
 	}
 	if (getcwd(buf, sizeof(buf)) == NULL ||
-	    (h.cwd = real_dir(buf)) == NULL) {
+	    (h.cwd = resolve_dir_abs(buf)) == NULL) {
 		*cause = xasprintf("cannot resolve the working directory: %s",
 		    strerror(errno));
 		host_free(&h);
 		return -1;
 	}
 	h.git_top = probe_git_top(h.cwd);
-	if (workspace && (h.workspace = real_dir(workspace)) == NULL) {
+	if (workspace && (h.workspace = resolve_dir(workspace, true)) == NULL) {
 		*cause = xasprintf("workspace '%s' is not a directory",
 		    workspace);
 		host_free(&h);
@@ -166,7 +174,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 		h.state_home = xstrdup(s);
 	else
 		h.state_home = path_join(h.home, ".local/state");
-	h.runtime_dir = real_dir(env_get(env, "XDG_RUNTIME_DIR"));
+	h.runtime_dir = resolve_dir_abs(env_get(env, "XDG_RUNTIME_DIR"));
 	h.has_run = lstat("/run", &st) == 0 && S_ISDIR(st.st_mode);
 	h.var_run_is_dir = lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode);
 	h.unix_sockets = unix_sockets();

@@ -98,10 +98,9 @@ workspace_session_create(const struct plan *p, const char **where)
 	int r;
 
 	*strrchr(parent, '/') = '\0';
-	*where = parent;
+	*where = p->session_dir;
 	if ((r = mkdirs(parent)) < 0)
 		return r;
-	*where = p->session_dir;
 	if (mkdir(p->session_dir, 0700) < 0)
 		return -errno;
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
