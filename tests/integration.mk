@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: ISC
+# tests/integration.mk - the integration tests: TAP shell scripts that run
+# the built confine for real (as root and as an unprivileged user), and
+# the try-syscall helper they use.  Included by Makefile.am, which defines
+# TESTS, check_PROGRAMS and EXTRA_DIST first, sets the TAP drivers and
+# exports CONFINE, TESTS_SRCDIR and TESTS_BUILDDIR to the tests.
+
+check_PROGRAMS += tests/helpers/try-syscall
+tests_helpers_try_syscall_SOURCES = tests/helpers/try-syscall.c
+
+INTEGRATION_TESTS = \
+	tests/integration/exit-status.sh \
+	tests/integration/namespaces.sh \
+	tests/integration/filesystem.sh \
+	tests/integration/workspace.sh \
+	tests/integration/landlock.sh \
+	tests/integration/seccomp.sh \
+	tests/integration/capabilities.sh \
+	tests/integration/environment.sh \
+	tests/integration/fds.sh \
+	tests/integration/terminal.sh \
+	tests/integration/signals.sh \
+	tests/integration/dry-run.sh \
+	tests/integration/doctor.sh \
+	tests/integration/refusals.sh
+
+TESTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)

@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# dry-run.sh - --dry-run prints the plan, runs nothing and creates no
+# session.
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
+plan 6
+
+t_plan() {
+	ws_new
+	run_confine --dry-run -- true
+	assert_status "$RC" 0
+	assert_eq "$(head -n 1 "$OUT")" \
+	    "quadrant: sealed (legs: A untrusted; B private: no; C external: no)" \
+	    "the first line"
+	assert_file_has_content "$OUT" '^namespaces: user mount pid net ipc uts cgroup$'
+	assert_file_has_content "$OUT" '^network: none'
+	assert_file_has_content "$OUT" "^workspace: $WS "
+	assert_file_has_content "$OUT" "^session: $SESSIONS/[0-9]{8}-[0-9]{6}-[0-9a-f]{8}\$"
+	assert_file_has_content "$OUT" '^capabilities: all sets empty'
+	assert_file_empty "$ERR"
+	assert_ws_unchanged
+}
+
+t_no_session() {
+	ws_new
+	run_confine --dry-run -- sh -c 'echo x >new-file'
+	assert_status "$RC" 0
+	assert_not_exists "$SESSIONS"
+	assert_not_exists "$XDG_STATE_HOME/confine"
+	assert_ws_unchanged
+}
+
+t_runs_nothing() {
+	ws_new
+	run_confine --dry-run -- sh -c 'echo ran; exit 3'
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^command: sh -c echo ran; exit 3$'
+	assert_not_file_has_content "$OUT" '^ran$'
+	run_confine --dry-run -- confine-no-such-program
+	assert_status "$RC" 0
+	assert_file_empty "$ERR"
+	assert_ws_unchanged
+}
+
+t_workspace_option() {
+	ws_new
+	ws=$WS
+	sub=$WS/src
+	RUN_CWD=$sub run_confine --dry-run -- true
+	assert_file_has_content "$OUT" "^workspace: $ws "
+	assert_file_has_content "$OUT" "^cwd: $sub\$"
+	RUN_CWD=$TEST_TMP run_confine --dry-run -w "$ws" -- true
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "^workspace: $ws "
+	assert_file_has_content "$OUT" "^cwd: $ws\$"
+	assert_ws_unchanged
+}
+
+t_env() {
+	ws_new
+	run_confine --dry-run --env CONFINE_TEST_SET=1 -- true
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^environment: .*CONFINE_TEST_SET'
+	assert_ws_unchanged
+}
+
+t_refusal() {
+	ws_new
+	run_confine --dry-run -w "$HOME" -- true
+	assert_status "$RC" 125
+	assert_file_empty "$OUT"
+	assert_refusal "$ERR"
+	assert_ws_unchanged
+}
+
+tcase "the plan: sealed, namespaces, network, workspace, session" t_plan
+tcase "no session directory is created" t_no_session
+tcase "the command is not run" t_runs_nothing
+tcase "the workspace and working directory it would use" t_workspace_option
+tcase "--env shows in the environment line" t_env
+tcase "a refused plan is refused under --dry-run too: 125" t_refusal
+tap_done

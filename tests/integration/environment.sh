@@ -1,0 +1,174 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# environment.sh - the command's environment is built from an allow-list,
+# plus HOME USER LOGNAME TMPDIR CONFINE_SESSION and --env; nothing else
+# (no agent sockets, no bus, no display, no tokens) gets in, and confine's
+# own pid 1 does not show its environment or command line.
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
+require_userns
+plan 7
+
+ME=$(id -un)
+
+# What the caller's environment holds: allowed, identity, and secrets.
+ALLOWED='TERM=xterm-256color
+COLORTERM=truecolor
+NO_COLOR=1
+FORCE_COLOR=1
+CLICOLOR=1
+CLICOLOR_FORCE=1
+LANG=C.UTF-8
+LANGUAGE=en
+LC_ALL=C
+LC_CTYPE=C.UTF-8
+LC_MESSAGES=C
+TZ=UTC
+PATH=/usr/bin:/bin
+SHELL=/bin/sh
+EDITOR=vi
+VISUAL=vim
+PAGER=less'
+SECRETS='SSH_AUTH_SOCK=/tmp/ssh-agent.sock
+SSH_AGENT_PID=4242
+GPG_AGENT_INFO=/tmp/gpg:1:1
+DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus
+DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+DISPLAY=:0
+WAYLAND_DISPLAY=wayland-0
+XAUTHORITY=/tmp/xauth
+XDG_RUNTIME_DIR=/run/user/1000
+GITHUB_TOKEN=ghp_confinetestsecret
+GH_TOKEN=ghp_confinetestsecret
+AWS_SECRET_ACCESS_KEY=confinetestsecret
+AWS_ACCESS_KEY_ID=AKIACONFINETEST
+OPENAI_API_KEY=sk-confinetestsecret
+ANTHROPIC_API_KEY=sk-ant-confinetestsecret
+NPM_TOKEN=confinetestsecret
+KRB5CCNAME=/tmp/krb5cc
+LD_LIBRARY_PATH=/confine-test-nonexistent
+PYTHONPATH=/confine-test-nonexistent
+GIT_DIR=/confine-test-nonexistent
+BASH_ENV=/confine-test-nonexistent
+ENV=/confine-test-nonexistent
+CONFINE_TEST_SECRET=confinetestsecret'
+
+# run_env [CONFINE-ARG...]: confine in exactly ALLOWED + SECRETS + identity.
+run_env() {
+	# shellcheck disable=SC2046
+	(
+		IFS='
+'
+		exec env -i HOME="$HOME" USER="$ME" LOGNAME="$ME" \
+		    XDG_STATE_HOME="$XDG_STATE_HOME" $ALLOWED $SECRETS \
+		    CONFINE="$CONFINE" OUT="$OUT" ERR="$ERR" \
+		    sh -c 'exec "$CONFINE" "$@" </dev/null >"$OUT" 2>"$ERR"' sh "$@"
+	) || true
+}
+
+t_exact() {
+	ws_new
+	cd "$WS"
+	# Control: the secrets are in the caller's environment.
+	( IFS='
+'; env -i $SECRETS env ) | grep -q '^GITHUB_TOKEN=ghp_' ||
+	    fail "control: the secrets are not set outside"
+	run_env -- env
+	grep -v '^CONFINE_SESSION=' "$OUT" | sort >"$TEST_TMP/got"
+	{
+		printf '%s\n' "$ALLOWED"
+		printf 'HOME=%s\nUSER=%s\nLOGNAME=%s\nTMPDIR=/tmp\n' "$HOME" "$ME" "$ME"
+	} | sort >"$TEST_TMP/want"
+	cmp -s "$TEST_TMP/got" "$TEST_TMP/want" || {
+		diff "$TEST_TMP/want" "$TEST_TMP/got" | sed 's/^/# /'
+		fail "the environment inside is not the allowed set"
+	}
+	assert_eq "$(grep -c '^CONFINE_SESSION=[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{8\}$' "$OUT")" 1 \
+	    "CONFINE_SESSION"
+	assert_not_file_has_content "$OUT" 'confinetestsecret|ghp_|SSH_AUTH|DBUS|DISPLAY|XDG_RUNTIME_DIR'
+	assert_ws_unchanged
+}
+
+t_default_path() {
+	ws_new
+	cd "$WS"
+	(exec env -i HOME="$HOME" USER="$ME" XDG_STATE_HOME="$XDG_STATE_HOME" \
+	    "$CONFINE" -- /usr/bin/env >"$OUT" 2>"$ERR") || fail "confine failed"
+	assert_file_has_content "$OUT" '^PATH=/usr/local/bin:/usr/bin:/bin$'
+	assert_ws_unchanged
+}
+
+t_env_option() {
+	ws_new
+	CONFINE_TEST_PASS=passed CONFINE_TEST_SECRET=hidden run_confine \
+	    --env CONFINE_TEST_PASS --env CONFINE_TEST_SET=set-value \
+	    --env TERM=dumb --env CONFINE_TEST_UNSET_VAR -- env
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^CONFINE_TEST_PASS=passed$'
+	assert_file_has_content "$OUT" '^CONFINE_TEST_SET=set-value$'
+	assert_file_has_content "$OUT" '^TERM=dumb$'
+	assert_eq "$(grep -c '^TERM=' "$OUT")" 1 "TERM lines"
+	assert_not_file_has_content "$OUT" '^CONFINE_TEST_UNSET_VAR='
+	assert_not_file_has_content "$OUT" '^CONFINE_TEST_SECRET='
+	assert_ws_unchanged
+}
+
+t_tmpdir() {
+	ws_new
+	TMPDIR=$TEST_TMP run_confine -- sh -c 'echo "$TMPDIR"; f=$(mktemp) && echo "$f"'
+	assert_status "$RC" 0
+	assert_eq "$(sed -n 1p "$OUT")" /tmp "TMPDIR"
+	assert_file_has_content "$OUT" '^/tmp/tmp\.'
+	assert_ws_unchanged
+}
+
+t_pid1_environ() {
+	ws_new
+	# Control: outside, a process's environment is readable in /proc.
+	CONFINE_TEST_SECRET=confinetestsecret sh -c 'cat /proc/$$/environ' |
+	    tr '\0' '\n' | grep -q '^CONFINE_TEST_SECRET=' ||
+	    fail "control: /proc/PID/environ outside"
+	# Inside, the command's own is readable, confine's pid 1's is not.
+	CONFINE_TEST_SECRET=confinetestsecret run_confine -- sh -c '
+		cat /proc/1/comm
+		tr "\0" "\n" </proc/$$/environ | grep -c "^TMPDIR=/tmp\$"
+		cat /proc/1/environ; echo "status $?"'
+	assert_status "$RC" 0
+	printf 'confine\n1\nstatus 1\n' >"$TEST_TMP/want"
+	cmp -s "$OUT" "$TEST_TMP/want" || {
+		diag_file "$OUT" "inside"
+		fail "pid 1 is not confine's, or its environment is readable"
+	}
+	assert_file_has_content "$ERR" '/proc/1/environ: Permission denied'
+	assert_ws_unchanged
+}
+
+t_pid1_cmdline() {
+	ws_new
+	run_confine -- sh -c 'tr -d "\\0" </proc/1/cmdline | wc -c' confine-test-argument
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" 0 "printable bytes in /proc/1/cmdline"
+	assert_ws_unchanged
+}
+
+t_no_secret_anywhere() {
+	ws_new
+	# Two halves, so that only a leak can hold it whole.
+	pat=$(host_scratch "/tmp/confine-test-pattern.$$")
+	CONFINE_TEST_SECRET=confinetest-leak-marker run_confine \
+	    --env H1=confinetest-leak --env H2=-marker -- sh -c '
+		printf "%s%s\n" "$H1" "$H2" >"$1"
+		cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null |
+		    tr "\0" "\n" | grep -c -F -f "$1"; true' sh "$pat"
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" 0 "processes inside holding the secret"
+	assert_ws_unchanged
+}
+
+tcase "the environment is exactly the allow-list plus identity" t_exact
+tcase "without a PATH, the default one" t_default_path
+tcase "--env NAME passes, --env NAME=VALUE sets" t_env_option
+tcase "TMPDIR is /tmp whatever the caller's" t_tmpdir
+tcase "/proc/1/environ is unreadable" t_pid1_environ
+tcase "/proc/1/cmdline is zeroed" t_pid1_cmdline
+tcase "no process inside holds a secret of the caller's environment" t_no_secret_anywhere
+tap_done

@@ -1,0 +1,153 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# namespaces.sh - the command runs in new user, mount, pid, net, ipc, uts
+# and cgroup namespaces, keeps the caller's uid and gid, sees only its own
+# processes, and loses every process it started when it exits.
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
+require_userns
+plan 14
+
+# A segment a failed case left behind goes at exit.
+ipc_cleanup() {
+	[ ! -s "$TEST_TMP/ipc-id" ] || ipcrm -m "$(cat "$TEST_TMP/ipc-id")" 2>/dev/null
+}
+LIB_CLEANUP_HOOK=ipc_cleanup
+
+# t_ns NAME: /proc/self/ns/NAME inside is not the caller's.
+t_ns() {
+	ws_new
+	outside=$(readlink "/proc/self/ns/$1")
+	[ -n "$outside" ] || skip_case "no /proc/self/ns/$1: the kernel lacks $1 namespaces"
+	run_confine -- readlink "/proc/self/ns/$1"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "^$1:\[[0-9]+\]$"
+	assert_ne "$(cat "$OUT")" "$outside" "$1 namespace inside"
+	assert_ws_unchanged
+}
+
+t_ids() {
+	ws_new
+	uid=$(id -u)
+	gid=$(id -g)
+	run_confine -- sh -c 'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map'
+	assert_status "$RC" 0
+	printf '%s\n%s\n' "$uid" "$gid" >"$TEST_TMP/want"
+	printf '%s %s 1\n%s %s 1\n' "$uid" "$uid" "$gid" "$gid" >>"$TEST_TMP/want"
+	tr -s ' ' <"$OUT" | sed 's/^ //' >"$TEST_TMP/got"
+	cmp -s "$TEST_TMP/got" "$TEST_TMP/want" || {
+		diag_file "$TEST_TMP/got" "inside"
+		fail "ids or maps differ from: uid $uid gid $gid, one line each"
+	}
+	assert_ws_unchanged
+}
+
+t_pid_numbers() {
+	ws_new
+	run_confine -- sh -c 'echo $$; cat /proc/1/comm'
+	assert_status "$RC" 0
+	assert_eq "$(sed -n 1p "$OUT")" 2 "the command's pid"
+	assert_eq "$(sed -n 2p "$OUT")" confine "the name of pid 1"
+	assert_ws_unchanged
+}
+
+t_pid_only_own() {
+	ws_new
+	n=$(unique_num)
+	sleep "30.${n}7" >/dev/null 2>&1 &
+	outer=$!
+	track_pid "$outer"
+	# Control: the process is there, and /proc shows it, outside.
+	wait_for 5 grep -qa "30\.${n}7" "/proc/$outer/cmdline" ||
+	    fail "control: the marker process is not visible outside"
+	# The marker reaches the script in two halves, so that no command
+	# line holds it whole but the marker process's.
+	pat=$(host_scratch "/tmp/confine-test-pattern.$$")
+	script='
+		for p in /proc/[0-9]*; do echo ${p#/proc/}; done
+		printf "%s%s\n" "$M1" "$M2" >"$PAT"
+		cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\0" " " |
+		    grep -c -F -f "$PAT"
+		true'
+	M1=30.$n M2=7 PAT=$TEST_TMP/pattern sh -c "$script" >"$TEST_TMP/outside"
+	[ "$(tail -n 1 "$TEST_TMP/outside")" -ge 1 ] ||
+	    fail "control: the script does not find the marker outside"
+	run_confine --env "M1=30.${n}" --env M2=7 --env "PAT=$pat" -- sh -c "$script"
+	kill "$outer" 2>/dev/null || true
+	assert_status "$RC" 0
+	# pids 1 and 2 and the shell's few children, nothing of the host's.
+	n=$(grep -c '^[0-9][0-9]*$' "$OUT")
+	[ "$n" -le 6 ] || fail "$n processes visible inside"
+	assert_file_has_content "$OUT" '^1$'
+	assert_file_has_content "$OUT" '^2$'
+	assert_eq "$(tail -n 1 "$OUT")" 0 "host processes with the marker seen inside"
+	assert_ws_unchanged
+}
+
+t_pid_reaped() {
+	ws_new
+	n=$(unique_num)
+	# Control: without confine, a background child outlives its shell.
+	sh -c "sleep 30.${n}1 >/dev/null 2>&1 & exit 0"
+	wait_for 5 pgrep -f "^sleep 30\\.${n}1\$" >/dev/null ||
+	    fail "control: the background sleep did not start outside"
+	pkill -f "^sleep 30\\.${n}1\$" || true
+	run_confine -- sh -c "sleep 30.${n}2 & sleep 30.${n}3 & sleep 0.2; exit 0"
+	assert_status "$RC" 0
+	pattern="^sleep 30\\.${n}[23]\$"
+	wait_for 3 sh -c "! pgrep -f '$pattern' >/dev/null" || {
+		pkill -f "$pattern" || true
+		fail "processes the command started survived it"
+	}
+	assert_ws_unchanged
+}
+
+t_net() {
+	ws_new
+	run_confine -- sh -c 'sed -n "s/^ *\([^:]*\):.*/\1/p" /proc/net/dev; ip -o link; ip -o -4 addr show dev lo'
+	assert_status "$RC" 0
+	assert_eq "$(sed -n 1p "$OUT")" lo "the interfaces in /proc/net/dev"
+	assert_eq "$(grep -c -v -e '^lo$' -e '^[0-9]*: lo' "$OUT")" 0 "other interfaces"
+	assert_file_has_content "$OUT" '^1: lo: <[^>]*[<,]UP[,>]'
+	assert_file_has_content "$OUT" 'inet 127\.0\.0\.1/8'
+	assert_ws_unchanged
+}
+
+t_ipc() {
+	ws_new
+	command -v ipcmk >/dev/null || skip_case "ipcmk (util-linux) is not installed"
+	IPC_ID=$(ipcmk -M 4096 | sed -n 's/^Shared memory id: //p')
+	[ -n "$IPC_ID" ] || fail "control: ipcmk made no segment"
+	echo "$IPC_ID" >"$TEST_TMP/ipc-id"
+	awk -v id="$IPC_ID" '$2 == id' /proc/sysvipc/shm | grep -q . ||
+	    fail "control: segment $IPC_ID is not in /proc/sysvipc/shm outside"
+	run_confine -- sh -c 'tail -n +2 /proc/sysvipc/shm | wc -l'
+	ipcrm -m "$IPC_ID"
+	rm "$TEST_TMP/ipc-id"
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" 0 "SysV segments visible inside"
+	assert_ws_unchanged
+}
+
+t_cgroup() {
+	ws_new
+	# Control: the caller is below the root of some cgroup hierarchy.
+	grep -q -v ':/$' /proc/self/cgroup ||
+	    skip_case "the caller is at the root of every cgroup hierarchy: nothing to compare"
+	run_confine -- cat /proc/self/cgroup
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^0::/$'
+	assert_not_file_has_content "$OUT" ':/.'
+	assert_ws_unchanged
+}
+
+for ns in user mnt pid net ipc uts cgroup; do
+	tcase "a new $ns namespace" t_ns "$ns"
+done
+tcase "uid and gid are the caller's, mapped one to one" t_ids
+tcase "the command is pid 2 under confine's pid 1" t_pid_numbers
+tcase "only the sandbox's processes are visible" t_pid_only_own
+tcase "what the command started dies with it" t_pid_reaped
+tcase "the network is lo only, up, with 127.0.0.1" t_net
+tcase "the cgroup namespace's root is the caller's cgroup" t_cgroup
+tcase "SysV IPC objects of the host are not visible" t_ipc
+tap_done

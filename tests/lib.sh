@@ -1,0 +1,391 @@
+# SPDX-License-Identifier: ISC
+# lib.sh - sourced by every tests/integration/*.sh (POSIX sh).
+#
+# Gives: TAP output (plan, ok, not_ok, skip, skip_all, tcase, tap_done),
+# assertions that end the current case (fail, assert_*), a private
+# TEST_TMP removed at exit, XDG_STATE_HOME inside it, throwaway git
+# workspaces (ws_new) with a tree hash to prove the host copy unchanged,
+# and run_confine, which runs the binary with a bounded time.
+#
+# Environment (exported by the Makefile; defaults for running by hand):
+#   CONFINE         the confine binary
+#   TESTS_SRCDIR    the tests/ directory of the source tree
+#   TESTS_BUILDDIR  the tests/ directory of the build tree (helpers/ in it)
+#
+# A test case is a shell function run by tcase in a subshell under set -e
+# (a command that may fail runs through "st" or in a condition): "fail",
+# a failed assertion or any failed command ends that case only, and
+# "skip_case REASON" skips it.  A missing kernel feature skips, with the
+# feature named; nothing skips to hide a failure.
+
+LC_ALL=C
+export LC_ALL
+# Only the system's directories: the caller's PATH may name directories
+# that the sandbox hides or that this user cannot search.
+PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin
+export PATH
+unset CDPATH
+
+TESTS_SRCDIR=${TESTS_SRCDIR:-$(dirname "$0")/..}
+TESTS_BUILDDIR=${TESTS_BUILDDIR:-$TESTS_SRCDIR}
+CONFINE=${CONFINE:-$TESTS_BUILDDIR/../src/confine}
+
+# Absolute, since every case changes directory.
+abspath() {
+	case $1 in
+	/*) printf '%s\n' "$1" ;;
+	*) printf '%s/%s\n' "$(cd "$(dirname "$1")" && pwd)" "$(basename "$1")" ;;
+	esac
+}
+TESTS_SRCDIR=$(abspath "$TESTS_SRCDIR")
+TESTS_BUILDDIR=$(abspath "$TESTS_BUILDDIR")
+CONFINE=$(abspath "$CONFINE")
+TRY_SYSCALL=$TESTS_BUILDDIR/helpers/try-syscall
+export CONFINE TESTS_SRCDIR TESTS_BUILDDIR
+
+# Seconds before a confine run is stopped; no test may hang.
+CONFINE_TIMEOUT=${CONFINE_TIMEOUT:-30}
+
+# ---------------------------------------------------------------- TAP
+
+TAP_N=0
+TAP_FAILED=0
+TAP_PLANNED=
+
+plan() {
+	TAP_PLANNED=$1
+	echo "1..$1"
+}
+
+# The whole script skips: before plan, with the reason.
+skip_all() {
+	echo "1..0 # SKIP $*"
+	TAP_PLANNED=0
+	exit 0
+}
+
+ok() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $*"
+}
+
+not_ok() {
+	TAP_N=$((TAP_N + 1))
+	TAP_FAILED=$((TAP_FAILED + 1))
+	echo "not ok $TAP_N - $*"
+}
+
+# skip DESCRIPTION REASON
+skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $1 # SKIP $2"
+}
+
+diag() {
+	printf '%s\n' "$*" | sed 's/^/# /'
+}
+
+# Show a file, for a failing assertion.
+diag_file() {
+	if [ -s "$1" ]; then
+		echo "# --- $2:"
+		head -n 40 "$1" | sed 's/^/#   /'
+	fi
+}
+
+# Inside a case: report and end the case as failed.
+fail() {
+	diag "FAIL: $*"
+	[ -n "${OUT:-}" ] && diag_file "$OUT" "stdout of the last confine run"
+	[ -n "${ERR:-}" ] && diag_file "$ERR" "stderr of the last confine run"
+	exit 1
+}
+
+# Inside a case: end it as skipped.
+skip_case() {
+	printf '%s\n' "$*" >"$TEST_TMP/.skip"
+	exit 77
+}
+
+# tcase DESCRIPTION FUNCTION [ARG...]: run one case in a subshell.
+tcase() {
+	_desc=$1
+	shift
+	rm -f "$TEST_TMP/.skip"
+	(
+		set -e
+		cd "$TEST_TMP"
+		# Each case sees only the sessions it made.
+		XDG_STATE_HOME=$TEST_TMP/state.$((TAP_N + 1))
+		SESSIONS=$XDG_STATE_HOME/confine/sessions
+		"$@"
+	)
+	_rc=$?
+	case $_rc in
+	0) ok "$_desc" ;;
+	77) skip "$_desc" "$(cat "$TEST_TMP/.skip" 2>/dev/null)" ;;
+	*) not_ok "$_desc" ;;
+	esac
+}
+
+# The last line of every script.
+tap_done() {
+	if [ -n "$TAP_PLANNED" ] && [ "$TAP_N" -ne "$TAP_PLANNED" ]; then
+		diag "planned $TAP_PLANNED tests but ran $TAP_N"
+		exit 1
+	fi
+	[ "$TAP_FAILED" -eq 0 ] || exit 1
+	exit 0
+}
+
+# ---------------------------------------------------------- assertions
+
+assert_eq() {
+	[ "$1" = "$2" ] ||
+	    fail "${3:-value}: got '$1', expected '$2'"
+}
+
+assert_ne() {
+	[ "$1" != "$2" ] ||
+	    fail "${3:-value}: got '$1', expected anything else"
+}
+
+# assert_status GOT WANT: an exit status.
+assert_status() {
+	[ "$1" = "$2" ] || fail "exit status $1, expected $2"
+}
+
+# assert_file_has_content FILE ERE
+assert_file_has_content() {
+	grep -a -q -E -e "$2" "$1" 2>/dev/null || {
+		diag_file "$1" "$1"
+		fail "$1 does not match /$2/"
+	}
+}
+
+assert_not_file_has_content() {
+	if grep -a -q -E -e "$2" "$1" 2>/dev/null; then
+		diag_file "$1" "$1"
+		fail "$1 matches /$2/"
+	fi
+}
+
+assert_file_empty() {
+	[ ! -s "$1" ] || {
+		diag_file "$1" "$1"
+		fail "$1 is not empty"
+	}
+}
+
+assert_exists() {
+	[ -e "$1" ] || [ -L "$1" ] || fail "$1 does not exist"
+}
+
+assert_not_exists() {
+	if [ -e "$1" ] || [ -L "$1" ]; then
+		fail "$1 exists"
+	fi
+}
+
+# assert_lines FILE N: exactly N lines.
+assert_lines() {
+	_n=$(wc -l <"$1")
+	[ "$_n" -eq "$2" ] || {
+		diag_file "$1" "$1"
+		fail "$1 has $_n lines, expected $2"
+	}
+}
+
+# assert_refusal FILE: confine's refusal format, one "confine: " line and
+# at most one "hint: " line after it.
+assert_refusal() {
+	_n=$(wc -l <"$1")
+	if [ "$_n" -lt 1 ] || [ "$_n" -gt 2 ] ||
+	    ! head -n 1 "$1" | grep -q '^confine: ' ||
+	    { [ "$_n" -eq 2 ] && ! tail -n 1 "$1" | grep -q '^hint: '; }; then
+		diag_file "$1" "$1"
+		fail "$1: not one 'confine: ' line and an optional 'hint: ' line"
+	fi
+}
+
+# st COMMAND...: run COMMAND, its status in ST (cases run under set -e).
+st() {
+	ST=0
+	"$@" || ST=$?
+}
+
+# ---------------------------------------------------- temporary state
+
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/confine-test.XXXXXX") || {
+	echo "Bail out! cannot make a temporary directory"
+	exit 1
+}
+TEST_TMP=$(cd "$TEST_TMP" && pwd -P)
+: >"$TEST_TMP/.pids"
+
+# Sessions go here, never under the real home.
+XDG_STATE_HOME=$TEST_TMP/state
+export XDG_STATE_HOME
+SESSIONS=$XDG_STATE_HOME/confine/sessions
+
+# Remember a background process to stop at exit.
+track_pid() {
+	echo "$1" >>"$TEST_TMP/.pids"
+}
+
+# host_scratch PATH: print PATH, a uniquely named path outside TEST_TMP
+# that a case makes on the host, or that a broken confine would let the
+# command make there; it is removed at exit, whatever happens.
+host_scratch() {
+	printf '%s\n' "$1" >>"$TEST_TMP/.scratch"
+	printf '%s\n' "$1"
+}
+
+lib_cleanup() {
+	_rc=$?
+	if [ -s "$TEST_TMP/.scratch" ]; then
+		while read -r _p; do
+			rm -rf -- "$_p"
+		done <"$TEST_TMP/.scratch"
+	fi
+	if [ -s "$TEST_TMP/.pids" ]; then
+		while read -r _pid; do
+			kill -9 "$_pid" 2>/dev/null
+		done <"$TEST_TMP/.pids"
+	fi
+	[ -n "${LIB_CLEANUP_HOOK:-}" ] && $LIB_CLEANUP_HOOK
+	chmod -R u+rwX "$TEST_TMP" 2>/dev/null
+	rm -rf "$TEST_TMP"
+	exit "$_rc"
+}
+trap lib_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ------------------------------------------------------- preconditions
+
+[ -x "$CONFINE" ] || {
+	echo "Bail out! no confine binary at $CONFINE (set CONFINE)"
+	exit 1
+}
+
+# Unprivileged-style user namespaces are what confine is built on.
+require_userns() {
+	unshare -Ur true 2>/dev/null ||
+	    skip_all "user namespaces cannot be created here (unshare -Ur true fails)"
+}
+
+require_try_syscall() {
+	[ -x "$TRY_SYSCALL" ] || {
+		echo "Bail out! no try-syscall helper at $TRY_SYSCALL (make check builds it)"
+		exit 1
+	}
+}
+
+landlock_abi() {
+	"$TRY_SYSCALL" landlock_abi | sed -n 's/^landlock_abi //p'
+}
+
+# ---------------------------------------------------------- workspaces
+
+# A hash of a tree: names, types, modes, owners, sizes, mtimes, inodes,
+# link counts, symlink targets, and every regular file's content.
+tree_hash() {
+	(
+		cd "$1" || exit 1
+		find . -printf '%p\t%y\t%m\t%U:%G\t%s\t%T@\t%i\t%n\t%l\n' |
+		    sort
+		find . -type f -print0 | sort -z | xargs -0r sha256sum
+	) | sha256sum | cut -d' ' -f1
+}
+
+git_fixed() {
+	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
+	GIT_AUTHOR_NAME=confine-test GIT_AUTHOR_EMAIL=test@confine.invalid \
+	GIT_COMMITTER_NAME=confine-test \
+	GIT_COMMITTER_EMAIL=test@confine.invalid \
+	GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' \
+	GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
+	    git "$@"
+}
+
+# ws_new [PARENT]: a throwaway git repository, committed, in WS.  Copies
+# try-syscall into WS/.t/ (the build tree may be hidden inside, e.g. under
+# the home directory) as TRY_IN.  Records WS_HASH.
+ws_new() {
+	WS=$(mktemp -d "${1:-$TEST_TMP}/ws.XXXXXX") || fail "mktemp"
+	WS=$(cd "$WS" && pwd -P)
+	(
+		cd "$WS" || exit 1
+		git_fixed init -q || exit 1
+		printf 'hello\n' >README
+		mkdir -p src bin empty
+		printf 'int main(void) { return 0; }\n' >src/main.c
+		printf '#!/bin/sh\necho run "$@"\n' >bin/run.sh
+		chmod 0755 bin/run.sh
+		printf 'private\n' >private.txt
+		chmod 0600 private.txt
+		ln -s README link
+		git_fixed add -A && git_fixed commit -q -m initial || exit 1
+		mkdir .t
+		echo .t >>.git/info/exclude
+		if [ -x "$TRY_SYSCALL" ]; then
+			cp "$TRY_SYSCALL" .t/try-syscall || exit 1
+		fi
+	) || fail "cannot make a git workspace in $WS"
+	TRY_IN=$WS/.t/try-syscall
+	WS_HASH=$(tree_hash "$WS")
+}
+
+assert_ws_unchanged() {
+	_h=$(tree_hash "${1:-$WS}")
+	[ "$_h" = "${2:-$WS_HASH}" ] ||
+	    fail "the host workspace ${1:-$WS} changed"
+}
+
+# The session directories confine left behind.
+sessions() {
+	ls -A "$SESSIONS" 2>/dev/null || true
+}
+
+assert_no_session() {
+	_s=$(sessions)
+	[ -z "$_s" ] || fail "sessions left behind: $_s"
+}
+
+# --------------------------------------------------------- running it
+
+OUT=$TEST_TMP/out
+ERR=$TEST_TMP/err
+
+# run_confine [CONFINE-ARG...]: from $WS (or RUN_CWD), stdin from
+# RUN_STDIN (default /dev/null), output in $OUT and $ERR, status in RC.
+run_confine() {
+	RC=0
+	(
+		cd "${RUN_CWD:-$WS}" || exit 1
+		exec timeout -k 5 "$CONFINE_TIMEOUT" "$CONFINE" "$@" \
+		    <"${RUN_STDIN:-/dev/null}" >"$OUT" 2>"$ERR"
+	) || RC=$?
+	[ "$RC" -ne 124 ] || diag "confine timed out after ${CONFINE_TIMEOUT}s"
+	return 0
+}
+
+# wait_for SECONDS COMMAND...: poll every 0.1 s until COMMAND succeeds.
+wait_for() {
+	_tries=$(($1 * 10))
+	shift
+	while [ "$_tries" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		_tries=$((_tries - 1))
+	done
+	return 1
+}
+
+# Digits no other process on the machine has in its command line, for
+# markers such as "sleep 30.$(unique_num)".
+unique_num() {
+	printf '%s%s' "$$" "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
+}
