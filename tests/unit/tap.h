@@ -12,7 +12,10 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 static int tap_planned = -1, tap_run, tap_failed;
 
@@ -42,6 +45,23 @@ static int tap_planned = -1, tap_run, tap_failed;
 		    tap_g_, (unsigned long long)tap_g_, tap_w_, \
 		    (unsigned long long)tap_w_); \
 	tap_r_; })
+
+/* A string vector as one string, entries between brackets (for diag). */
+static inline char *
+tap_strv(char *const *v)
+{
+	char *s = xstrdup(""), *t;
+	size_t i;
+
+	if (v == NULL)
+		return xstrdup("(NULL)");
+	for (i = 0; v[i]; i++) {
+		t = xasprintf("%s[%s]", s, v[i]);
+		free(s);
+		s = t;
+	}
+	return s;
+}
 
 static inline int
 done(void)

@@ -61,23 +61,6 @@ parsed_free(struct parsed *p)
 	free(p->line);
 }
 
-/* The command vector, as one string with words between brackets. */
-static char *
-words(char *const *v)
-{
-	char *s = xstrdup(""), *t;
-	size_t i;
-
-	if (v == NULL)
-		return xstrdup("(NULL)");
-	for (i = 0; v[i]; i++) {
-		t = xasprintf("%s[%s]", s, v[i]);
-		free(s);
-		s = t;
-	}
-	return s;
-}
-
 /* Parses to CLI_RUN with the given command vector. */
 static void
 expect_cmd(const char *const *cmdline, const char *want)
@@ -90,7 +73,7 @@ expect_cmd(const char *const *cmdline, const char *want)
 		diag("cause: %s", p.cause ? p.cause : "(NULL)");
 	if (p.r == 0) {
 		is_int(p.o.cmd, CLI_RUN, "'%s' runs a command", p.line);
-		got = words(p.o.argv);
+		got = tap_strv(p.o.argv);
 		is_str(got, want, "'%s' runs %s", p.line, want);
 		free(got);
 	}

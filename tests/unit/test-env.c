@@ -44,27 +44,10 @@ static char *const host[] = {
 	NULL
 };
 
-/* The vector as one string, entries between brackets. */
-static char *
-join(char *const *v)
-{
-	char *s = xstrdup(""), *t;
-	size_t i;
-
-	if (v == NULL)
-		return xstrdup("(NULL)");
-	for (i = 0; v[i]; i++) {
-		t = xasprintf("%s[%s]", s, v[i]);
-		free(s);
-		s = t;
-	}
-	return s;
-}
-
 static void
 expect(char **got, const char *want, const char *what)
 {
-	autofree char *s = join(got);
+	autofree char *s = tap_strv(got);
 
 	is_str(s, want, "%s", what);
 	strv_free(got);
@@ -185,7 +168,7 @@ test_sorted(void)
 
 	if (!ok(sorted_by_name(env, &why), "sorted by name when one name "
 	    "prefixes another")) {
-		autofree char *s = join(env);
+		autofree char *s = tap_strv(env);
 
 		diag("%s in %s", why, s);
 	}
