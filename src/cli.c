@@ -2,9 +2,10 @@
 /*
  * cli.c - argv to struct cli_opts.  Pure: getopt_long and nothing else.
  *
- * The first word may be a subcommand (run, doctor); any other first word
- * that is not an option starts the command, so "confine claude" runs claude
- * and "confine run doctor" or "confine -- doctor" runs a program named doctor.
+ * The first word may be a subcommand (run, doctor, profile, trust); any
+ * other first word that is not an option starts the command, so "confine
+ * claude" runs claude and "confine run doctor" or "confine -- doctor" runs a
+ * program named doctor.
  */
 #include "config.h"
 
@@ -13,27 +14,43 @@
 #include <string.h>
 
 #include "cli.h"
+#include "syntax.h"
 #include "util.h"
 
 const char cli_usage[] =
 "usage: confine [OPTIONS] [--] COMMAND [ARG...]\n"
 "       confine run [OPTIONS] [--] COMMAND [ARG...]\n"
+"       confine profile list | show NAME | check FILE...\n"
+"       confine trust [FILE]\n"
 "       confine doctor\n"
 "\n"
 "Run COMMAND in a confinement that cannot write to the host: the workspace\n"
 "(the git top level of the current directory) is writable through an overlay\n"
 "whose changes stay in the session directory; the rest of / is read-only,\n"
 "the home directory is an empty scratch tmpfs, and there is no network:\n"
-"a private loopback only, with TCP refused.\n"
+"a private loopback only, with TCP refused.  A profile can grant more,\n"
+"within the rule of two (see confine-profile(5)).\n"
 "\n"
 "Options:\n"
+"  -p, --profile NAME|FILE the profile (default: the trusted .confine.ini of\n"
+"                          the workspace, else one named after COMMAND,\n"
+"                          else sealed)\n"
 "  -w, --workspace DIR     the tree to present writable-by-diff\n"
 "                          (default: the git top level of '.', else '.')\n"
+"  -n, --network MODE      none (the default: a private loopback, TCP bind\n"
+"                          and connect refused), proxy, or host\n"
+"      --allow HOST[:PORT] allow a destination through the proxy\n"
+"                          (implies proxy; counts as leg C)\n"
+"      --endpoint HOST[:PORT]\n"
+"                          the agent's model endpoint, through the proxy\n"
+"      --ro PATH           show PATH read-only\n"
+"      --hide PATH         make PATH invisible\n"
+"      --scratch PATH      make PATH writable, changes discarded\n"
+"      --direct PATH       make PATH writable on the host (leg C)\n"
 "      --env NAME[=VALUE]  pass NAME from the environment, or set it\n"
-"  -n, --network MODE      network mode: none (the default: a private\n"
-"                          loopback, TCP bind and connect refused)\n"
-"      --backend BACKEND   how to build the confinement: auto, native\n"
-"      --dry-run           print the plan and the rule-of-two verdict;\n"
+"      --backend BACKEND   auto, native, bwrap or landlock\n"
+"      --dry-run           print the effective policy, where each value\n"
+"                          came from, and the rule-of-two verdict;\n"
 "                          run nothing\n"
 "  -q, --quiet             print only errors\n"
 "  -v, --verbose           say more (twice: debug)\n"
@@ -41,19 +58,34 @@ const char cli_usage[] =
 "  -V, --version           show the version\n"
 "\n"
 "Subcommands:\n"
-"  run       run COMMAND (the default when the first word is not one)\n"
-"  doctor    show what this kernel supports and the backend auto picks\n"
+"  run                  run COMMAND (the default when the first word is\n"
+"                       not a subcommand)\n"
+"  profile list         list the profiles and where they are\n"
+"  profile show NAME    print a profile's effective policy\n"
+"  profile check FILE...  check profiles and their rule-of-two verdict\n"
+"  trust [FILE]         trust a repository profile (default: the\n"
+"                       workspace's .confine.ini), pinning its sha256\n"
+"  doctor               show what this kernel supports and the backend\n"
+"                       auto picks\n"
 "\n"
 "Exit status: the command's own; 128+N if it was killed by signal N;\n"
 "125 if confine failed or refused; 126 if COMMAND cannot be executed;\n"
 "127 if it was not found.\n";
 
-enum { OPT_ENV = 256, OPT_BACKEND, OPT_DRY_RUN };
+enum { OPT_ENV = 256, OPT_BACKEND, OPT_DRY_RUN, OPT_ALLOW, OPT_ENDPOINT,
+	OPT_RO, OPT_HIDE, OPT_SCRATCH, OPT_DIRECT };
 
 static const struct option longopts[] = {
+	{ "profile",	required_argument,	NULL, 'p' },
 	{ "workspace",	required_argument,	NULL, 'w' },
 	{ "env",	required_argument,	NULL, OPT_ENV },
 	{ "network",	required_argument,	NULL, 'n' },
+	{ "allow",	required_argument,	NULL, OPT_ALLOW },
+	{ "endpoint",	required_argument,	NULL, OPT_ENDPOINT },
+	{ "ro",		required_argument,	NULL, OPT_RO },
+	{ "hide",	required_argument,	NULL, OPT_HIDE },
+	{ "scratch",	required_argument,	NULL, OPT_SCRATCH },
+	{ "direct",	required_argument,	NULL, OPT_DIRECT },
 	{ "backend",	required_argument,	NULL, OPT_BACKEND },
 	{ "dry-run",	no_argument,		NULL, OPT_DRY_RUN },
 	{ "quiet",	no_argument,		NULL, 'q' },
@@ -63,37 +95,113 @@ static const struct option longopts[] = {
 	{ NULL,		0,			NULL, 0 }
 };
 
-static bool
-env_name_ok(const char *s)
+static void
+push(struct cli_list *l, const char *v)
 {
-	size_t n = strcspn(s, "=");
-	size_t i;
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = v;
+}
 
-	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
+/* Subcommands that take operands but no options. */
+static int
+subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
+{
+	const char *w = argv[1];
 
-		if (!(c == '_' || (c >= 'a' && c <= 'z') ||
-		    (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
-			return false;
+	if (streq(w, "doctor")) {
+		if (argc > 2) {
+			*cause = xasprintf("doctor takes no arguments");
+			return -1;
+		}
+		o->cmd = CLI_DOCTOR;
+		return 1;
 	}
-	return true;
+	if (streq(w, "trust")) {
+		if (argc > 3) {
+			*cause = xasprintf("trust takes at most one FILE");
+			return -1;
+		}
+		o->cmd = CLI_TRUST;
+		o->argv = argv + 2;
+		return 1;
+	}
+	if (streq(w, "profile")) {
+		const char *v = argc > 2 ? argv[2] : "";
+
+		o->argv = argv + 3;
+		if (streq(v, "list") && argc == 3)
+			o->cmd = CLI_PROFILE_LIST;
+		else if (streq(v, "show") && argc == 4)
+			o->cmd = CLI_PROFILE_SHOW;
+		else if (streq(v, "check") && argc >= 4)
+			o->cmd = CLI_PROFILE_CHECK;
+		else {
+			*cause = xasprintf("usage: confine profile list | show "
+			    "NAME | check FILE...");
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int
+path_opt(struct cli_list *l, const char *name, const char *v, char **cause)
+{
+	char *why = NULL;
+
+	if (syntax_path(v, &why) < 0) {
+		*cause = xasprintf("--%s: %s", name, why);
+		free(why);
+		return -1;
+	}
+	push(l, v);
+	return 0;
+}
+
+static int
+host_opt(struct cli_list *l, const char *name, const char *v, char **cause)
+{
+	char *why = NULL;
+
+	if (syntax_host(v, &why) < 0) {
+		*cause = xasprintf("--%s: %s", name, why);
+		free(why);
+		return -1;
+	}
+	push(l, v);
+	return 0;
+}
+
+static int
+word_opt(const char *name, const char *v, const char *const *words,
+    int *ret, char **cause)
+{
+	char *why = NULL;
+	int i;
+
+	if (syntax_word(v, words, &why) < 0) {
+		*cause = xasprintf("--%s: %s", name, why);
+		free(why);
+		return -1;
+	}
+	for (i = 0; !streq(words[i], v); i++)
+		;
+	*ret = i;
+	return 0;
 }
 
 int
 cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 {
 	struct cli_opts o = { .cmd = CLI_RUN };
-	int first = 1, c;
+	int first = 1, c, r, w;
+	char *why = NULL;
 
 	*cause = NULL;
-	if (argc > 1 && streq(argv[1], "doctor")) {
-		if (argc > 2) {
-			*cause = xasprintf("doctor takes no arguments");
+	if (argc > 1 && (r = subcommand(argc, argv, &o, cause)) != 0) {
+		if (r < 0)
 			return -1;
-		}
-		o.cmd = CLI_DOCTOR;
 		*ret = o;
 		return 0;
 	}
@@ -104,8 +212,16 @@ cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc - first + 1, argv + first - 1,
-	    "+:w:n:qvhV", longopts, NULL)) != -1) {
+	    "+:p:w:n:qvhV", longopts, NULL)) != -1) {
+		r = 0;
 		switch (c) {
+		case 'p':
+			if (optarg[0] == '\0') {
+				*cause = xasprintf("--profile: empty name");
+				goto fail;
+			}
+			o.profile = optarg;
+			break;
 		case 'w':
 			if (optarg[0] == '\0') {
 				*cause = xasprintf("--workspace: empty path");
@@ -114,34 +230,46 @@ cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 			o.workspace = optarg;
 			break;
 		case OPT_ENV:
-			if (!env_name_ok(optarg)) {
+			if (strchr(optarg, '=') ?
+			    syntax_env_set(optarg, &why) < 0 :
+			    syntax_env_name(optarg, false, &why) < 0) {
 				*cause = xasprintf("--env '%s': not a variable "
 				    "name (letters, digits and _, not starting "
 				    "with a digit)", optarg);
+				free(why);
 				goto fail;
 			}
-			o.env = xreallocarray(o.env, o.nenv + 1,
-			    sizeof(*o.env));
-			o.env[o.nenv++] = optarg;
+			push(&o.env, optarg);
 			break;
 		case 'n':
-			if (!streq(optarg, "none")) {
-				*cause = xasprintf("--network '%s': this build "
-				    "supports only 'none'", optarg);
-				goto fail;
-			}
-			o.net = PLAN_NET_NONE;
+			r = word_opt("network", optarg, syntax_net_modes, &w,
+			    cause);
+			o.net = (enum plan_net)w;
+			o.net_set = true;
+			break;
+		case OPT_ALLOW:
+			r = host_opt(&o.allow, "allow", optarg, cause);
+			break;
+		case OPT_ENDPOINT:
+			r = host_opt(&o.endpoint, "endpoint", optarg, cause);
+			break;
+		case OPT_RO:
+			r = path_opt(&o.ro, "ro", optarg, cause);
+			break;
+		case OPT_HIDE:
+			r = path_opt(&o.hide, "hide", optarg, cause);
+			break;
+		case OPT_SCRATCH:
+			r = path_opt(&o.scratch, "scratch", optarg, cause);
+			break;
+		case OPT_DIRECT:
+			r = path_opt(&o.direct, "direct", optarg, cause);
 			break;
 		case OPT_BACKEND:
-			if (streq(optarg, "auto"))
-				o.backend = PLAN_BACKEND_AUTO;
-			else if (streq(optarg, "native"))
-				o.backend = PLAN_BACKEND_NATIVE;
-			else {
-				*cause = xasprintf("--backend '%s': this build "
-				    "supports 'auto' and 'native'", optarg);
-				goto fail;
-			}
+			r = word_opt("backend", optarg, syntax_backends, &w,
+			    cause);
+			o.backend = (enum plan_backend)w;
+			o.backend_set = true;
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;
@@ -179,6 +307,8 @@ cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 				    argv[first - 2 + optind]);
 			goto fail;
 		}
+		if (r < 0)
+			goto fail;
 	}
 	if (o.cmd == CLI_RUN) {
 		if (first - 1 + optind >= argc) {
@@ -190,14 +320,20 @@ cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 	*ret = o;
 	return 0;
 fail:
-	free(o.env);
+	cli_opts_free(&o);
 	return -1;
 }
 
 void
 cli_opts_free(struct cli_opts *o)
 {
-	free(o->env);
-	o->env = NULL;
-	o->nenv = 0;
+	struct cli_list *l[] = { &o->env, &o->allow, &o->endpoint, &o->ro,
+	    &o->hide, &o->scratch, &o->direct };
+	size_t i;
+
+	for (i = 0; i < nitems(l); i++) {
+		free(l[i]->v);
+		l[i]->v = NULL;
+		l[i]->n = 0;
+	}
 }

@@ -10,16 +10,28 @@
 
 #include "plan.h"
 
-enum cli_cmd { CLI_RUN, CLI_DOCTOR, CLI_HELP, CLI_VERSION };
+enum cli_cmd { CLI_RUN, CLI_DOCTOR, CLI_HELP, CLI_VERSION, CLI_PROFILE_LIST,
+	CLI_PROFILE_SHOW, CLI_PROFILE_CHECK, CLI_TRUST };
+
+/* Values of a repeatable option, borrowed from argv. */
+struct cli_list {
+	const char	**v;
+	size_t		 n;
+};
 
 struct cli_opts {
 	enum cli_cmd	 cmd;
-	char		**argv;		/* borrowed: the command and its args */
+	char		**argv;		/* borrowed: the command and its args,
+					   or the subcommand's operands */
+	const char	*profile;	/* -p NAME|FILE, borrowed */
 	const char	*workspace;	/* borrowed; NULL: the default */
-	const char	**env;		/* --env values, borrowed */
-	size_t		 nenv;
+	struct cli_list	 env;		/* NAME or NAME=VALUE */
+	struct cli_list	 allow, endpoint;
+	struct cli_list	 ro, hide, scratch, direct;
 	enum plan_net	 net;
+	bool		 net_set;
 	enum plan_backend backend;
+	bool		 backend_set;
 	bool		 dry_run;
 	int		 verbosity;	/* -1 quiet, 0, 1 -v, 2 -vv */
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "choose.h"
 #include "cli.h"
 #include "doctor.h"
 #include "env.h"
@@ -19,7 +20,10 @@
 #include "plan.h"
 #include "policy.h"
 #include "probe.h"
+#include "profile.h"
 #include "sandbox.h"
+#include "subcmd.h"
+#include "syntax.h"
 #include "sys.h"
 #include "util.h"
 
@@ -44,8 +48,9 @@ main(int argc, char **argv)
 	struct cli_opts opts;
 	struct host host;
 	struct plan plan;
+	struct profile profile = { 0 };
 	autostrv char **env = NULL;
-	autofree char *cause = NULL, *hint = NULL;
+	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
 	size_t i;
 	int status;
 
@@ -66,24 +71,53 @@ main(int argc, char **argv)
 		return 0;
 	case CLI_DOCTOR:
 		return doctor_run();
+	case CLI_PROFILE_LIST:
+		return subcmd_profile_list(env);
+	case CLI_PROFILE_SHOW:
+		return subcmd_profile_show(&opts, env);
+	case CLI_PROFILE_CHECK:
+		return subcmd_profile_check(&opts, env);
+	case CLI_TRUST:
+		return subcmd_trust(&opts, env);
 	case CLI_RUN:
 		break;
 	}
 
 	if (probe_host(env, opts.workspace, &host, &cause) < 0)
 		die("%s", cause);
-	if (policy_compute(&opts, &host, env, &plan, &cause, &hint) < 0) {
-		fprintf(stderr, "confine: %s\n", cause);
-		if (hint)
-			fprintf(stderr, "hint: %s\n", hint);
-		return EXIT_CONFINE;
+	if (choose_profile(&opts, &host, &profile, &reason, &cause, &hint) < 0)
+		goto refuse;
+	/* The profile may name the workspace; an option still wins. */
+	if (!opts.workspace && profile.ws_path.value) {
+		autofree char *ws = syntax_expand(profile.ws_path.value,
+		    host.home);
+
+		if ((host.workspace = realpath(ws, NULL)) == NULL) {
+			cause = xasprintf("%s: workspace.path: '%s': %s",
+			    profile.ws_path.origin, ws, strerror(errno));
+			goto refuse;
+		}
 	}
+	if (policy_compute(&opts, &host, env, &profile, reason, &plan, &cause,
+	    &hint) < 0)
+		goto refuse;
+	profile_free(&profile);
 	host_free(&host);
 	if (opts.dry_run) {
 		plan_dump(&plan, stdout);
 		plan_free(&plan);
 		return 0;
 	}
+	if (plan.not_here) {
+		cause = xasprintf("%s", plan.not_here);
+		hint = xasprintf("--dry-run shows the whole plan");
+		goto refuse;
+	}
+	if (plan.warn_trusted)
+		log_warn("quadrant trusted (profile %s): the command may read "
+		    "private data and communicate externally; only for input "
+		    "you trust", plan.profile);
+	log_info("profile: %s (%s)", plan.profile, plan.profile_reason);
 	log_info("backend: %s", plan.backend_reason);
 	log_info("landlock: ABI %d", plan.landlock.abi);
 	for (i = 0; i < plan.ndegraded; i++)
@@ -94,4 +128,9 @@ main(int argc, char **argv)
 	plan_free(&plan);
 	cli_opts_free(&opts);
 	return status;
+refuse:
+	fprintf(stderr, "confine: %s\n", cause);
+	if (hint)
+		fprintf(stderr, "hint: %s\n", hint);
+	return EXIT_CONFINE;
 }

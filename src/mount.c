@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mount.h"
@@ -34,6 +36,7 @@
 #define MASK	"/mask"
 
 static int newroot_fd = -1;
+static const struct plan_mount *first_mount;
 
 /* The path through which mount(2) reaches an fd, via the host's procfs. */
 static const char *
@@ -297,6 +300,161 @@ mask(const struct plan_mount *m)
 	return set_attr(top, MOUNT_ATTR_RDONLY, false);
 }
 
+/*
+ * The host's path, opened O_PATH under the old root: symlinks in the
+ * user's own tree (a dotfile linked elsewhere) resolve inside it.
+ */
+static int
+host_open(const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	autoclose int root = -1;
+	int fd;
+
+	if ((root = open(OLDROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	if ((fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how))) < 0)
+		return -errno;
+	return fd;
+}
+
+/* A mount point for a file or a directory at dst, made where missing. */
+static int
+target(const char *dst, bool dir)
+{
+	autofree char *parent = xstrdup(dst);
+	autoclose int pfd = -1;
+	char *slash = strrchr(parent, '/');
+	const char *name = slash + 1;
+	int fd;
+
+	if (dir)
+		return walk(dst, true);
+	*slash = '\0';
+	if ((pfd = walk(parent[0] ? parent : "/", true)) < 0)
+		return pfd;
+	if ((fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) >= 0 ||
+	    errno != ENOENT)
+		return fd < 0 ? -errno : fd;
+	{
+		autoclose int real = openat(pfd, ".", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+		int c;
+
+		if (real < 0)
+			return -errno;
+		if ((c = openat(real, name, O_CREAT | O_EXCL | O_WRONLY |
+		    O_CLOEXEC, 0600)) < 0)
+			return -errno;
+		close(c);
+		if ((fd = openat(real, name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0)
+			return -errno;
+	}
+	return fd;
+}
+
+/* Show the host's path again, read-only or (direct) writable. */
+static int
+bind_host(const struct plan_mount *m, bool writable)
+{
+	autoclose int src = -1, dst = -1, top = -1;
+	struct stat st;
+
+	if ((src = host_open(m->dst)) < 0)
+		/* Nothing to show; but a direct path must exist. */
+		return src == -ENOENT && !writable ? 0 : src;
+	if (fstat(src, &st) < 0)
+		return -errno;
+	if ((dst = target(m->dst, S_ISDIR(st.st_mode))) < 0)
+		return dst;
+	if (mount(fdpath(src), fdpath(dst), NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -errno;
+	if ((top = walk(m->dst, false)) < 0)
+		return top;
+	return set_attr(top, (writable ? 0 : MOUNT_ATTR_RDONLY) |
+	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
+}
+
+static int
+hide(const struct plan_mount *m)
+{
+	autoclose int fd = -1, top = -1;
+	struct stat st;
+
+	if ((fd = walk(m->dst, false)) < 0)
+		return fd == -ENOENT ? 0 : fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode)) {
+		if (mount("tmpfs", fdpath(fd), "tmpfs", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, "mode=0755") < 0)
+			return -errno;
+	} else if (mount(MASK, fdpath(fd), NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	if ((top = walk(m->dst, false)) < 0)
+		return top;
+	return set_attr(top, MOUNT_ATTR_RDONLY, false);
+}
+
+/* Copy a host file into the staging tmpfs, for a scratch file. */
+static int
+copy_file(int src, const char *name)
+{
+	autoclose int in = -1, out = -1;
+	char buf[65536];
+	ssize_t n;
+
+	/* Reopen the O_PATH fd for reading through the host's procfs. */
+	if ((in = open(fdpath(src), O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if ((out = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return -EIO;
+	return n < 0 ? -errno : 0;
+}
+
+static int
+scratch(const struct plan_mount *m, unsigned int index)
+{
+	autoclose int src = -1, dst = -1;
+	autofree char *opts = NULL, *upper = NULL, *work = NULL, *copy = NULL;
+	struct stat st;
+	int r;
+
+	if ((src = host_open(m->dst)) < 0) {
+		if (src != -ENOENT)
+			return src;
+		/* Missing on the host: an empty writable directory. */
+		return mount_fs(m->dst, true, "tmpfs", MS_NOSUID | MS_NODEV,
+		    "mode=0700");
+	}
+	if (fstat(src, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode)) {
+		upper = ovl_escape(OLDROOT, m->upper);
+		work = ovl_escape(OLDROOT, m->work);
+		opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr,"
+		    "volatile", fdpath(src), upper, work);
+		return mount_fs(m->dst, true, "overlay", MS_NOSUID | MS_NODEV,
+		    opts);
+	}
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	copy = xasprintf("/scratch-%u", index);
+	if ((r = copy_file(src, copy)) < 0)
+		return r;
+	if ((dst = target(m->dst, false)) < 0)
+		return dst;
+	if (mount(copy, fdpath(dst), NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
 static int
 apply(const struct plan_mount *m, char *const *nodes, const char **where)
 {
@@ -318,6 +476,14 @@ apply(const struct plan_mount *m, char *const *nodes, const char **where)
 		return overlay(m);
 	case PLAN_MOUNT_MASK:
 		return mask(m);
+	case PLAN_MOUNT_BIND_RO:
+		return bind_host(m, false);
+	case PLAN_MOUNT_BIND_RW:
+		return bind_host(m, true);
+	case PLAN_MOUNT_SCRATCH:
+		return scratch(m, (unsigned int)(m - first_mount));
+	case PLAN_MOUNT_HIDE:
+		return hide(m);
 	}
 	return -EINVAL;
 }
@@ -349,6 +515,7 @@ mount_setup(const struct plan_mounts *ms, const char **where)
 
 	if (ms->n == 0 || ms->v[0].kind != PLAN_MOUNT_ROOT)
 		return -EINVAL;
+	first_mount = ms->v;
 	for (i = 0; i < ms->n; i++)
 		if ((r = apply(&ms->v[i], ms->dev_nodes, where)) < 0)
 			return r;

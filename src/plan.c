@@ -39,6 +39,24 @@ plan_access_name(unsigned int a, char buf[8])
 	return buf;
 }
 
+const char *
+plan_legs_name(unsigned int legs, char buf[8])
+{
+	char *p = buf;
+
+	if (legs & PLAN_LEG_A)
+		*p++ = 'A';
+	if (legs & PLAN_LEG_B)
+		p += sprintf(p, "%sB", p == buf ? "" : "+");
+	if (legs & PLAN_LEG_C)
+		p += sprintf(p, "%sC", p == buf ? "" : "+");
+	if (p == buf)
+		strcpy(buf, "none");
+	else
+		*p = '\0';
+	return buf;
+}
+
 void
 plan_free(struct plan *p)
 {
@@ -51,6 +69,13 @@ plan_free(struct plan *p)
 	free(p->cwd);
 	free(p->backend_reason);
 	free(p->quadrant);
+	strv_free(p->legs_why);
+	free(p->profile);
+	free(p->profile_reason);
+	strv_free(p->explain);
+	strv_free(p->allow);
+	strv_free(p->endpoint);
+	free(p->not_here);
 	free(p->workspace);
 	free(p->session_id);
 	free(p->session_dir);
@@ -86,6 +111,14 @@ mount_kind_name(enum plan_mount_kind k)
 		return "overlay";
 	case PLAN_MOUNT_MASK:
 		return "mask";
+	case PLAN_MOUNT_BIND_RO:
+		return "ro";
+	case PLAN_MOUNT_BIND_RW:
+		return "direct";
+	case PLAN_MOUNT_SCRATCH:
+		return "scratch";
+	case PLAN_MOUNT_HIDE:
+		return "hide";
 	}
 	return "?";
 }
@@ -114,8 +147,41 @@ dump_mount(const struct plan_mount *m, FILE *f)
 	case PLAN_MOUNT_MASK:
 		fprintf(f, " (host socket hidden)");
 		break;
+	case PLAN_MOUNT_BIND_RO:
+		fprintf(f, " (host's, read-only)");
+		break;
+	case PLAN_MOUNT_BIND_RW:
+		fprintf(f, " (host's, WRITABLE: writes reach the host)");
+		break;
+	case PLAN_MOUNT_SCRATCH:
+		fprintf(f, " (writable, discarded; kept in %s)", m->upper);
+		break;
+	case PLAN_MOUNT_HIDE:
+		fprintf(f, " (made invisible)");
+		break;
 	}
 	fputc('\n', f);
+}
+
+void
+plan_dump_policy(const struct plan *p, FILE *f)
+{
+	char lbuf[2][8];
+	size_t i;
+
+	fprintf(f, "profile: %s (%s)\n", p->profile, p->profile_reason);
+	fprintf(f, "effective policy:\n");
+	for (i = 0; i < p->nexplain; i++)
+		fprintf(f, "  %s\n", p->explain[i]);
+	fprintf(f, "rule of two: quadrant %s allows %s; the rules grant %s\n",
+	    p->quadrant, plan_legs_name(p->quadrant_legs, lbuf[0]),
+	    plan_legs_name(p->legs, lbuf[1]));
+	for (i = 0; i < p->nlegs_why; i++)
+		fprintf(f, "  %s\n", p->legs_why[i]);
+	fprintf(f, "verdict: allowed (%u of 3 legs)\n",
+	    (unsigned)__builtin_popcount(p->legs));
+	if (p->not_here)
+		fprintf(f, "cannot run here: %s\n", p->not_here);
 }
 
 void
@@ -130,9 +196,7 @@ plan_dump(const struct plan *p, FILE *f)
 	char buf[8];
 	size_t i;
 
-	fprintf(f, "quadrant: %s (legs: A untrusted; B private: no; "
-	    "C external: no)\n", p->quadrant);
-	fprintf(f, "verdict: allowed (holds 1 of 3 legs)\n");
+	plan_dump_policy(p, f);
 	fprintf(f, "backend: %s\n", p->backend_reason);
 	fprintf(f, "command:");
 	for (i = 0; p->argv[i]; i++)
@@ -144,8 +208,8 @@ plan_dump(const struct plan *p, FILE *f)
 	for (i = 0; i < nitems(ns); i++)
 		if (p->clone_flags & ns[i].flag)
 			fprintf(f, " %s", ns[i].name);
-	fprintf(f, "\nnetwork: %s (loopback only, up)\n",
-	    plan_net_name(p->net));
+	fprintf(f, "\nnetwork: %s%s\n", plan_net_name(p->net),
+	    p->net == PLAN_NET_NONE ? " (a private loopback, up)" : "");
 	fprintf(f, "workspace: %s (writes kept in the session, host "
 	    "unchanged)\n", p->workspace);
 	fprintf(f, "session: %s\n", p->session_dir);

@@ -19,7 +19,8 @@
 #include <termios.h>
 
 enum plan_net { PLAN_NET_NONE, PLAN_NET_PROXY, PLAN_NET_HOST };
-enum plan_backend { PLAN_BACKEND_AUTO, PLAN_BACKEND_NATIVE };
+enum plan_backend { PLAN_BACKEND_AUTO, PLAN_BACKEND_NATIVE, PLAN_BACKEND_BWRAP,
+	PLAN_BACKEND_LANDLOCK };
 
 /* Access to a path, before translation into Landlock rights. */
 #define PLAN_FS_READ	(1U << 0)	/* read files, list directories */
@@ -34,6 +35,12 @@ enum plan_mount_kind {
 	PLAN_MOUNT_TMPFS,	/* an empty tmpfs */
 	PLAN_MOUNT_OVERLAY,	/* src as lower, upper and work in the session */
 	PLAN_MOUNT_MASK,	/* an empty file over a host socket */
+	PLAN_MOUNT_BIND_RO,	/* the host's dst, read-only (shown again) */
+	PLAN_MOUNT_BIND_RW,	/* the host's dst, writable: direct */
+	PLAN_MOUNT_SCRATCH,	/* writable, discarded: a directory gets an
+				   overlay (upper, work), a file a private
+				   copy, a missing path an empty directory */
+	PLAN_MOUNT_HIDE,	/* an empty directory or file over dst */
 };
 
 struct plan_mount {
@@ -78,6 +85,10 @@ struct plan_tty {
 	struct winsize	 winsize;
 };
 
+#define PLAN_LEG_A	(1U << 0)	/* untrusted input */
+#define PLAN_LEG_B	(1U << 1)	/* private data */
+#define PLAN_LEG_C	(1U << 2)	/* external communication */
+
 struct plan {
 	char		**argv;		/* the command */
 	char		**envp;		/* its whole environment */
@@ -89,6 +100,18 @@ struct plan {
 	enum plan_backend backend;
 	char		*backend_reason;
 	char		*quadrant;
+	unsigned int	 quadrant_legs;	/* the legs the quadrant allows */
+	unsigned int	 legs;		/* the legs the rules grant */
+	char		**legs_why;	/* "B: read-only = ~/x (FILE:LINE)" */
+	size_t		 nlegs_why;
+	char		*profile;	/* its name, or "sealed (built-in)" */
+	char		*profile_reason;
+	char		**explain;	/* "key = value (origin)", for --dry-run */
+	size_t		 nexplain;
+	char		**allow;	/* proxy destinations (leg C) */
+	char		**endpoint;	/* the model endpoint (not leg C) */
+	bool		 warn_trusted;	/* the trusted quadrant: say so */
+	char		*not_here;	/* why this build cannot run the plan */
 	char		*workspace;	/* host path, writable through the overlay */
 	char		*session_id;
 	char		*session_dir;	/* host path */
@@ -103,7 +126,11 @@ struct plan {
 void	plan_free(struct plan *);
 /* Print the plan in the --dry-run format. */
 void	plan_dump(const struct plan *, FILE *);
+/* Only the profile, the effective policy and the rule-of-two verdict. */
+void	plan_dump_policy(const struct plan *, FILE *);
 const char *plan_net_name(enum plan_net);
 const char *plan_access_name(unsigned int access, char buf[8]);
+/* "A+B", "B+C", "none". */
+const char *plan_legs_name(unsigned int legs, char buf[8]);
 
 #endif

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: ISC
 /*
- * policy.c - the built-in sealed policy (DESIGN.md section 2): leg A only.
- * The home directory is hidden, secrets are not passed, the network is
- * loopback only, and writes go to the session, exported later as a diff.
+ * policy.c - the profile and the options, checked against the rule of two
+ * (DESIGN.md section 2), to a plan.  The base is the sealed quadrant: the
+ * home directory is hidden, secrets are not passed, the network is a
+ * private loopback, and writes go to the session, exported later as a diff;
+ * a profile grants more, within the legs its quadrant allows.
  *
  * Runs in: the supervisor, with inputs already read.
  * MUST: stay pure; every degradation is decided here, with its reason.
@@ -17,6 +19,7 @@
 
 #include "env.h"
 #include "policy.h"
+#include "syntax.h"
 #include "sys.h"
 #include "util.h"
 
@@ -142,8 +145,318 @@ check_workspace(const struct host *h, const char *ws, char **cause,
 	return 0;
 }
 
+
+unsigned int
+policy_quadrant_legs(const char *q)
+{
+	if (streq(q, "sealed"))
+		return PLAN_LEG_A;
+	if (streq(q, "offline"))
+		return PLAN_LEG_A | PLAN_LEG_B;
+	if (streq(q, "online"))
+		return PLAN_LEG_A | PLAN_LEG_C;
+	if (streq(q, "trusted"))
+		return PLAN_LEG_B | PLAN_LEG_C;
+	return 0;
+}
+
+/* The effective values, with their origins: profile, then options. */
+struct eff {
+	struct pvalue	 quadrant, untrusted, ws_private, net_mode, backend;
+	struct plist	 ro, hide, scratch, direct, allow, endpoint;
+	struct plist	 pass, set, cred_file, cred_var;
+};
+
 static void
-landlock_plan(struct plan *p, const struct host *h, const char *ws)
+eff_free(struct eff *e)
+{
+	struct pvalue *v[] = { &e->quadrant, &e->untrusted, &e->ws_private,
+	    &e->net_mode, &e->backend };
+	struct plist *l[] = { &e->ro, &e->hide, &e->scratch, &e->direct,
+	    &e->allow, &e->endpoint, &e->pass, &e->set, &e->cred_file,
+	    &e->cred_var };
+	size_t i;
+
+	for (i = 0; i < nitems(v); i++) {
+		free(v[i]->value);
+		free(v[i]->origin);
+	}
+	for (i = 0; i < nitems(l); i++)
+		plist_clear(l[i]);
+}
+
+static void
+value_or(struct pvalue *dst, const struct pvalue *src, const char *def)
+{
+	if (src->value)
+		pvalue_set(dst, src->value, src->origin);
+	else
+		pvalue_set(dst, def, "built-in default");
+}
+
+/* Profile paths with "~" expanded; home entries become ~/ENTRY. */
+static void
+add_paths(struct plist *dst, const struct plist *src, const char *home,
+    bool home_entries)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++) {
+		autofree char *p = home_entries ?
+		    path_join(home, src->v[i].value) :
+		    syntax_expand(src->v[i].value, home);
+
+		plist_add(dst, p, src->v[i].origin);
+	}
+}
+
+static void
+add_opts(struct plist *dst, const struct cli_list *src, const char *opt,
+    const char *home)
+{
+	autofree char *origin = xasprintf("option --%s", opt);
+	size_t i;
+
+	for (i = 0; i < src->n; i++) {
+		autofree char *p = home ? syntax_expand(src->v[i], home) :
+		    xstrdup(src->v[i]);
+
+		plist_add(dst, p, origin);
+	}
+}
+
+static void
+effective(struct eff *e, const struct profile *pr, const struct cli_opts *o,
+    const struct host *h)
+{
+	size_t i;
+
+	value_or(&e->quadrant, &pr->quadrant, "sealed");
+	value_or(&e->untrusted, &pr->untrusted, "yes");
+	value_or(&e->ws_private, &pr->ws_private, "no");
+	value_or(&e->backend, &pr->backend, "auto");
+	if (o->backend_set)
+		pvalue_set(&e->backend, syntax_backends[o->backend],
+		    "option --backend");
+	value_or(&e->net_mode, &pr->net_mode, "none");
+	if (o->net_set)
+		pvalue_set(&e->net_mode, syntax_net_modes[o->net],
+		    "option --network");
+	else if ((o->allow.n || o->endpoint.n) &&
+	    streq(e->net_mode.value, "none"))
+		pvalue_set(&e->net_mode, "proxy", o->allow.n ?
+		    "option --allow (implies proxy)" :
+		    "option --endpoint (implies proxy)");
+
+	add_paths(&e->ro, &pr->read_only, h->home, false);
+	add_paths(&e->ro, &pr->home, h->home, true);
+	add_opts(&e->ro, &o->ro, "ro", h->home);
+	add_paths(&e->hide, &pr->hide, h->home, false);
+	add_opts(&e->hide, &o->hide, "hide", h->home);
+	add_paths(&e->scratch, &pr->scratch, h->home, false);
+	add_opts(&e->scratch, &o->scratch, "scratch", h->home);
+	add_paths(&e->direct, &pr->direct, h->home, false);
+	add_opts(&e->direct, &o->direct, "direct", h->home);
+	add_paths(&e->cred_file, &pr->cred_file, h->home, false);
+	for (i = 0; i < pr->allow.n; i++)
+		plist_add(&e->allow, pr->allow.v[i].value, pr->allow.v[i].origin);
+	add_opts(&e->allow, &o->allow, "allow", NULL);
+	for (i = 0; i < pr->endpoint.n; i++)
+		plist_add(&e->endpoint, pr->endpoint.v[i].value,
+		    pr->endpoint.v[i].origin);
+	add_opts(&e->endpoint, &o->endpoint, "endpoint", NULL);
+	for (i = 0; i < pr->env_pass.n; i++)
+		plist_add(&e->pass, pr->env_pass.v[i].value,
+		    pr->env_pass.v[i].origin);
+	for (i = 0; i < pr->env_set.n; i++)
+		plist_add(&e->set, pr->env_set.v[i].value,
+		    pr->env_set.v[i].origin);
+	for (i = 0; i < o->env.n; i++)
+		plist_add(strchr(o->env.v[i], '=') ? &e->set : &e->pass,
+		    o->env.v[i], "option --env");
+	for (i = 0; i < pr->cred_var.n; i++)
+		plist_add(&e->cred_var, pr->cred_var.v[i].value,
+		    pr->cred_var.v[i].origin);
+}
+
+static void
+explain(struct plan *p, const char *key, const struct pvalue *v)
+{
+	strv_push(&p->explain, &p->nexplain, xasprintf("%s = %s  (%s)", key,
+	    v->value, v->origin));
+}
+
+static void
+explain_list(struct plan *p, const char *key, const struct plist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		explain(p, key, &l->v[i]);
+}
+
+static void
+leg(struct plan *p, unsigned int which, const char *key,
+    const struct pvalue *v)
+{
+	char name = which == PLAN_LEG_A ? 'A' : which == PLAN_LEG_B ? 'B' : 'C';
+
+	p->legs |= which;
+	strv_push(&p->legs_why, &p->nlegs_why, xasprintf("%c: %s = %s  (%s)",
+	    name, key, v->value, v->origin));
+}
+
+/* Private data: under a home directory or the runtime directory. */
+static bool
+private_path(const struct host *h, const char *path)
+{
+	return path_has_prefix(path, h->home) ||
+	    (h->pw_home && path_has_prefix(path, h->pw_home)) ||
+	    (h->runtime_dir && path_has_prefix(path, h->runtime_dir)) ||
+	    path_has_prefix(path, "/run/user");
+}
+
+static bool
+in_list(const char *const *v, const char *s)
+{
+	size_t i;
+
+	for (i = 0; v[i]; i++)
+		if (streq(v[i], s))
+			return true;
+	return false;
+}
+
+static bool
+plist_has(const struct plist *l, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (streq(l->v[i].value, s))
+			return true;
+	return false;
+}
+
+/* Which rules grant which leg (DESIGN.md section 2). */
+static void
+compute_legs(struct plan *p, const struct eff *e, const struct host *h)
+{
+	const struct plist *vis[] = { &e->ro, &e->scratch, &e->direct };
+	const char *const visname[] = { "read-only", "scratch", "direct" };
+	bool c_other;
+	size_t i, j;
+
+	if (!streq(e->untrusted.value, "no"))
+		leg(p, PLAN_LEG_A, "untrusted", &e->untrusted);
+	for (j = 0; j < nitems(vis); j++)
+		for (i = 0; i < vis[j]->n; i++)
+			if (private_path(h, vis[j]->v[i].value))
+				leg(p, PLAN_LEG_B, visname[j], &vis[j]->v[i]);
+	for (i = 0; i < e->pass.n; i++)
+		if (!in_list(env_allow, e->pass.v[i].value))
+			leg(p, PLAN_LEG_B, "environment.pass", &e->pass.v[i]);
+	if (streq(e->ws_private.value, "yes") ||
+	    streq(e->ws_private.value, "true"))
+		leg(p, PLAN_LEG_B, "workspace.private", &e->ws_private);
+	if (streq(e->net_mode.value, "host"))
+		leg(p, PLAN_LEG_C, "network.mode", &e->net_mode);
+	for (i = 0; i < e->allow.n; i++)
+		if (!plist_has(&e->endpoint, e->allow.v[i].value))
+			leg(p, PLAN_LEG_C, "network.allow", &e->allow.v[i]);
+	for (i = 0; i < e->direct.n; i++)
+		leg(p, PLAN_LEG_C, "direct", &e->direct.v[i]);
+	/* The endpoint's credential is private only beside another way out. */
+	c_other = p->legs & PLAN_LEG_C;
+	if (c_other) {
+		for (i = 0; i < e->cred_file.n; i++)
+			leg(p, PLAN_LEG_B, "credential.file", &e->cred_file.v[i]);
+		for (i = 0; i < e->cred_var.n; i++)
+			leg(p, PLAN_LEG_B, "credential.variable",
+			    &e->cred_var.v[i]);
+	}
+}
+
+static char *
+legs_list(const struct plan *p, char which)
+{
+	size_t i, n = 0;
+	char *s = xstrdup("");
+
+	for (i = 0; i < p->nlegs_why; i++) {
+		char *t;
+
+		if (p->legs_why[i][0] != which)
+			continue;
+		t = xasprintf("%s%s%s", s, n++ ? "; " : "", p->legs_why[i] + 3);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+static int
+check_quadrant(struct plan *p, const struct eff *e, char **cause, char **hint)
+{
+	unsigned int extra;
+	char b[8];
+
+	p->quadrant_legs = policy_quadrant_legs(e->quadrant.value);
+	if (streq(e->quadrant.value, "trusted")) {
+		if (!streq(e->untrusted.value, "no")) {
+			*cause = xasprintf("the trusted quadrant needs "
+			    "untrusted = no (%s says untrusted = %s)",
+			    e->untrusted.origin, e->untrusted.value);
+			*hint = xasprintf("trusted is for input you trust "
+			    "entirely; say untrusted = no in the profile, or "
+			    "pick another quadrant");
+			return -1;
+		}
+		p->warn_trusted = true;
+	} else if (streq(e->untrusted.value, "no")) {
+		*cause = xasprintf("untrusted = no (%s) is only for the trusted "
+		    "quadrant, not %s", e->untrusted.origin,
+		    e->quadrant.value);
+		*hint = xasprintf("an agent processes untrusted input; remove "
+		    "untrusted = no");
+		return -1;
+	}
+	if ((p->legs & (PLAN_LEG_A | PLAN_LEG_B | PLAN_LEG_C)) ==
+	    (PLAN_LEG_A | PLAN_LEG_B | PLAN_LEG_C)) {
+		autofree char *a = legs_list(p, 'A'), *bl = legs_list(p, 'B');
+		autofree char *c = legs_list(p, 'C');
+
+		*cause = xasprintf("rule of two: this session would hold all "
+		    "three legs: A untrusted (%s), B private (%s), C external "
+		    "(%s)", a, bl, c);
+		*hint = xasprintf("drop one: remove the rules that grant B "
+		    "(private paths, secret variables, a private workspace) or "
+		    "C (network host, allow destinations, direct paths)");
+		return -1;
+	}
+	extra = p->legs & ~p->quadrant_legs;
+	if (extra) {
+		autofree char *why = legs_list(p, extra & PLAN_LEG_B ? 'B' :
+		    extra & PLAN_LEG_C ? 'C' : 'A');
+
+		*cause = xasprintf("rule of two: quadrant %s (%s) allows %s, "
+		    "but leg %c is granted by %s", e->quadrant.value,
+		    e->quadrant.origin, plan_legs_name(p->quadrant_legs, b),
+		    extra & PLAN_LEG_B ? 'B' : extra & PLAN_LEG_C ? 'C' : 'A',
+		    why);
+		*hint = xasprintf("%s", extra & PLAN_LEG_C ? "drop that rule, "
+		    "or use a profile of the online or trusted quadrant "
+		    "(for example -p online)" : extra & PLAN_LEG_B ? "drop that "
+		    "rule, or use a profile of the offline or trusted quadrant "
+		    "(for example -p offline)" : "the trusted quadrant needs "
+		    "untrusted = no");
+		return -1;
+	}
+	return 0;
+}
+static void
+landlock_plan(struct plan *p, const struct host *h, const char *ws,
+    const struct eff *e)
 {
 	const int abi = h->landlock_abi;
 	size_t i;
@@ -183,13 +496,55 @@ landlock_plan(struct plan *p, const struct host *h, const char *ws)
 	add_path(p, h->home, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
 	if (!path_has_prefix(ws, h->home) && !path_has_prefix(ws, "/tmp"))
 		add_path(p, ws, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
+	for (i = 0; i < e->scratch.n; i++)
+		add_path(p, e->scratch.v[i].value, PLAN_FS_READ | PLAN_FS_WRITE |
+		    PLAN_FS_EXEC);
+	for (i = 0; i < e->direct.n; i++)
+		add_path(p, e->direct.v[i].value, PLAN_FS_READ | PLAN_FS_WRITE |
+		    PLAN_FS_EXEC);
+}
+
+static size_t
+depth(const char *path)
+{
+	size_t n = 0;
+
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
+static int
+by_depth(const void *a, const void *b)
+{
+	const struct plan_mount *x = a, *y = b;
+	size_t dx = depth(x->dst), dy = depth(y->dst);
+
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	/* Same depth: keep the order they were planned in (a stable sort). */
+	return x->mode < y->mode ? -1 : x->mode > y->mode;
 }
 
 static void
-mounts_plan(struct plan *p, const struct host *h, const char *ws)
+add_list(struct plan *p, enum plan_mount_kind kind, const struct plist *l,
+    unsigned int *seq)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		add_mount(p, kind, l->v[i].value, (*seq)++, false);
+		p->mounts.v[p->mounts.n - 1].src = xstrdup(l->v[i].value);
+	}
+}
+
+static void
+mounts_plan(struct plan *p, const struct host *h, const char *ws,
+    const struct eff *e)
 {
 	struct plan_mount *m;
-	size_t i;
+	unsigned int seq = 0;
+	size_t i, first;
 
 	add_mount(p, PLAN_MOUNT_ROOT, "/", 0, true);
 	add_mount(p, PLAN_MOUNT_PROC, "/proc", 0, false);
@@ -208,11 +563,37 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws)
 	    !path_has_prefix(h->home, h->pw_home))
 		add_mount(p, PLAN_MOUNT_TMPFS, h->pw_home, 0700, false);
 
-	add_mount(p, PLAN_MOUNT_OVERLAY, ws, 0, true);
+	/*
+	 * The workspace and the profile's paths, parents before children so
+	 * that nothing covers what is meant to be seen through it.  "mode"
+	 * holds the planning order while sorting.
+	 */
+	first = p->mounts.n;
+	add_mount(p, PLAN_MOUNT_OVERLAY, ws, seq++, true);
 	m = &p->mounts.v[p->mounts.n - 1];
 	m->src = xstrdup(ws);
 	m->upper = path_join(p->session_dir, "upper");
 	m->work = path_join(p->session_dir, "work");
+	add_list(p, PLAN_MOUNT_BIND_RO, &e->ro, &seq);
+	add_list(p, PLAN_MOUNT_BIND_RO, &e->cred_file, &seq);
+	add_list(p, PLAN_MOUNT_SCRATCH, &e->scratch, &seq);
+	add_list(p, PLAN_MOUNT_BIND_RW, &e->direct, &seq);
+	add_list(p, PLAN_MOUNT_HIDE, &e->hide, &seq);
+	qsort(p->mounts.v + first, p->mounts.n - first, sizeof(*p->mounts.v),
+	    by_depth);
+	for (i = first; i < p->mounts.n; i++) {
+		m = &p->mounts.v[i];
+		if (m->kind == PLAN_MOUNT_SCRATCH) {
+			autofree char *d = xasprintf("scratch/%u", m->mode);
+
+			m->upper = path_join(p->session_dir, d);
+			free(d);
+			d = xasprintf("scratch/%u.work", m->mode);
+			m->work = path_join(p->session_dir, d);
+		}
+		m->mode = 0;
+		m->exec = m->kind != PLAN_MOUNT_HIDE;
+	}
 
 	/*
 	 * A host socket outside the fresh trees, or inside the workspace
@@ -228,56 +609,174 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws)
 		add_mount(p, PLAN_MOUNT_MASK, s, 0, false);
 	}
 }
+static void
+explain_all(struct plan *p, const struct eff *e, const char *ws,
+    const char *ws_origin)
+{
+	struct pvalue w = { (char *)ws, (char *)ws_origin };
+
+	explain(p, "quadrant", &e->quadrant);
+	explain(p, "untrusted", &e->untrusted);
+	explain(p, "workspace.path", &w);
+	explain(p, "workspace.private", &e->ws_private);
+	explain(p, "network.mode", &e->net_mode);
+	explain_list(p, "network.allow", &e->allow);
+	explain_list(p, "network.endpoint", &e->endpoint);
+	explain_list(p, "filesystem.read-only", &e->ro);
+	explain_list(p, "filesystem.hide", &e->hide);
+	explain_list(p, "filesystem.scratch", &e->scratch);
+	explain_list(p, "filesystem.direct", &e->direct);
+	explain_list(p, "environment.pass", &e->pass);
+	explain_list(p, "environment.set", &e->set);
+	explain_list(p, "credential.file", &e->cred_file);
+	explain_list(p, "credential.variable", &e->cred_var);
+	explain(p, "backend", &e->backend);
+}
+
+/* What the plan asks for that this build cannot enforce yet. */
+static char *
+not_here(const struct eff *e)
+{
+	if (!streq(e->net_mode.value, "none"))
+		return xasprintf("network mode '%s' (%s) is not available in "
+		    "this version of confine", e->net_mode.value,
+		    e->net_mode.origin);
+	if (!streq(e->backend.value, "auto") &&
+	    !streq(e->backend.value, "native"))
+		return xasprintf("backend '%s' (%s) is not available in this "
+		    "version of confine", e->backend.value, e->backend.origin);
+	return NULL;
+}
+
+static void
+env_plan(struct plan *p, const struct host *h, char *const *host_env,
+    const struct eff *e)
+{
+	autofree char *home = xasprintf("HOME=%s", h->home);
+	autofree char *user = xasprintf("USER=%s", h->user);
+	autofree char *logname = xasprintf("LOGNAME=%s", h->user);
+	autofree char *session = xasprintf("CONFINE_SESSION=%s",
+	    p->session_id);
+	char tmpdir[] = "TMPDIR=/tmp";
+	char path[] = "PATH=/usr/local/bin:/usr/bin:/bin";
+	const char **allow = NULL, **opts = NULL;
+	char *set[] = { home, user, logname, tmpdir, session, NULL, NULL };
+	size_t na = 0, no = 0, i;
+
+	if (env_get(host_env, "PATH") == NULL)
+		set[5] = path;
+	for (i = 0; env_allow[i]; i++) {
+		allow = xreallocarray(allow, na + 2, sizeof(*allow));
+		allow[na++] = env_allow[i];
+	}
+	/* Passed names join the allow-list: prefixes (NAME*) work there. */
+	for (i = 0; i < e->pass.n; i++) {
+		allow = xreallocarray(allow, na + 2, sizeof(*allow));
+		allow[na++] = e->pass.v[i].value;
+	}
+	for (i = 0; i < e->cred_var.n; i++) {
+		allow = xreallocarray(allow, na + 2, sizeof(*allow));
+		allow[na++] = e->cred_var.v[i].value;
+	}
+	allow[na] = NULL;
+	for (i = 0; i < e->set.n; i++) {
+		opts = xreallocarray(opts, no + 1, sizeof(*opts));
+		opts[no++] = e->set.v[i].value;
+	}
+	p->envp = env_build(host_env, allow, set, opts, no);
+	free(allow);
+	free(opts);
+}
 
 int
 policy_compute(const struct cli_opts *o, const struct host *h,
-    char *const *host_env, struct plan *ret, char **cause, char **hint)
+    char *const *host_env, const struct profile *pr,
+    const char *profile_reason, struct plan *ret, char **cause, char **hint)
 {
 	struct plan p = { 0 };
-	const char *ws;
+	AUTO(eff_free) struct eff e = { 0 };
+	const char *ws, *ws_origin;
+	autofree char *sessions = NULL;
 	struct tm tm;
 	char stamp[32];
-	autofree char *home = NULL, *user = NULL, *logname = NULL;
-	autofree char *session = NULL, *path = NULL;
+	size_t i;
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6,
 	    AF_NETLINK };
 
 	*cause = *hint = NULL;
-	ws = h->workspace ? h->workspace : h->git_top ? h->git_top : h->cwd;
+	effective(&e, pr, o, h);
+	if (h->workspace) {
+		ws = h->workspace;
+		ws_origin = o->workspace ? "option --workspace" :
+		    pr->ws_path.origin;
+	} else if (h->git_top) {
+		ws = h->git_top;
+		ws_origin = "built-in default: the git top level of the "
+		    "current directory";
+	} else {
+		ws = h->cwd;
+		ws_origin = "built-in default: the current directory";
+	}
 	if (check_workspace(h, ws, cause, hint) < 0)
 		return -1;
 	if (h->landlock_abi < 1) {
 		*cause = xasprintf("landlock: not available on this kernel "
 		    "(%s)", h->landlock_errno == 95 ?
 		    "built in but disabled at boot" : "not built in");
-		*hint = xasprintf("the sealed policy needs landlock as its "
-		    "second filesystem layer; boot with landlock in lsm=, "
-		    "or use a kernel of 5.13 or later");
+		*hint = xasprintf("confine needs landlock as its second "
+		    "filesystem layer; boot with landlock in lsm=, or use a "
+		    "kernel of 5.13 or later");
+		return -1;
+	}
+	if ((e.allow.n || e.endpoint.n) && !streq(e.net_mode.value, "proxy")) {
+		*cause = xasprintf("network.%s = %s (%s) needs network mode "
+		    "proxy, not %s (%s)", e.allow.n ? "allow" : "endpoint",
+		    e.allow.n ? e.allow.v[0].value : e.endpoint.v[0].value,
+		    e.allow.n ? e.allow.v[0].origin : e.endpoint.v[0].origin,
+		    e.net_mode.value, e.net_mode.origin);
+		*hint = xasprintf("destinations go through the proxy: use "
+		    "network mode proxy, or drop them");
 		return -1;
 	}
 
-	p.quadrant = xstrdup("sealed");
+	p.profile = xstrdup(pr->name ? pr->name : "sealed (built-in)");
+	p.profile_reason = xstrdup(profile_reason);
+	p.quadrant = xstrdup(e.quadrant.value);
+	compute_legs(&p, &e, h);
+	if (check_quadrant(&p, &e, cause, hint) < 0) {
+		plan_free(&p);
+		return -1;
+	}
+	explain_all(&p, &e, ws, ws_origin);
+	p.not_here = not_here(&e);
 	p.backend = PLAN_BACKEND_NATIVE;
-	p.backend_reason = xstrdup(o->backend == PLAN_BACKEND_NATIVE ?
-	    "native (asked for with --backend native)" :
-	    "native (auto: the only backend of this build)");
+	p.backend_reason = xstrdup(streq(e.backend.value, "native") ?
+	    "native (asked for)" : "native (auto: user namespaces work here)");
 	p.uid = h->uid;
 	p.gid = h->gid;
 	p.clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
 	    CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
-	p.net = o->net;
+	for (i = 0; syntax_net_modes[i]; i++)
+		if (streq(syntax_net_modes[i], e.net_mode.value))
+			p.net = (enum plan_net)i;
+	p.allow = xcalloc(e.allow.n + 1, sizeof(char *));
+	for (i = 0; i < e.allow.n; i++)
+		p.allow[i] = xstrdup(e.allow.v[i].value);
+	p.endpoint = xcalloc(e.endpoint.n + 1, sizeof(char *));
+	for (i = 0; i < e.endpoint.n; i++)
+		p.endpoint[i] = xstrdup(e.endpoint.v[i].value);
 	p.workspace = xstrdup(ws);
-	p.argv = strv_copy(o->argv);
+	p.argv = strv_copy(o->argv ? o->argv : (char *[]){ NULL });
 	p.cwd = xstrdup(path_has_prefix(h->cwd, ws) ? h->cwd : ws);
 
 	gmtime_r(&h->now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	p.session_id = xasprintf("%s-%08x", stamp, h->random);
-	session = path_join(h->state_home, "confine/sessions");
-	p.session_dir = path_join(session, p.session_id);
+	sessions = path_join(h->state_home, "confine/sessions");
+	p.session_dir = path_join(sessions, p.session_id);
 
-	mounts_plan(&p, h, ws);
-	landlock_plan(&p, h, ws);
+	mounts_plan(&p, h, ws, &e);
+	landlock_plan(&p, h, ws, &e);
 
 	p.sys.nfamilies = nitems(families);
 	p.sys.families = xcalloc(nitems(families), sizeof(int));
@@ -288,23 +787,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.tty.termios = h->termios;
 	p.tty.winsize = h->winsize;
 
-	home = xasprintf("HOME=%s", h->home);
-	user = xasprintf("USER=%s", h->user);
-	logname = xasprintf("LOGNAME=%s", h->user);
-	session = (free(session), xasprintf("CONFINE_SESSION=%s",
-	    p.session_id));
-	path = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
-	{
-		char tmpdir[] = "TMPDIR=/tmp";
-		char *set[] = { home, user, logname, tmpdir, session,
-		    NULL, NULL };
-		char **env;
-
-		if (env_get(host_env, "PATH") == NULL)
-			set[5] = path;
-		env = env_build(host_env, env_allow, set, o->env, o->nenv);
-		p.envp = env;
-	}
+	env_plan(&p, h, host_env, &e);
 	*ret = p;
 	return 0;
 }

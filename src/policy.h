@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * policy.h - the sealed quadrant: (command line, host facts) to a plan.
+ * policy.h - (command line, profile, host facts) to a plan, through the
+ * rule of two (DESIGN.md section 2).
  *
  * Pure: no system calls, no file or environment reads.  The same inputs
  * always give the same plan.
@@ -11,16 +12,22 @@
 #include "cli.h"
 #include "plan.h"
 #include "probe.h"
+#include "profile.h"
 
 /*
- * Compute the plan.  Returns 0, or -1 with *cause (and *hint, possibly
- * NULL) set to heap strings when the policy refuses to run: the workspace
- * would expose the home directory, or a protection the policy requires is
- * missing from this kernel.
+ * Compute the plan.  Options override the profile's values.  Returns 0, or
+ * -1 with *cause (and *hint, possibly NULL) set to heap strings when the
+ * policy refuses: the rules grant a leg the quadrant does not allow, or all
+ * three; the workspace would expose the home directory; a protection the
+ * policy requires is missing from this kernel.
  */
 int	policy_compute(const struct cli_opts *, const struct host *,
-	    char *const *host_env, struct plan *ret, char **cause,
+	    char *const *host_env, const struct profile *,
+	    const char *profile_reason, struct plan *ret, char **cause,
 	    char **hint);
+
+/* The legs a quadrant allows (PLAN_LEG_*), or 0 for an unknown name. */
+unsigned int	policy_quadrant_legs(const char *quadrant);
 
 /* Landlock rights of an ABI version, from the exact table. */
 uint64_t	policy_landlock_fs(int abi);

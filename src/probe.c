@@ -174,6 +174,10 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 		h.state_home = xstrdup(s);
 	else
 		h.state_home = path_join(h.home, ".local/state");
+	if ((s = env_get(env, "XDG_CONFIG_HOME")) && s[0] == '/')
+		h.config_home = xstrdup(s);
+	else
+		h.config_home = path_join(h.home, ".config");
 	h.runtime_dir = resolve_dir_abs(env_get(env, "XDG_RUNTIME_DIR"));
 	h.has_run = lstat("/run", &st) == 0 && S_ISDIR(st.st_mode);
 	h.var_run_is_dir = lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode);
@@ -206,6 +210,7 @@ host_free(struct host *h)
 	free(h->git_top);
 	free(h->workspace);
 	free(h->state_home);
+	free(h->config_home);
 	free(h->runtime_dir);
 	strv_free(h->unix_sockets);
 	memset(h, 0, sizeof(*h));

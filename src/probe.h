@@ -22,6 +22,7 @@ struct host {
 	char		*git_top;	/* git top level of cwd, or NULL */
 	char		*workspace;	/* real path of --workspace, or NULL */
 	char		*state_home;	/* $XDG_STATE_HOME or ~/.local/state */
+	char		*config_home;	/* $XDG_CONFIG_HOME or ~/.config */
 	char		*runtime_dir;	/* real path of $XDG_RUNTIME_DIR or NULL */
 	bool		 has_run;	/* /run is a directory */
 	bool		 var_run_is_dir;	/* /var/run is a directory, not a link */

@@ -95,6 +95,7 @@ workspace_session_create(const struct plan *p, const char **where)
 	autofree char *parent = xstrdup(p->session_dir);
 	autoclose int fd = -1;
 	struct stat st;
+	size_t i;
 	int r;
 
 	*strrchr(parent, '/') = '\0';
@@ -112,6 +113,18 @@ workspace_session_create(const struct plan *p, const char **where)
 	if (mkdirat(fd, "upper", 0700) < 0 || mkdirat(fd, "work", 0700) < 0 ||
 	    fchmodat(fd, "upper", st.st_mode & 07777, 0) < 0)
 		return -errno;
+	/* Scratch directories of the profile: their layers live here too. */
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind != PLAN_MOUNT_SCRATCH)
+			continue;
+		*where = m->upper;
+		if ((mkdirat(fd, "scratch", 0700) < 0 && errno != EEXIST) ||
+		    mkdir(m->upper, 0700) < 0 || mkdir(m->work, 0700) < 0)
+			return -errno;
+	}
+	*where = p->session_dir;
 	return write_meta(fd, p);
 }
 
@@ -145,12 +158,27 @@ bool
 workspace_session_finish(const struct plan *p)
 {
 	autoclose int fd = -1;
+	size_t i;
 
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return true;
 	/* overlayfs's own scratch (mode 000 entries, volatile markers). */
 	remove_tree(fd, "work", 0);
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+		const char *rel;
+
+		if (m->kind != PLAN_MOUNT_SCRATCH)
+			continue;
+		rel = m->work + strlen(p->session_dir) + 1;
+		remove_tree(fd, rel, 0);
+		unlinkat(fd, m->upper + strlen(p->session_dir) + 1,
+		    AT_REMOVEDIR);
+	}
+	unlinkat(fd, "scratch", AT_REMOVEDIR);
+	if (faccessat(fd, "scratch", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return true;
 	if (unlinkat(fd, "upper", AT_REMOVEDIR) < 0)
 		return true;
 	unlinkat(fd, "meta", 0);
