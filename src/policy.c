@@ -316,14 +316,23 @@ private_path(const struct host *h, const char *path)
 	    path_has_prefix(path, "/run/user");
 }
 
+/* Is every variable that name (or NAME*) passes in the allow-list? */
 static bool
-in_list(const char *const *v, const char *s)
+allow_listed(const char *name)
 {
-	size_t i;
+	size_t n = strlen(name), i;
+	bool glob = n && name[n - 1] == '*';
 
-	for (i = 0; v[i]; i++)
-		if (streq(v[i], s))
+	for (i = 0; env_allow[i]; i++) {
+		size_t m = strlen(env_allow[i]);
+
+		if (streq(env_allow[i], name))
 			return true;
+		/* "LC_ALL" is covered by "LC_*"; "LC*" is not. */
+		if (!glob && m && env_allow[i][m - 1] == '*' &&
+		    strncmp(name, env_allow[i], m - 1) == 0)
+			return true;
+	}
 	return false;
 }
 
@@ -354,7 +363,7 @@ compute_legs(struct plan *p, const struct eff *e, const struct host *h)
 			if (private_path(h, vis[j]->v[i].value))
 				leg(p, PLAN_LEG_B, visname[j], &vis[j]->v[i]);
 	for (i = 0; i < e->pass.n; i++)
-		if (!in_list(env_allow, e->pass.v[i].value))
+		if (!allow_listed(e->pass.v[i].value))
 			leg(p, PLAN_LEG_B, "environment.pass", &e->pass.v[i]);
 	if (streq(e->ws_private.value, "yes") ||
 	    streq(e->ws_private.value, "true"))
