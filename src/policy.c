@@ -306,14 +306,21 @@ leg(struct plan *p, unsigned int which, const char *key,
 	    name, key, v->value, v->origin));
 }
 
-/* Private data: under a home directory or the runtime directory. */
+/* Does showing path show dir or anything in it (path inside, or above)? */
+static bool
+overlaps(const char *path, const char *dir)
+{
+	return path_has_prefix(path, dir) || path_has_prefix(dir, path);
+}
+
+/* Private data: a home directory or the runtime directory, or a parent. */
 static bool
 private_path(const struct host *h, const char *path)
 {
-	return path_has_prefix(path, h->home) ||
-	    (h->pw_home && path_has_prefix(path, h->pw_home)) ||
-	    (h->runtime_dir && path_has_prefix(path, h->runtime_dir)) ||
-	    path_has_prefix(path, "/run/user");
+	return overlaps(path, h->home) ||
+	    (h->pw_home && overlaps(path, h->pw_home)) ||
+	    (h->runtime_dir && overlaps(path, h->runtime_dir)) ||
+	    overlaps(path, "/run/user");
 }
 
 /* Is every variable that name (or NAME*) passes in the allow-list? */
@@ -547,6 +554,21 @@ add_list(struct plan *p, enum plan_mount_kind kind, const struct plist *l,
 	}
 }
 
+/* Is path shown from the host again by a read-only, scratch or direct rule? */
+static bool
+shown(const struct eff *e, const char *path)
+{
+	const struct plist *l[] = { &e->ro, &e->scratch, &e->direct,
+	    &e->cred_file };
+	size_t i, j;
+
+	for (j = 0; j < nitems(l); j++)
+		for (i = 0; i < l[j]->n; i++)
+			if (path_has_prefix(path, l[j]->v[i].value))
+				return true;
+	return false;
+}
+
 static void
 mounts_plan(struct plan *p, const struct host *h, const char *ws,
     const struct eff *e)
@@ -613,7 +635,8 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	for (i = 0; h->unix_sockets[i]; i++) {
 		const char *s = h->unix_sockets[i];
 
-		if (!path_has_prefix(s, ws) && hidden(h, s))
+		if (!path_has_prefix(s, ws) && hidden(h, s) &&
+		    !shown(e, s))
 			continue;
 		add_mount(p, PLAN_MOUNT_MASK, s, 0, false);
 	}

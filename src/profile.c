@@ -93,6 +93,29 @@ error_at(struct ctx *c, char *msg, char *hint)
 	}
 }
 
+/*
+ * inih calls the handler only for keys, so a section header is checked
+ * here, where its line is: an unknown section is an error even when empty.
+ */
+static void
+check_section(struct ctx *c, const char *line)
+{
+	const char *p = line, *close;
+	size_t i, n;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != '[' || (close = strchr(p, ']')) == NULL)
+		return;
+	n = (size_t)(close - p - 1);
+	for (i = 0; sections[i]; i++)
+		if (strlen(sections[i]) == n && strncmp(p + 1, sections[i], n) == 0)
+			return;
+	error_at(c, xasprintf("unknown section [%.*s]", (int)n, p + 1),
+	    xasprintf("sections are [profile], [filesystem], [workspace], "
+	    "[network], [environment], [credential] and [sandbox]"));
+}
+
 /* inih's reader (an fgets over the buffer) that counts physical lines. */
 static char *
 reader(char *str, int num, void *stream)
@@ -120,6 +143,7 @@ reader(char *str, int num, void *stream)
 		memcpy(str, c->buf + c->pos, n);
 		str[n] = '\n';
 		str[n + 1] = '\0';
+		check_section(c, str);
 	}
 	c->pos += n + (nl ? 1 : 0);
 	return str;
@@ -192,6 +216,16 @@ handler(void *user, const char *section, const char *name, const char *value)
 		    "of each section"));
 		return 0;
 	}
+	/*
+	 * inih strips " ;comment" on key lines but not on continuation lines:
+	 * refuse the ambiguity instead of keeping a comment as a value.
+	 */
+	if (strstr(value, " ;") || strstr(value, "\t;")) {
+		error_at(c, xasprintf("%s: ' ;' inside a value (a comment on a "
+		    "continuation line is kept as text)", name),
+		    xasprintf("put comments on lines of their own"));
+		return 0;
+	}
 	/* An empty list value clears what was inherited; scalars need one. */
 	if (value[0] == '\0' && k->kind != LIST) {
 		error_at(c, xasprintf("%s: empty value", name), NULL);
@@ -229,6 +263,12 @@ handler(void *user, const char *section, const char *name, const char *value)
 		}
 		if (c->nseen < nitems(c->seen))
 			c->seen[c->nseen++] = k;
+		if (k->check == C_BOOL) {
+			bool b = false;
+
+			syntax_bool(value, &b, &why);
+			value = b ? "yes" : "no";
+		}
 		pvalue_set((struct pvalue *)((char *)c->p + k->off), value,
 		    origin);
 		return 1;
@@ -413,6 +453,28 @@ check_perms(const struct profile_dirs *d, const char *path, char **cause,
 	return 0;
 }
 
+static char *
+find_unread(const struct profile_dirs *d, const char *name, char **chain,
+    int depth)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < nitems(d->dir); i++) {
+		char *p;
+
+		if (d->dir[i] == NULL)
+			continue;
+		p = xasprintf("%s/%s.ini", d->dir[i], name);
+		for (j = 0; j <= depth && !streq(chain[j], p); j++)
+			;
+		if (j > depth && access(p, F_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
 /* Load the chain: path's bytes, then what it extends, depth-first. */
 static int
 load(const struct profile_dirs *d, const char *path, const char *buf,
@@ -422,7 +484,7 @@ load(const struct profile_dirs *d, const char *path, const char *buf,
 	struct profile own = { 0 };
 	autofree char *extends = NULL, *parent = NULL, *pbuf = NULL;
 	size_t plen = 0;
-	int eline = 0, i, r = 0;
+	int eline = 0, r = 0;
 
 	if (parse(path, buf, len, &own, &extends, &eline, cause, hint) < 0)
 		return -1;
@@ -433,22 +495,25 @@ load(const struct profile_dirs *d, const char *path, const char *buf,
 			profile_free(&own);
 			return -1;
 		}
-		if ((parent = profile_find(d, extends, NULL)) == NULL) {
-			*cause = xasprintf("%s:%d: extends: no profile named "
-			    "'%s'", path, eline, extends);
-			*hint = xasprintf("'confine profile list' shows the "
-			    "profiles there are");
-			profile_free(&own);
-			return -1;
-		}
-		for (i = 0; i <= depth; i++) {
-			if (streq(chain[i], parent)) {
+		/*
+		 * The first NAME.ini in the search order that is not already
+		 * being read: a user's offline.ini may extend the shipped one.
+		 */
+		if ((parent = find_unread(d, extends, chain, depth)) == NULL) {
+			autofree char *any = profile_find(d, extends, NULL);
+
+			if (any)
 				*cause = xasprintf("%s:%d: extends: '%s' makes a "
 				    "cycle (%s is already being read)", path,
-				    eline, extends, parent);
-				profile_free(&own);
-				return -1;
+				    eline, extends, any);
+			else {
+				*cause = xasprintf("%s:%d: extends: no profile "
+				    "named '%s'", path, eline, extends);
+				*hint = xasprintf("'confine profile list' shows "
+				    "the profiles there are");
 			}
+			profile_free(&own);
+			return -1;
 		}
 		chain[depth + 1] = parent;
 		if (check_perms(d, parent, cause, hint) < 0 ||
