@@ -9,9 +9,10 @@ t_plan() {
 	ws_new
 	run_confine --dry-run -- true
 	assert_status "$RC" 0
-	assert_eq "$(head -n 1 "$OUT")" \
-	    "quadrant: sealed (legs: A untrusted; B private: no; C external: no)" \
-	    "the first line"
+	assert_file_has_content "$OUT" '^profile: sealed'
+	assert_file_has_content "$OUT" '^  quadrant = sealed  \('
+	assert_file_has_content "$OUT" '^rule of two: quadrant sealed allows A; the rules grant A$'
+	assert_file_has_content "$OUT" '^verdict: allowed \(1 of 3 legs\)$' 
 	assert_file_has_content "$OUT" '^namespaces: user mount pid net ipc uts cgroup$'
 	assert_file_has_content "$OUT" '^network: none'
 	assert_file_has_content "$OUT" "^workspace: $WS "

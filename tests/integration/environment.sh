@@ -6,7 +6,7 @@
 # own pid 1 does not show its environment or command line.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 7
+plan 8
 
 ME=$(id -un)
 
@@ -99,7 +99,10 @@ t_default_path() {
 
 t_env_option() {
 	ws_new
+	# Passing a variable outside the allow-list is leg B: offline allows it.
+	printf '[profile]\nquadrant = offline\n' >"$TEST_TMP/offline.ini"
 	CONFINE_TEST_PASS=passed CONFINE_TEST_SECRET=hidden run_confine \
+	    -p "$TEST_TMP/offline.ini" \
 	    --env CONFINE_TEST_PASS --env CONFINE_TEST_SET=set-value \
 	    --env TERM=dumb --env CONFINE_TEST_UNSET_VAR -- env
 	assert_status "$RC" 0
@@ -109,6 +112,15 @@ t_env_option() {
 	assert_eq "$(grep -c '^TERM=' "$OUT")" 1 "TERM lines"
 	assert_not_file_has_content "$OUT" '^CONFINE_TEST_UNSET_VAR='
 	assert_not_file_has_content "$OUT" '^CONFINE_TEST_SECRET='
+	assert_ws_unchanged
+}
+
+t_env_pass_is_leg_b() {
+	ws_new
+	CONFINE_TEST_PASS=passed run_confine --env CONFINE_TEST_PASS -- env
+	assert_status "$RC" 125
+	assert_file_has_content "$ERR" 'leg B is granted by environment.pass = CONFINE_TEST_PASS'
+	assert_not_file_has_content "$OUT" 'CONFINE_TEST_PASS'
 	assert_ws_unchanged
 }
 
@@ -167,6 +179,7 @@ t_no_secret_anywhere() {
 tcase "the environment is exactly the allow-list plus identity" t_exact
 tcase "without a PATH, the default one" t_default_path
 tcase "--env NAME passes, --env NAME=VALUE sets" t_env_option
+tcase "--env NAME outside the allow-list is leg B: refused under sealed" t_env_pass_is_leg_b
 tcase "TMPDIR is /tmp whatever the caller's" t_tmpdir
 tcase "/proc/1/environ is unreadable" t_pid1_environ
 tcase "/proc/1/cmdline is zeroed" t_pid1_cmdline
