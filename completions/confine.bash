@@ -21,11 +21,27 @@ _confine()
 		cword=$COMP_CWORD
 	fi
 
-	local opts='-w --workspace --env -n --network --backend --dry-run
+	local opts='-p --profile -w --workspace --env -n --network --allow
+	    --endpoint --ro --hide --scratch --direct --backend --dry-run
 	    -q --quiet -v --verbose -h --help -V --version'
 	local i=1 w c
 
 	if [[ ${words[1]-} == doctor && $cword -gt 1 ]]; then
+		return 0
+	fi
+	if [[ ${words[1]-} == profile ]]; then
+		if ((cword == 2)); then
+			COMPREPLY=($(compgen -W 'list show check' -- "$cur"))
+		elif [[ ${words[2]-} == show && $cword -eq 3 ]]; then
+			COMPREPLY=($(compgen -W "$(confine profile list 2>/dev/null |
+			    awk '{print $1}')" -- "$cur"))
+		elif [[ ${words[2]-} == check ]]; then
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return 0
+	fi
+	if [[ ${words[1]-} == trust ]]; then
+		((cword == 2)) && COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 	fi
 	[[ ${words[1]-} == run && $cword -gt 1 ]] && i=2
@@ -38,7 +54,8 @@ _confine()
 			((i++))
 			break
 			;;
-		--workspace | --env | --network | --backend)
+		--profile | --workspace | --env | --network | --backend | \
+		    --allow | --endpoint | --ro | --hide | --scratch | --direct)
 			((i += 2))
 			continue
 			;;
@@ -48,7 +65,7 @@ _confine()
 			# A cluster such as -qw DIR: a final w or n takes the next word.
 			c=${w#-}
 			while [[ -n $c ]]; do
-				if [[ ${c:0:1} == [wn] ]]; then
+				if [[ ${c:0:1} == [pwn] ]]; then
 					[[ ${#c} -eq 1 ]] && ((i++))
 					break
 				fi
@@ -76,7 +93,9 @@ _confine()
 
 	# The word under the cursor is an option, an option's value, or the
 	# command's name.  A cluster such as -qw ends like the option it ends in.
-	if [[ $prev =~ ^-[qvhV]*w$ ]]; then
+	if [[ $prev =~ ^-[qvhV]*p$ ]]; then
+		prev=-p
+	elif [[ $prev =~ ^-[qvhV]*w$ ]]; then
 		prev=-w
 	elif [[ $prev =~ ^-[qvhV]*n$ ]]; then
 		prev=-n
@@ -90,12 +109,24 @@ _confine()
 		fi
 		return 0
 		;;
+	-p | --profile)
+		COMPREPLY=($(compgen -W "$(confine profile list 2>/dev/null |
+		    awk '{print $1}')" -- "$cur") $(compgen -f -X '!*.ini' -- "$cur"))
+		return 0
+		;;
+	--ro | --hide | --scratch | --direct)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0
+		;;
+	--allow | --endpoint)
+		return 0
+		;;
 	-n | --network)
-		COMPREPLY=($(compgen -W 'none' -- "$cur"))
+		COMPREPLY=($(compgen -W 'none proxy host' -- "$cur"))
 		return 0
 		;;
 	--backend)
-		COMPREPLY=($(compgen -W 'auto native' -- "$cur"))
+		COMPREPLY=($(compgen -W 'auto native bwrap landlock' -- "$cur"))
 		return 0
 		;;
 	--env)
@@ -109,8 +140,8 @@ _confine()
 		local opt=${cur%%=*} val=${cur#*=}
 		case $opt in
 		--workspace) COMPREPLY=($(compgen -d -- "$val")) ;;
-		--network) COMPREPLY=($(compgen -W 'none' -- "$val")) ;;
-		--backend) COMPREPLY=($(compgen -W 'auto native' -- "$val")) ;;
+		--network) COMPREPLY=($(compgen -W 'none proxy host' -- "$val")) ;;
+		--backend) COMPREPLY=($(compgen -W 'auto native bwrap landlock' -- "$val")) ;;
 		--env) COMPREPLY=($(compgen -e -- "$val")) ;;
 		esac
 		COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
@@ -123,7 +154,7 @@ _confine()
 	esac
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W 'run doctor' -- "$cur") $(compgen -c -- "$cur"))
+		COMPREPLY=($(compgen -W 'run doctor profile trust' -- "$cur") $(compgen -c -- "$cur"))
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi
