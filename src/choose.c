@@ -133,8 +133,14 @@ choose_profile(const struct cli_opts *o, const struct host *h,
 			return -1;
 		}
 		if ((found = profile_find(&d, p, &where)) == NULL &&
-		    streq(p, "sealed"))
-			goto builtin;
+		    streq(p, "sealed")) {
+			memset(ret, 0, sizeof(*ret));
+			ret->name = xstrdup("sealed (built-in)");
+			*reason = xasprintf("-p sealed; no sealed.ini in %s, %s "
+			    "or %s, so the built-in sealed policy", d.dir[0],
+			    d.dir[1], d.dir[2]);
+			return 0;
+		}
 		if (profile_load_name(&d, p, ret, cause, hint) < 0)
 			return -1;
 		*reason = xasprintf("-p %s, found in %s", p, d.dir[where]);
@@ -159,7 +165,6 @@ choose_profile(const struct cli_opts *o, const struct host *h,
 		*reason = xasprintf("the default, found in %s", d.dir[where]);
 		return 0;
 	}
-builtin:
 	memset(ret, 0, sizeof(*ret));
 	ret->name = xstrdup("sealed (built-in)");
 	*reason = xasprintf("the default; no sealed.ini in %s, %s or %s, so "

@@ -429,7 +429,11 @@ scratch(const struct plan_mount *m, unsigned int index)
 	if ((src = host_open(m->dst)) < 0) {
 		if (src != -ENOENT)
 			return src;
-		/* Missing on the host: an empty writable directory. */
+		/*
+		 * Missing on the host: an empty writable directory, where a
+		 * mount point can be made (in a tmpfs such as the home); in a
+		 * read-only part of the host, EROFS says to create it there.
+		 */
 		return mount_fs(m->dst, true, "tmpfs", MS_NOSUID | MS_NODEV,
 		    "mode=0700");
 	}

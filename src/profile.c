@@ -499,7 +499,15 @@ load(const struct profile_dirs *d, const char *path, const char *buf,
 		 * The first NAME.ini in the search order that is not already
 		 * being read: a user's offline.ini may extend the shipped one.
 		 */
-		if ((parent = find_unread(d, extends, chain, depth)) == NULL) {
+		if ((parent = find_unread(d, extends, chain, depth)) == NULL &&
+		    streq(extends, "sealed") &&
+		    profile_find(d, extends, NULL) == NULL) {
+			/* sealed always exists: built in, it sets nothing. */
+			merge(acc, &own);
+			profile_free(&own);
+			return 0;
+		}
+		if (parent == NULL) {
 			autofree char *any = profile_find(d, extends, NULL);
 
 			if (any)

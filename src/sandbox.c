@@ -59,6 +59,7 @@ struct fds {
 };
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction saved_sigpipe;
 
 static void
 sigset_all(sigset_t *set)
@@ -137,6 +138,7 @@ command(const struct plan *p, int slave, int status_fd, int bpf_fd)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	sigaction(SIGPIPE, &saved_sigpipe, NULL);
 	/* A new session: no controlling terminal of the user's (TIOCSTI). */
 	if (setsid() < 0)
 		die_errno(errno, "setsid");
@@ -391,6 +393,13 @@ sandbox_run(const struct plan *p)
 
 	if ((r = workspace_session_create(p, &where)) < 0)
 		die_errno(-r, "session: cannot create '%s'", where);
+	/*
+	 * A sandbox that fails early closes the filter pipe: take EPIPE, not
+	 * SIGPIPE, and read its reason.  The command gets the caller's own
+	 * disposition back.
+	 */
+	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN },
+	    &saved_sigpipe);
 	if (pipe2(f.status, O_CLOEXEC | O_DIRECT) < 0 ||
 	    pipe2(f.bpf, O_CLOEXEC) < 0)
 		die_errno(errno, "pipe");
@@ -423,8 +432,12 @@ sandbox_run(const struct plan *p)
 	close(f.status[1]);
 	close(f.parent);
 	close(f.bpf[0]);
-	/* Compile the filter while the sandbox sets itself up. */
-	if ((r = syscall_filter_export(&p->sys, f.bpf[1], &where)) < 0) {
+	/*
+	 * Compile the filter while the sandbox sets itself up.  EPIPE: the
+	 * sandbox is gone already, and its status record says why.
+	 */
+	if ((r = syscall_filter_export(&p->sys, f.bpf[1], &where)) < 0 &&
+	    r != -EPIPE) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 		workspace_session_finish(p);

@@ -107,8 +107,15 @@ explain(const char *what, bool is_file, char *const *env, bool verbose)
 	host_or_die(env, &h);
 	choose_dirs(&h, &d);
 	o.argv = argv;
-	r = is_file ? profile_load_file(&d, what, &pr, &cause, &hint) :
-	    profile_load_name(&d, what, &pr, &cause, &hint);
+	memset(&pr, 0, sizeof(pr));
+	if (!is_file && streq(what, "sealed") &&
+	    profile_find(&d, "sealed", NULL) == NULL) {
+		/* No sealed.ini anywhere: the built-in sealed policy. */
+		pr.name = xstrdup("sealed (built-in)");
+		r = 0;
+	} else
+		r = is_file ? profile_load_file(&d, what, &pr, &cause, &hint) :
+		    profile_load_name(&d, what, &pr, &cause, &hint);
 	if (r < 0)
 		goto fail;
 	reason = xasprintf("%s", is_file ? "checked file" : "by name");

@@ -22,7 +22,12 @@ INTEGRATION_TESTS = \
 	tests/integration/signals.sh \
 	tests/integration/dry-run.sh \
 	tests/integration/doctor.sh \
-	tests/integration/refusals.sh
+	tests/integration/refusals.sh \
+	tests/integration/profiles.sh \
+	tests/integration/trust.sh \
+	tests/integration/profile-mounts.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
+
+EXTRA_DIST += tests/profile-lib.sh
