@@ -22,6 +22,8 @@ const char cli_usage[] =
 "       confine run [OPTIONS] [--] COMMAND [ARG...]\n"
 "       confine profile list | show NAME | check FILE...\n"
 "       confine trust [FILE]\n"
+"       confine ls | show [SESSION] | diff [SESSION] | drop SESSION...\n"
+"       confine apply [--yes] [SESSION]\n"
 "       confine doctor\n"
 "\n"
 "Run COMMAND in a confinement that cannot write to the host: the workspace\n"
@@ -63,6 +65,15 @@ const char cli_usage[] =
 "  profile list         list the profiles and where they are\n"
 "  profile show NAME    print a profile's effective policy\n"
 "  profile check FILE...  check profiles and their rule-of-two verdict\n"
+"  ls                   list the sessions\n"
+"  show [SESSION]       the report of a session (default: the latest);\n"
+"                       exports it first if that has not happened\n"
+"  diff [SESSION]       print the session's patch (paged, made safe for\n"
+"                       the terminal, when on one)\n"
+"  apply [--yes] [SESSION]\n"
+"                       apply the patch to the workspace, after checking\n"
+"                       that all of it applies; asks first on a terminal\n"
+"  drop SESSION...      delete sessions\n"
 "  trust [FILE]         trust a repository profile (default: the\n"
 "                       workspace's .confine.ini), pinning its sha256\n"
 "  doctor               show what this kernel supports and the backend\n"
@@ -114,6 +125,41 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 			return -1;
 		}
 		o->cmd = CLI_DOCTOR;
+		return 1;
+	}
+	if (streq(w, "ls")) {
+		if (argc > 2) {
+			*cause = xasprintf("ls takes no arguments");
+			return -1;
+		}
+		o->cmd = CLI_LS;
+		return 1;
+	}
+	if (streq(w, "show") || streq(w, "diff") || streq(w, "apply")) {
+		int i = 2;
+
+		o->cmd = streq(w, "show") ? CLI_SHOW : streq(w, "diff") ?
+		    CLI_DIFF : CLI_APPLY;
+		if (o->cmd == CLI_APPLY && argc > i && (streq(argv[i], "--yes") ||
+		    streq(argv[i], "-y"))) {
+			o->yes = true;
+			i++;
+		}
+		if (argc > i + 1 || (argc > i && argv[i][0] == '-')) {
+			*cause = xasprintf("usage: confine %s%s [SESSION]", w,
+			    o->cmd == CLI_APPLY ? " [--yes]" : "");
+			return -1;
+		}
+		o->argv = argv + i;
+		return 1;
+	}
+	if (streq(w, "drop")) {
+		if (argc < 3) {
+			*cause = xasprintf("usage: confine drop SESSION...");
+			return -1;
+		}
+		o->cmd = CLI_DROP;
+		o->argv = argv + 2;
 		return 1;
 	}
 	if (streq(w, "trust")) {

@@ -11,7 +11,8 @@
 #include "plan.h"
 
 enum cli_cmd { CLI_RUN, CLI_DOCTOR, CLI_HELP, CLI_VERSION, CLI_PROFILE_LIST,
-	CLI_PROFILE_SHOW, CLI_PROFILE_CHECK, CLI_TRUST };
+	CLI_PROFILE_SHOW, CLI_PROFILE_CHECK, CLI_TRUST, CLI_LS, CLI_SHOW,
+	CLI_DIFF, CLI_APPLY, CLI_DROP };
 
 /* Values of a repeatable option, borrowed from argv. */
 struct cli_list {
@@ -33,6 +34,7 @@ struct cli_opts {
 	enum plan_backend backend;
 	bool		 backend_set;
 	bool		 dry_run;
+	bool		 yes;		/* apply --yes */
 	int		 verbosity;	/* -1 quiet, 0, 1 -v, 2 -vv */
 };
 

@@ -22,6 +22,7 @@
 #include "probe.h"
 #include "profile.h"
 #include "sandbox.h"
+#include "session.h"
 #include "subcmd.h"
 #include "syntax.h"
 #include "sys.h"
@@ -79,6 +80,16 @@ main(int argc, char **argv)
 		return subcmd_profile_check(&opts, env);
 	case CLI_TRUST:
 		return subcmd_trust(&opts, env);
+	case CLI_LS:
+		return session_ls(env);
+	case CLI_SHOW:
+		return session_show(&opts, env);
+	case CLI_DIFF:
+		return session_diff(&opts, env);
+	case CLI_APPLY:
+		return session_apply(&opts, env);
+	case CLI_DROP:
+		return session_drop(&opts, env);
 	case CLI_RUN:
 		break;
 	}

@@ -367,6 +367,8 @@ bind_host(const struct plan_mount *m, bool writable)
 		return src == -ENOENT && !writable ? 0 : src;
 	if (fstat(src, &st) < 0)
 		return -errno;
+	if (m->file_only && !S_ISREG(st.st_mode))
+		return -EISDIR;
 	if ((dst = target(m->dst, S_ISDIR(st.st_mode))) < 0)
 		return dst;
 	if (mount(fdpath(src), fdpath(dst), NULL, MS_BIND | MS_REC, NULL) < 0)

@@ -51,6 +51,7 @@ struct plan_mount {
 	char			*work;	/* host path, overlay only */
 	unsigned int		 mode;	/* tmpfs root mode */
 	bool			 exec;	/* tmpfs: allow executing files */
+	bool			 file_only; /* bind: refuse anything but a file */
 };
 
 struct plan_mounts {

@@ -544,13 +544,14 @@ by_depth(const void *a, const void *b)
 
 static void
 add_list(struct plan *p, enum plan_mount_kind kind, const struct plist *l,
-    unsigned int *seq)
+    unsigned int *seq, bool file_only)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		add_mount(p, kind, l->v[i].value, (*seq)++, false);
 		p->mounts.v[p->mounts.n - 1].src = xstrdup(l->v[i].value);
+		p->mounts.v[p->mounts.n - 1].file_only = file_only;
 	}
 }
 
@@ -605,11 +606,12 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	m->src = xstrdup(ws);
 	m->upper = path_join(p->session_dir, "upper");
 	m->work = path_join(p->session_dir, "work");
-	add_list(p, PLAN_MOUNT_BIND_RO, &e->ro, &seq);
-	add_list(p, PLAN_MOUNT_BIND_RO, &e->cred_file, &seq);
-	add_list(p, PLAN_MOUNT_SCRATCH, &e->scratch, &seq);
-	add_list(p, PLAN_MOUNT_BIND_RW, &e->direct, &seq);
-	add_list(p, PLAN_MOUNT_HIDE, &e->hide, &seq);
+	add_list(p, PLAN_MOUNT_BIND_RO, &e->ro, &seq, false);
+	/* A credential is a file; a directory would show far more. */
+	add_list(p, PLAN_MOUNT_BIND_RO, &e->cred_file, &seq, true);
+	add_list(p, PLAN_MOUNT_SCRATCH, &e->scratch, &seq, false);
+	add_list(p, PLAN_MOUNT_BIND_RW, &e->direct, &seq, false);
+	add_list(p, PLAN_MOUNT_HIDE, &e->hide, &seq, false);
 	qsort(p->mounts.v + first, p->mounts.n - first, sizeof(*p->mounts.v),
 	    by_depth);
 	for (i = first; i < p->mounts.n; i++) {
@@ -782,8 +784,10 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	explain_all(&p, &e, ws, ws_origin);
 	p.not_here = not_here(&e);
 	p.backend = PLAN_BACKEND_NATIVE;
-	p.backend_reason = xstrdup(streq(e.backend.value, "native") ?
-	    "native (asked for)" : "native (auto: user namespaces work here)");
+	p.backend_reason = streq(e.backend.value, "auto") ?
+	    xstrdup("native (auto: the strongest backend of this version)") :
+	    xasprintf("%s (asked for: %s)", e.backend.value,
+	    e.backend.origin);
 	p.uid = h->uid;
 	p.gid = h->gid;
 	p.clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |

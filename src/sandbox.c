@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -380,6 +381,59 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 	return wstatus;
 }
 
+/*
+ * The export program: next to this binary in a build tree, else where it
+ * was installed.  Never looked up in PATH.
+ */
+static char *
+export_path(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		char *slash, *p;
+
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			p = xasprintf("%s/confine-export", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return xstrdup(PKGLIBEXECDIR "/confine-export");
+}
+
+/* Export the session's changes; on failure the layers stay for later. */
+static void
+export_run(const struct plan *p)
+{
+	autofree char *prog = export_path();
+	char *argv[] = { prog, log_get_level() < 0 ? (char *)"-q" :
+	    (char *)"--", p->session_dir, NULL };
+	int status;
+	pid_t pid;
+
+	if ((pid = fork()) == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execv(prog, argv);
+		dprintf(STDERR_FILENO, "confine: export: cannot run '%s': %s\n",
+		    prog, strerror(errno));
+		_exit(EXIT_CONFINE);
+	}
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		log_warn("session %s: the export failed; the changes are kept "
+		    "in %s/upper, and 'confine show %s' exports them again",
+		    p->session_id, p->session_dir, p->session_id);
+}
+
 int
 sandbox_run(const struct plan *p)
 {
@@ -451,8 +505,7 @@ sandbox_run(const struct plan *p)
 	log_set_exit_hook(NULL);
 
 	if (workspace_session_finish(p))
-		log_msg("session %s: the workspace changes are kept in %s",
-		    p->session_id, p->session_dir);
+		export_run(p);
 	if (rec.code) {
 		fprintf(stderr, "confine: %s\n", rec.msg);
 		return rec.code;

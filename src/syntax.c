@@ -79,7 +79,7 @@ syntax_path(const char *s, char **why)
 	}
 	if (streq(s, "~"))
 		return 0;
-	if (strncmp(s, "~/", 2) == 0)
+	if (strncmp(s, "~/", 2) == 0 && s[2] != '\0')
 		abs = xstrdup(s + 1);
 	else
 		abs = xstrdup(s);
@@ -147,8 +147,13 @@ port_ok(const char *p)
 	char *end;
 	long v;
 
+	size_t i;
+
 	if (*p == '\0' || *p == '0' || strlen(p) > 5)
 		return false;
+	for (i = 0; p[i]; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
 	v = strtol(p, &end, 10);
 	return *end == '\0' && v >= 1 && v <= 65535;
 }

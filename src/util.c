@@ -198,3 +198,11 @@ path_join(const char *dir, const char *tail)
 		return xasprintf("/%s", tail);
 	return xasprintf("%s/%s", dir, tail);
 }
+
+char *
+path_join_rel(const char *prefix, const char *name)
+{
+	if (prefix[0] == '\0')
+		return xstrdup(name);
+	return xasprintf("%s/%s", prefix, name);
+}

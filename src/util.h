@@ -46,5 +46,7 @@ bool	 path_is_normal(const char *);
 bool	 path_has_prefix(const char *path, const char *dir);
 /* Join a normal directory and a relative or absolute tail. */
 char	*path_join(const char *, const char *);
+/* Join two relative paths; an empty prefix gives the name alone. */
+char	*path_join_rel(const char *prefix, const char *name);
 
 #endif

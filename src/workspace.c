@@ -64,9 +64,10 @@ write_meta(int dirfd, const struct plan *p)
 	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(f, "version=1\nid=%s\nstarted=%s\nworkspace=%s\n"
-	    "backend=native\nquadrant=%s\n", p->session_id, stamp,
-	    p->workspace, p->quadrant);
+	fprintf(f, "version=1\nid=%s\nstarted=%s\nstarted_epoch=%lld\n"
+	    "workspace=%s\nbackend=native\nquadrant=%s\nprofile=%s\n",
+	    p->session_id, stamp, (long long)now, p->workspace, p->quadrant,
+	    p->profile);
 	for (i = 0; p->argv[i]; i++) {
 		/* One argument a line; a newline inside one is escaped. */
 		const char *c;

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: ISC
+/*
+ * session.c - list, show, diff, apply and drop sessions.
+ *
+ * Runs in: the user's process on the host.  A session's patch holds
+ * agent-written bytes: shown on a terminal only through term_sanitize();
+ * applied only with the host's git apply, in the host workspace (never in
+ * an agent-written repository), after a --check of the whole patch.
+ * MUST: never half-apply: check first, change nothing if any hunk fails.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "probe.h"
+#include "session.h"
+#include "term.h"
+#include "util.h"
+
+extern char **environ;
+
+static char *
+sessions_dir(char *const *env)
+{
+	struct host h;
+	autofree char *cause = NULL;
+	char *dir;
+
+	if (probe_host(env, NULL, &h, &cause) < 0)
+		die("%s", cause);
+	dir = path_join(h.state_home, "confine/sessions");
+	host_free(&h);
+	return dir;
+}
+
+static bool
+id_ok(const char *id)
+{
+	size_t i;
+
+	if (id[0] == '\0' || id[0] == '.' || strlen(id) > 64)
+		return false;
+	for (i = 0; id[i]; i++)
+		if (!(id[i] == '-' || (id[i] >= '0' && id[i] <= '9') ||
+		    (id[i] >= 'a' && id[i] <= 'f')))
+			return false;
+	return true;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Session ids, oldest first (ids start with the UTC time). */
+static char **
+list_ids(const char *dir, size_t *ret_n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = xcalloc(1, sizeof(*v));
+	size_t n = 0;
+
+	if (d) {
+		while ((e = readdir(d)) != NULL)
+			if (id_ok(e->d_name))
+				strv_push(&v, &n, xstrdup(e->d_name));
+		closedir(d);
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	*ret_n = n;
+	return v;
+}
+
+/* The session named, or the latest; dies when there is none. */
+static char *
+pick(const char *dir, const char *id)
+{
+	autostrv char **ids = NULL;
+	size_t n;
+
+	if (id) {
+		char *p;
+		struct stat st;
+
+		if (!id_ok(id))
+			die("'%s' is not a session id", id);
+		p = path_join(dir, id);
+		if (stat(p, &st) < 0)
+			die_hint(EXIT_CONFINE, 0, "'confine ls' lists the "
+			    "sessions", "no session '%s'", id);
+		return p;
+	}
+	ids = list_ids(dir, &n);
+	if (n == 0)
+		die("no sessions in %s", dir);
+	return path_join(dir, ids[n - 1]);
+}
+
+static char *
+meta_get(const char *sdir, const char *key)
+{
+	autofree char *path = path_join(sdir, "meta"), *line = NULL;
+	AUTO(fclose_p) FILE *f = fopen(path, "re");
+	size_t cap = 0, n = strlen(key);
+	ssize_t len;
+
+	if (f == NULL)
+		return NULL;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (strncmp(line, key, n) == 0 && line[n] == '=')
+			return xstrdup(line + n + 1);
+	}
+	return NULL;
+}
+
+static bool
+has(const char *sdir, const char *name)
+{
+	autofree char *p = path_join(sdir, name);
+
+	return access(p, F_OK) == 0;
+}
+
+/* Run a program, waiting; its exit status, or -1. */
+static int
+run(char *const argv[], const char *dir)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (dir && chdir(dir) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Make sure the session has its export (after a crash, or a failure). */
+static int
+ensure_export(const char *sdir)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	autofree char *prog = NULL;
+	char *slash;
+
+	if (has(sdir, "changes.patch") && has(sdir, "report"))
+		return 0;
+	if (!has(sdir, "upper"))
+		return -1;
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			prog = xasprintf("%s/confine-export", self);
+			if (access(prog, X_OK) < 0) {
+				free(prog);
+				prog = NULL;
+			}
+		}
+	}
+	if (prog == NULL)
+		prog = xstrdup(PKGLIBEXECDIR "/confine-export");
+	{
+		char *argv[] = { prog, (char *)"-q", (char *)sdir, NULL };
+
+		return run(argv, NULL) == 0 ? 0 : -1;
+	}
+}
+
+static void
+print_sanitized(const char *path, FILE *out)
+{
+	autofree char *buf = NULL, *safe = NULL;
+	AUTO(fclose_p) FILE *f = fopen(path, "re");
+	size_t cap = 0, len = 0;
+	char chunk[65536];
+	size_t n;
+
+	if (f == NULL)
+		die_errno(errno, "cannot read '%s'", path);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		buf = xreallocarray(buf, 1, len + n + 1);
+		memcpy(buf + len, chunk, n);
+		len += n;
+		(void)cap;
+	}
+	safe = term_sanitize(buf ? buf : "", len, 1);
+	fputs(safe, out);
+}
+
+int
+session_ls(char *const *env)
+{
+	autofree char *dir = sessions_dir(env);
+	autostrv char **ids = NULL;
+	size_t n, i;
+
+	ids = list_ids(dir, &n);
+	for (i = 0; i < n; i++) {
+		autofree char *sdir = path_join(dir, ids[i]);
+		autofree char *ws = meta_get(sdir, "workspace");
+		autofree char *safe = ws ? term_sanitize(ws, strlen(ws), 0) :
+		    xstrdup("?");
+		const char *state = has(sdir, "applied") ? "applied" :
+		    has(sdir, "changes.patch") ? "exported" :
+		    has(sdir, "upper") ? "not exported" : "empty";
+
+		printf("%s  %-12s  %s\n", ids[i], state, safe);
+	}
+	return 0;
+}
+
+int
+session_show(const struct cli_opts *o, char *const *env)
+{
+	autofree char *dir = sessions_dir(env);
+	autofree char *sdir = pick(dir, o->argv[0]);
+	autofree char *report = path_join(sdir, "report");
+
+	if (ensure_export(sdir) < 0)
+		die("session '%s': cannot export its changes", sdir);
+	print_sanitized(report, stdout);
+	return 0;
+}
+
+int
+session_diff(const struct cli_opts *o, char *const *env)
+{
+	autofree char *dir = sessions_dir(env);
+	autofree char *sdir = pick(dir, o->argv[0]);
+	autofree char *patch = path_join(sdir, "changes.patch");
+	FILE *out = stdout;
+	FILE *pager = NULL;
+
+	if (ensure_export(sdir) < 0)
+		die("session '%s': cannot export its changes", sdir);
+	if (!isatty(STDOUT_FILENO)) {
+		/* Exact bytes for a pipe or file: "git apply" takes them. */
+		int fd = open(patch, O_RDONLY | O_CLOEXEC);
+		char buf[65536];
+		ssize_t n;
+
+		if (fd < 0)
+			die_errno(errno, "cannot read '%s'", patch);
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+				break;
+		close(fd);
+		return 0;
+	}
+	/* On a terminal: sanitised, through less when there is one. */
+	if (access("/usr/bin/less", X_OK) == 0 &&
+	    (pager = popen("/usr/bin/less -FX", "w")) != NULL)
+		out = pager;
+	print_sanitized(patch, out);
+	if (pager)
+		pclose(pager);
+	return 0;
+}
+
+int
+session_apply(const struct cli_opts *o, char *const *env)
+{
+	autofree char *dir = sessions_dir(env);
+	autofree char *sdir = pick(dir, o->argv[0]);
+	autofree char *patch = path_join(sdir, "changes.patch");
+	autofree char *report = path_join(sdir, "report");
+	autofree char *ws = meta_get(sdir, "workspace");
+	autofree char *applied = path_join(sdir, "applied");
+	struct stat st;
+	char *check[] = { (char *)"git", (char *)"apply", (char *)"--binary",
+	    (char *)"--check", patch, NULL };
+	char *apply[] = { (char *)"git", (char *)"apply", (char *)"--binary",
+	    patch, NULL };
+	int fd;
+
+	if (ws == NULL)
+		die("'%s' is not a session directory", sdir);
+	if (ensure_export(sdir) < 0)
+		die("session '%s': cannot export its changes", sdir);
+	if (has(sdir, "applied"))
+		die_hint(EXIT_CONFINE, 0, "its changes are on the host already",
+		    "session '%s' was applied", sdir);
+	if (stat(patch, &st) == 0 && st.st_size == 0) {
+		log_msg("nothing to apply");
+		return 0;
+	}
+	print_sanitized(report, stderr);
+	/* All or nothing: a patch that does not apply whole is not applied. */
+	if (run(check, ws) != 0)
+		die_hint(EXIT_CONFINE, 0, "the workspace changed since the "
+		    "session; review with 'confine diff' and apply by hand",
+		    "the patch does not apply to '%s'; nothing was changed", ws);
+	if (!o->yes) {
+		char answer[16] = "";
+
+		if (!isatty(STDIN_FILENO))
+			die_hint(EXIT_CONFINE, 0, "review it with 'confine diff', "
+			    "then run 'confine apply --yes'",
+			    "not applying without a terminal to ask on");
+		fprintf(stderr, "apply these changes to %s? [y/N] ", ws);
+		if (fgets(answer, sizeof(answer), stdin) == NULL ||
+		    (answer[0] != 'y' && answer[0] != 'Y')) {
+			fprintf(stderr, "not applied\n");
+			return 1;
+		}
+	}
+	if (run(apply, ws) != 0)
+		die("git apply failed in '%s'", ws);
+	if ((fd = open(applied, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
+		close(fd);
+	log_msg("applied to %s", ws);
+	return 0;
+}
+
+/* Remove dirfd/name and below, never following a link. */
+static void
+remove_tree(int dirfd, const char *name, int depth)
+{
+	autoclose int fd = -1;
+	DIR *d;
+	struct dirent *e;
+
+	if (unlinkat(dirfd, name, 0) == 0 || errno != EISDIR || depth > 512)
+		return;
+	fchmodat(dirfd, name, 0700, AT_SYMLINK_NOFOLLOW);
+	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	if ((d = fdopendir(dup(fd))) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
+			remove_tree(fd, e->d_name, depth + 1);
+	closedir(d);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+int
+session_drop(const struct cli_opts *o, char *const *env)
+{
+	autofree char *dir = sessions_dir(env);
+	autoclose int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t i;
+	int status = 0;
+
+	for (i = 0; o->argv[i]; i++) {
+		if (!id_ok(o->argv[i]) || dfd < 0 ||
+		    faccessat(dfd, o->argv[i], F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+			fprintf(stderr, "confine: no session '%s'\n", o->argv[i]);
+			status = EXIT_CONFINE;
+			continue;
+		}
+		remove_tree(dfd, o->argv[i], 0);
+		if (faccessat(dfd, o->argv[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+			fprintf(stderr, "confine: cannot remove session '%s'\n",
+			    o->argv[i]);
+			status = EXIT_CONFINE;
+		}
+	}
+	return status;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * session.h - "confine ls | show | diff | apply | drop": the sessions in
+ * $XDG_STATE_HOME/confine/sessions.
+ *
+ * Runs in: the supervisor's process, outside any sandbox.  Each returns
+ * the exit status.
+ */
+#ifndef CONFINE_SESSION_H
+#define CONFINE_SESSION_H
+
+#include "cli.h"
+
+int	session_ls(char *const *env);
+int	session_show(const struct cli_opts *, char *const *env);
+int	session_diff(const struct cli_opts *, char *const *env);
+int	session_apply(const struct cli_opts *, char *const *env);
+int	session_drop(const struct cli_opts *, char *const *env);
+
+#endif

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: ISC
+/*
+ * upper.c - the changes in an overlayfs upper layer (overlayfs docs:
+ * whiteouts are 0/0 character devices, an opaque directory carries the
+ * user.overlay.opaque xattr when mounted with userxattr).
+ *
+ * Runs in: the export, outside the sandbox, after it is gone.  The upper
+ * layer is untrusted input.
+ * MUST: reach both layers only through fds and openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS), so no agent-made link is ever followed.
+ * MUST: never descend into or export a ".git" component.
+ * MUST: cost what the change costs: walk the upper layer, and of the lower
+ * layer only the paths the upper one names.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "upper.h"
+#include "util.h"
+
+#define MAX_DEPTH	256
+
+struct walk {
+	struct upper_changes	*out;
+	char			**paths;	/* candidates, unsorted */
+	size_t			 npaths;
+	int			 lower;
+};
+
+static int
+open_beneath(int root, const char *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)flags | O_CLOEXEC,
+	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+	    RESOLVE_NO_MAGICLINKS };
+	int fd;
+
+	if ((fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how))) < 0)
+		return -errno;
+	return fd;
+}
+
+static bool
+is_whiteout(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(0, 0);
+}
+
+static bool
+is_opaque(int fd)
+{
+	char v[2];
+
+	return fgetxattr(fd, "user.overlay.opaque", v, sizeof(v)) == 1 &&
+	    v[0] == 'y';
+}
+
+static void
+skip(struct walk *w, const char *path, const char *why)
+{
+	strv_push(&w->out->skipped, &w->out->nskipped,
+	    xasprintf("%s (%s)", path, why));
+}
+
+static void
+candidate(struct walk *w, const char *path)
+{
+	strv_push(&w->paths, &w->npaths, xstrdup(path));
+}
+
+/* Every file and link below lower's dir path: each may be gone now. */
+static int
+lower_subtree(struct walk *w, const char *path, int depth)
+{
+	autoclose int fd = -1;
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > MAX_DEPTH)
+		return -ELOOP;
+	if ((fd = open_beneath(w->lower, path, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW)) < 0)
+		return fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP ? 0 : fd;
+	if ((d = fdopendir(dup(fd))) == NULL)
+		return -errno;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		autofree char *sub = NULL;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, "..") ||
+		    streq(e->d_name, ".git"))
+			continue;
+		sub = path_join_rel(path, e->d_name);
+		if (e->d_type == DT_DIR)
+			r = lower_subtree(w, sub, depth + 1);
+		else
+			candidate(w, sub);
+	}
+	closedir(d);
+	return r;
+}
+
+static enum upper_type
+type_of(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return UPPER_FILE;
+	if (S_ISLNK(st->st_mode))
+		return UPPER_LINK;
+	if (S_ISDIR(st->st_mode))
+		return UPPER_DIR;
+	return UPPER_OTHER;
+}
+
+/* The type of path in lower, following no link; ABSENT when not there. */
+static enum upper_type
+lower_type(struct walk *w, const char *path)
+{
+	autoclose int fd = open_beneath(w->lower, path, O_PATH | O_NOFOLLOW);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return UPPER_ABSENT;
+	return type_of(&st);
+}
+
+static int
+walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
+    const char **where)
+{
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > MAX_DEPTH)
+		return -ELOOP;
+	if ((d = fdopendir(dup(dirfd))) == NULL)
+		return -errno;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		autofree char *path = NULL;
+		struct stat st;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		path = path_join_rel(prefix, e->d_name);
+		if (streq(e->d_name, ".git")) {
+			skip(w, path, "git internals are never exported");
+			continue;
+		}
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			*where = "upper layer";
+			r = -errno;
+			break;
+		}
+		if (is_whiteout(&st)) {
+			/* Deleted: the file, or everything in the dir. */
+			if (lower_type(w, path) == UPPER_DIR)
+				r = lower_subtree(w, path, depth + 1);
+			else
+				candidate(w, path);
+		} else if (S_ISDIR(st.st_mode)) {
+			autoclose int sub = openat(dirfd, e->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			enum upper_type lt = lower_type(w, path);
+
+			if (sub < 0) {
+				*where = "upper layer";
+				r = -errno;
+				break;
+			}
+			if (lt == UPPER_FILE || lt == UPPER_LINK)
+				candidate(w, path);	/* replaced by a dir */
+			else if (lt == UPPER_DIR && is_opaque(sub))
+				r = lower_subtree(w, path, depth + 1);
+			if (r == 0)
+				r = walk_upper(w, sub, path, depth + 1, where);
+		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+			candidate(w, path);
+		} else {
+			skip(w, path, S_ISFIFO(st.st_mode) ? "a fifo" :
+			    S_ISSOCK(st.st_mode) ? "a socket" : "a device node");
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+/*
+ * The state of path in the merged view: upper over lower, with whiteouts
+ * and opaque directories, one component at a time.
+ */
+static void
+merged_state(int lower, int upper, const char *path, struct upper_state *st)
+{
+	autofree char *copy = xstrdup(path);
+	int ufd = dup(upper), lfd = dup(lower), next;
+	char *comp, *save = NULL, *following;
+	struct stat s;
+
+	memset(st, 0, sizeof(*st));
+	for (comp = strtok_r(copy, "/", &save); comp; comp = following) {
+		bool last;
+
+		following = strtok_r(NULL, "/", &save);
+		last = following == NULL;
+		if (ufd >= 0) {
+			if (fstatat(ufd, comp, &s, AT_SYMLINK_NOFOLLOW) < 0) {
+				close(ufd);
+				ufd = -1;
+			} else if (is_whiteout(&s)) {
+				goto absent;
+			} else if (last) {
+				st->type = type_of(&s);
+				st->mode = s.st_mode;
+				st->ctime = s.st_ctime;
+				st->in_upper = true;
+				goto done;
+			} else if (!S_ISDIR(s.st_mode)) {
+				goto absent;
+			} else {
+				next = openat(ufd, comp, O_PATH | O_DIRECTORY |
+				    O_NOFOLLOW | O_CLOEXEC);
+				close(ufd);
+				ufd = next;
+				if (ufd >= 0 && lfd >= 0) {
+					autoclose int rd = openat(ufd, ".",
+					    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+					if (rd >= 0 && is_opaque(rd)) {
+						close(lfd);
+						lfd = -1;
+					}
+				}
+			}
+		}
+		if (lfd >= 0) {
+			if (fstatat(lfd, comp, &s, AT_SYMLINK_NOFOLLOW) < 0) {
+				close(lfd);
+				lfd = -1;
+			} else if (last) {
+				st->type = type_of(&s);
+				st->mode = s.st_mode;
+				st->ctime = s.st_ctime;
+				goto done;
+			} else if (!S_ISDIR(s.st_mode)) {
+				close(lfd);
+				lfd = -1;
+			} else {
+				next = openat(lfd, comp, O_PATH | O_DIRECTORY |
+				    O_NOFOLLOW | O_CLOEXEC);
+				close(lfd);
+				lfd = next;
+			}
+		}
+		if (ufd < 0 && lfd < 0)
+			goto absent;
+	}
+absent:
+	st->type = UPPER_ABSENT;
+done:
+	if (ufd >= 0)
+		close(ufd);
+	if (lfd >= 0)
+		close(lfd);
+}
+
+static void
+lower_state(int lower, const char *path, struct upper_state *st)
+{
+	autoclose int fd = open_beneath(lower, path, O_PATH | O_NOFOLLOW);
+	struct stat s;
+
+	memset(st, 0, sizeof(*st));
+	if (fd < 0 || fstat(fd, &s) < 0)
+		return;
+	st->type = type_of(&s);
+	st->mode = s.st_mode;
+	st->ctime = s.st_ctime;
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
+    const char **where)
+{
+	struct upper_changes out = { 0 };
+	struct walk w = { .out = &out, .lower = lower_fd };
+	size_t i;
+	int r;
+
+	*where = "upper layer";
+	if ((r = walk_upper(&w, upper_fd, "", 0, where)) < 0) {
+		strv_free(w.paths);
+		upper_changes_free(&out);
+		return r;
+	}
+	if (w.npaths)
+		qsort(w.paths, w.npaths, sizeof(*w.paths), cmp);
+	for (i = 0; i < w.npaths; i++) {
+		struct upper_change c = { 0 };
+
+		if (i > 0 && streq(w.paths[i], w.paths[i - 1]))
+			continue;
+		lower_state(lower_fd, w.paths[i], &c.old);
+		merged_state(lower_fd, upper_fd, w.paths[i], &c.new);
+		/* Git tracks files and links; a directory is no change. */
+		if (c.old.type == UPPER_DIR || c.old.type == UPPER_OTHER)
+			c.old.type = UPPER_ABSENT;
+		if (c.new.type == UPPER_DIR || c.new.type == UPPER_OTHER)
+			c.new.type = UPPER_ABSENT;
+		if (c.old.type == UPPER_ABSENT && c.new.type == UPPER_ABSENT)
+			continue;
+		c.path = xstrdup(w.paths[i]);
+		out.v = xreallocarray(out.v, out.n + 1, sizeof(*out.v));
+		out.v[out.n++] = c;
+	}
+	strv_free(w.paths);
+	*ret = out;
+	return 0;
+}
+
+void
+upper_changes_free(struct upper_changes *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->v[i].path);
+	free(c->v);
+	strv_free(c->skipped);
+	memset(c, 0, sizeof(*c));
+}
+
+int
+upper_read(int lower_fd, int upper_fd, const char *path,
+    const struct upper_state *st, char **ret, size_t *ret_len)
+{
+	int root = st->in_upper ? upper_fd : lower_fd;
+	autoclose int fd = -1;
+	size_t cap = 4096, len = 0;
+	char *buf;
+	ssize_t n;
+
+	if (st->type == UPPER_LINK) {
+		char target[PATH_MAX + 1];
+
+		if ((fd = open_beneath(root, path, O_PATH | O_NOFOLLOW)) < 0)
+			return fd;
+		if ((n = readlinkat(fd, "", target, sizeof(target) - 1)) < 0)
+			return -errno;
+		*ret = xstrndup(target, (size_t)n);
+		*ret_len = (size_t)n;
+		return 0;
+	}
+	if ((fd = open_beneath(root, path, O_RDONLY | O_NOFOLLOW |
+	    O_NOCTTY | O_NONBLOCK)) < 0)
+		return fd;
+	buf = xmalloc(cap);
+	while ((n = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap) {
+			buf = xreallocarray(buf, 2, cap);
+			cap *= 2;
+		}
+	}
+	if (n < 0) {
+		int err = errno;
+
+		free(buf);
+		return -err;
+	}
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * upper.h - what the command changed: a walk of the workspace overlay's
+ * upper layer, and the old and new state of each changed path.
+ *
+ * Runs in: the export, after the sandbox is gone.  The upper layer is
+ * agent-written: it is reached only through fds beneath its root, never
+ * through a path that could follow a link.
+ */
+#ifndef CONFINE_UPPER_H
+#define CONFINE_UPPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum upper_type { UPPER_ABSENT, UPPER_FILE, UPPER_LINK, UPPER_DIR,
+	UPPER_OTHER };
+
+/* One side of a changed path. */
+struct upper_state {
+	enum upper_type	 type;
+	mode_t		 mode;		/* st_mode */
+	time_t		 ctime;		/* when it last changed */
+	bool		 in_upper;	/* read it from upper, else from lower */
+};
+
+struct upper_change {
+	char			*path;	/* relative to the workspace */
+	struct upper_state	 old, new;
+};
+
+struct upper_changes {
+	struct upper_change	*v;
+	size_t			 n;
+	char			**skipped;	/* "path (why)", reported */
+	size_t			 nskipped;
+};
+
+/*
+ * List every file or symlink path whose state differs between lower (the
+ * host workspace) and the merged view (lower under upper), never under a
+ * ".git" component.  Directories themselves are not changes: git tracks
+ * files.  0, or -errno with *where naming the path that failed.
+ */
+int	upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
+	    const char **where);
+void	upper_changes_free(struct upper_changes *);
+
+/*
+ * Read a side's content (file bytes, or a link's target) from the layer
+ * it is in.  0 or -errno.
+ */
+int	upper_read(int lower_fd, int upper_fd, const char *path,
+	    const struct upper_state *, char **ret, size_t *ret_len);
+
+#endif
