@@ -292,8 +292,9 @@ else
 	bad "written on the host:$leaked"
 fi
 
-session=$(sed -n 's/^confine: session .*: the workspace changes are kept in //p' \
+session=$(sed -n 's/^confine: session \([^:]*\): .* changed$/\1/p' \
     "$demo/confine.err")
+[ -z "$session" ] || session=$demo/state/confine/sessions/$session
 if [ -z "$session" ]; then
 	for d in "$demo"/state/confine/sessions/*; do
 		if [ -d "$d" ]; then session=$d; fi

@@ -58,13 +58,18 @@ main(int argc, char **argv)
 	}
 	o.session_dir = argv[optind];
 	ws = meta_get(o.session_dir, "workspace");
-	started = meta_get(o.session_dir, "started_epoch");
+	started = meta_get(o.session_dir, "started_ns");
 	id = meta_get(o.session_dir, "id");
 	if (ws == NULL || id == NULL)
 		die("export: '%s' is not a session directory (no meta)",
 		    o.session_dir);
 	o.workspace = ws;
 	o.session_id = id;
-	o.started = started ? (time_t)strtoll(started, NULL, 10) : 0;
+	if (started) {
+		long long ns = strtoll(started, NULL, 10);
+
+		o.started.tv_sec = (time_t)(ns / 1000000000LL);
+		o.started.tv_nsec = (long)(ns % 1000000000LL);
+	}
 	return export_session(&o) < 0 ? EXIT_CONFINE : 0;
 }

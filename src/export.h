@@ -16,7 +16,7 @@ struct export_opts {
 	const char	*session_dir;
 	const char	*session_id;
 	const char	*workspace;	/* the host tree the overlay showed */
-	time_t		 started;	/* host files changed after: flagged */
+	struct timespec	 started;	/* host files changed after: flagged */
 	bool		 quiet;		/* no summary on stderr */
 };
 

@@ -223,7 +223,7 @@ merged_state(int lower, int upper, const char *path, struct upper_state *st)
 			} else if (last) {
 				st->type = type_of(&s);
 				st->mode = s.st_mode;
-				st->ctime = s.st_ctime;
+				st->ctime = s.st_ctim;
 				st->in_upper = true;
 				goto done;
 			} else if (!S_ISDIR(s.st_mode)) {
@@ -251,7 +251,7 @@ merged_state(int lower, int upper, const char *path, struct upper_state *st)
 			} else if (last) {
 				st->type = type_of(&s);
 				st->mode = s.st_mode;
-				st->ctime = s.st_ctime;
+				st->ctime = s.st_ctim;
 				goto done;
 			} else if (!S_ISDIR(s.st_mode)) {
 				close(lfd);
@@ -286,7 +286,7 @@ lower_state(int lower, const char *path, struct upper_state *st)
 		return;
 	st->type = type_of(&s);
 	st->mode = s.st_mode;
-	st->ctime = s.st_ctime;
+	st->ctime = s.st_ctim;
 }
 
 static int

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 enum upper_type { UPPER_ABSENT, UPPER_FILE, UPPER_LINK, UPPER_DIR,
 	UPPER_OTHER };
@@ -21,7 +22,7 @@ enum upper_type { UPPER_ABSENT, UPPER_FILE, UPPER_LINK, UPPER_DIR,
 struct upper_state {
 	enum upper_type	 type;
 	mode_t		 mode;		/* st_mode */
-	time_t		 ctime;		/* when it last changed */
+	struct timespec	 ctime;		/* when it last changed */
 	bool		 in_upper;	/* read it from upper, else from lower */
 };
 

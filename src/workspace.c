@@ -52,6 +52,7 @@ write_meta(int dirfd, const struct plan *p)
 	char stamp[32];
 	struct tm tm;
 	time_t now = time(NULL);
+	struct timespec ts;
 	size_t i;
 	int fd;
 
@@ -64,10 +65,12 @@ write_meta(int dirfd, const struct plan *p)
 	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(f, "version=1\nid=%s\nstarted=%s\nstarted_epoch=%lld\n"
+	/* The coarse clock is the one file timestamps are taken from. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	fprintf(f, "version=1\nid=%s\nstarted=%s\nstarted_ns=%lld\n"
 	    "workspace=%s\nbackend=native\nquadrant=%s\nprofile=%s\n",
-	    p->session_id, stamp, (long long)now, p->workspace, p->quadrant,
-	    p->profile);
+	    p->session_id, stamp, (long long)ts.tv_sec * 1000000000LL +
+	    ts.tv_nsec, p->workspace, p->quadrant, p->profile);
 	for (i = 0; p->argv[i]; i++) {
 		/* One argument a line; a newline inside one is escaped. */
 		const char *c;

@@ -19,10 +19,11 @@ fi
 # The session that the message on stderr names; checks the message.
 kept_session() {
 	assert_file_has_content "$ERR" \
-	    '^confine: session [0-9]{8}-[0-9]{6}-[0-9a-f]{8}: the workspace changes are kept in /'
+	    '^confine: session [0-9]{8}-[0-9]{6}-[0-9a-f]{8}: [0-9]+ files? changed$'
 	id=$(sed -n 's/^confine: session \([^:]*\): .*/\1/p' "$ERR")
-	dir=$(sed -n 's/^confine: session [^:]*: the workspace changes are kept in //p' "$ERR")
-	assert_eq "$dir" "$SESSIONS/$id" "the session directory"
+	dir=$SESSIONS/$id
+	assert_exists "$dir/changes.patch"
+	assert_exists "$dir/report"
 	assert_eq "$(sessions)" "$id" "the sessions kept"
 	SESSION_ID=$id
 	UPPER=$dir/upper
