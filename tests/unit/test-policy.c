@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: ISC
 /*
- * test-policy.c - policy_compute as tables of {host facts, options,
- * expected plan}: the workspace and its refusals, Landlock rights and
- * degradations per ABI, the mount layout, the environment, the session,
- * and a golden plan_dump for one fixed host.
+ * test-policy.c - policy_compute as tables of {host facts, profile,
+ * options, expected plan}: the workspace and its refusals, Landlock rights
+ * and degradations per ABI, the mount layout, the environment, the
+ * session; the rule of two over every combination of quadrant, untrusted,
+ * a way to grant B and a way to grant C, from the profile and from the
+ * options; destinations and the proxy, options over the profile, "~",
+ * what this build cannot run; and a golden plan_dump for one fixed host.
  *
  * The golden file is $TESTS_SRCDIR/data/plan-dump.golden; run with
  * CONFINE_REGEN_GOLDEN=1 to rewrite it from the current policy.
@@ -20,6 +23,7 @@
 
 #include "env.h"
 #include "policy.h"
+#include "profile.h"
 #include "util.h"
 
 #include "tap.h"
@@ -64,18 +68,34 @@ base_opts(void)
 	return o;
 }
 
+/* The built-in sealed policy: a profile that sets nothing. */
+static const struct profile builtin = { .name = (char *)"sealed (built-in)" };
+
+/* A profile of the offline quadrant that sets nothing else. */
+static const struct profile offline = {
+	.name = (char *)"offline", .path = (char *)"t.ini",
+	.quadrant = { (char *)"offline", (char *)"t.ini:2" },
+};
+
 /* Compute, and report the cause when the policy refuses. */
 static bool
-compute(const struct host *h, const struct cli_opts *o, char *const *env,
-    struct plan *p, const char *name)
+compute_pr(const struct host *h, const struct cli_opts *o, char *const *env,
+    const struct profile *pr, struct plan *p, const char *name)
 {
 	autofree char *cause = NULL, *hint = NULL;
-	int r = policy_compute(o, h, env, p, &cause, &hint);
+	int r = policy_compute(o, h, env, pr, "test", p, &cause, &hint);
 
 	if (!ok(r == 0, "%s: the policy accepts", name))
 		diag("cause: %s; hint: %s", cause ? cause : "(NULL)",
 		    hint ? hint : "(NULL)");
 	return r == 0;
+}
+
+static bool
+compute(const struct host *h, const struct cli_opts *o, char *const *env,
+    struct plan *p, const char *name)
+{
+	return compute_pr(h, o, env, &builtin, p, name);
 }
 
 static char *
@@ -125,6 +145,16 @@ mount_str(const struct plan_mount *m)
 		    m->dst, m->src, m->upper, m->work);
 	case PLAN_MOUNT_MASK:
 		return xasprintf("mask %s", m->dst);
+	case PLAN_MOUNT_BIND_RO:
+		return xasprintf("ro %s%s", m->dst, m->exec ? "" : " noexec");
+	case PLAN_MOUNT_BIND_RW:
+		return xasprintf("direct %s%s", m->dst, m->exec ? "" :
+		    " noexec");
+	case PLAN_MOUNT_SCRATCH:
+		return xasprintf("scratch %s upper=%s work=%s", m->dst,
+		    m->upper, m->work);
+	case PLAN_MOUNT_HIDE:
+		return xasprintf("hide %s%s", m->dst, m->exec ? " exec" : "");
 	}
 	return xstrdup("?");
 }
@@ -161,11 +191,15 @@ socket_covered(const struct plan_mounts *m, const char *s)
 	switch (top->kind) {
 	case PLAN_MOUNT_ROOT:
 	case PLAN_MOUNT_OVERLAY:
-		return false;
+	case PLAN_MOUNT_BIND_RO:
+	case PLAN_MOUNT_BIND_RW:
+	case PLAN_MOUNT_SCRATCH:
+		return false;		/* the host's file shows through */
 	case PLAN_MOUNT_PROC:
 	case PLAN_MOUNT_DEV:
 	case PLAN_MOUNT_TMPFS:
 	case PLAN_MOUNT_MASK:
+	case PLAN_MOUNT_HIDE:
 		return true;
 	}
 	return false;
@@ -238,7 +272,7 @@ test_workspace(void)
 		h.git_top = S(rows[i].git_top);
 		h.workspace = S(rows[i].workspace);
 		h.state_home = S(rows[i].state_home);
-		r = policy_compute(&o, &h, NULL, &p, &cause, &hint);
+		r = policy_compute(&o, &h, NULL, &builtin, "test", &p, &cause, &hint);
 		if (rows[i].want) {
 			if (is_int(r, 0, "%s: accepted", rows[i].name))
 				is_str(p.workspace, rows[i].want,
@@ -292,13 +326,15 @@ test_no_landlock(void)
 
 		h.landlock_abi = 0;
 		h.landlock_errno = rows[i].err;
-		r = policy_compute(&o, &h, NULL, &p, &cause, &hint);
+		r = policy_compute(&o, &h, NULL, &builtin, "test", &p, &cause, &hint);
 		is_int(r, -1, "landlock ABI 0 (%s): refused", rows[i].why);
 		if (!ok(cause && strstr(cause, "landlock") &&
 		    strstr(cause, rows[i].why), "landlock ABI 0: the cause "
 		    "says '%s'", rows[i].why))
 			diag("cause: %s", cause ? cause : "(NULL)");
-		ok(hint && strstr(hint, "landlock"), "landlock ABI 0: a hint");
+		if (!ok(hint && strstr(hint, "confine needs landlock"),
+		    "landlock ABI 0: the hint says confine needs landlock"))
+			diag("hint: %s", hint ? hint : "(NULL)");
 		if (r == 0)
 			plan_free(&p);
 		free(cause);
@@ -675,10 +711,11 @@ test_env(void)
 		struct plan p = { 0 };
 		autofree char *got = NULL;
 
-		o.env = (const char **)rows[i].opts;
-		o.nenv = rows[i].nopts;
-		if (!compute(&h, &o, (char *const *)rows[i].env, &p,
-		    rows[i].name))
+		o.env.v = (const char **)rows[i].opts;
+		o.env.n = rows[i].nopts;
+		/* --env DISPLAY is leg B: the offline quadrant allows it. */
+		if (!compute_pr(&h, &o, (char *const *)rows[i].env,
+		    rows[i].opts ? &offline : &builtin, &p, rows[i].name))
 			continue;
 		got = join((const char *const *)p.envp, SIZE_MAX);
 		is_str(got, rows[i].want, "%s: the environment", rows[i].name);
@@ -744,6 +781,7 @@ test_fixed(void)
 	h.termios.c_lflag = ECHO;
 	o.argv = argv;
 	o.backend = PLAN_BACKEND_NATIVE;
+	o.backend_set = true;
 	if (compute(&h, &o, NULL, &p, "fixed")) {
 		argv[0][0] = 'X';
 		is_str(p.argv[0], "make",
@@ -760,8 +798,23 @@ test_fixed(void)
 		is_int(p.net, PLAN_NET_NONE, "network none");
 		is_str(p.quadrant, "sealed", "the sealed quadrant");
 		is_int(p.backend, PLAN_BACKEND_NATIVE, "the native backend");
-		ok(p.backend_reason && strstr(p.backend_reason,
-		    "--backend native"), "the backend reason names the option");
+		is_str(p.backend_reason,
+		    "native (asked for: option --backend)",
+		    "the backend reason: asked for, and by whom");
+		ok(p.nexplain > 0 && streq(p.explain[p.nexplain - 1],
+		    "backend = native  (option --backend)"),
+		    "the effective policy names the option --backend");
+		is_str(p.profile, "sealed (built-in)", "the built-in profile");
+		is_str(p.profile_reason, "test", "the reason it was picked");
+		is_int(p.quadrant_legs, PLAN_LEG_A, "sealed allows A");
+		is_int(p.legs, PLAN_LEG_A, "the rules grant A only");
+		ok(p.nlegs_why == 1 && streq(p.legs_why[0],
+		    "A: untrusted = yes  (built-in default)"),
+		    "A is granted by the built-in untrusted = yes");
+		ok(!p.warn_trusted, "no trusted warning");
+		is_str(p.not_here, NULL, "this build can run it");
+		ok(p.allow && p.allow[0] == NULL && p.endpoint &&
+		    p.endpoint[0] == NULL, "no destinations, no endpoint");
 		ok(p.sys.nfamilies == 4 && p.sys.families[0] == AF_UNIX &&
 		    p.sys.families[1] == AF_INET &&
 		    p.sys.families[2] == AF_INET6 &&
@@ -773,7 +826,1290 @@ test_fixed(void)
 	free(argv[1]);
 }
 
-/* The plan of the golden host: every kind of mount, an old ABI, a pty. */
+/*
+ * The rule of two (DESIGN.md section 2) over every combination: each
+ * quadrant (unset, sealed, offline, online, trusted) x untrusted (unset,
+ * yes, no) x each way to grant B (or not) x each way to grant C (or not),
+ * each given through the profile and, where an option exists, through the
+ * options.  The expected verdict is computed here from the table in
+ * DESIGN.md, independently of policy.c:
+ *
+ *	A unless untrusted = no; sealed = A, offline = A+B, online = A+C,
+ *	trusted = B+C and needs untrusted = no; untrusted = no is refused
+ *	outside trusted; all three legs are always refused.
+ */
+#define T_INI		"t.ini"
+
+enum src { SRC_PROFILE, SRC_OPTION };
+
+enum bway {
+	BW_NONE,
+	BW_RO_HOME,		/* read-only = ~/notes, --ro ~/notes */
+	BW_RO_HOME_ITSELF,	/* read-only = ~, --ro ~ */
+	BW_RO_RUNTIME,		/* read-only = the runtime dir's keyring */
+	BW_HOME_ENTRY,		/* home = .gitconfig */
+	BW_SCRATCH_HOME,	/* scratch = ~/.cache/x, --scratch */
+	BW_PASS_SECRET,		/* pass = AWS_SECRET_ACCESS_KEY, --env */
+	BW_PASS_PREFIX,		/* pass = AWS_* */
+	BW_PASS_TERM,		/* pass = TERM: allow-listed, no B */
+	BW_PASS_LC,		/* pass = LC_*, --env LC_ALL: no B */
+	BW_SET_SECRET,		/* set = AWS_SECRET_ACCESS_KEY=x: no B */
+	BW_PRIVATE_YES,		/* [workspace] private = yes */
+	BW_PRIVATE_TRUE,	/* [workspace] private = true */
+	BW_PRIVATE_NO,		/* [workspace] private = no: no B */
+	BW_CRED_FILE,		/* [credential] file: B only with C */
+	BW_CRED_VAR,		/* [credential] variable: B only with C */
+	BW_RO_OUTSIDE,		/* read-only = /srv/data: no B */
+	BW_SCRATCH_OUTSIDE,	/* scratch = /var/cache/x: no B */
+	BW_HIDE_HOME,		/* hide = ~/.ssh: no B */
+};
+
+static const struct bway_row {
+	enum bway	 way;
+	const char	*name;
+	bool		 option;	/* also as an option */
+	int		 b;		/* 0 no B, 1 B, 2 B only with C */
+	const char	*rule;		/* "key = value", as the policy says */
+	const char	*opt;		/* the option's name in the origin */
+} bways[] = {
+	{ BW_NONE, "no B rule", false, 0, NULL, NULL },
+	{ BW_RO_HOME, "read-only ~/notes", true, 1,
+	    "read-only = " HOME "/notes", "--ro" },
+	{ BW_RO_HOME_ITSELF, "read-only ~", true, 1, "read-only = " HOME,
+	    "--ro" },
+	{ BW_RO_RUNTIME, "read-only in the runtime dir", true, 1,
+	    "read-only = /run/user/1000/keyring", "--ro" },
+	{ BW_HOME_ENTRY, "home .gitconfig", false, 1,
+	    "read-only = " HOME "/.gitconfig", NULL },
+	{ BW_SCRATCH_HOME, "scratch ~/.cache/x", true, 1,
+	    "scratch = " HOME "/.cache/x", "--scratch" },
+	{ BW_PASS_SECRET, "pass AWS_SECRET_ACCESS_KEY", true, 1,
+	    "environment.pass = AWS_SECRET_ACCESS_KEY", "--env" },
+	{ BW_PASS_PREFIX, "pass AWS_*", false, 1,
+	    "environment.pass = AWS_*", NULL },
+	{ BW_PASS_TERM, "pass TERM", true, 0, NULL, NULL },
+	{ BW_PASS_LC, "pass LC_* / --env LC_ALL", true, 0, NULL, NULL },
+	{ BW_SET_SECRET, "set AWS_SECRET_ACCESS_KEY=x", true, 0, NULL, NULL },
+	{ BW_PRIVATE_YES, "private = yes", false, 1,
+	    "workspace.private = yes", NULL },
+	{ BW_PRIVATE_TRUE, "private = true", false, 1,
+	    "workspace.private = true", NULL },
+	{ BW_PRIVATE_NO, "private = no", false, 0, NULL, NULL },
+	{ BW_CRED_FILE, "credential file", false, 2,
+	    "credential.file = " HOME "/.config/agent/token", NULL },
+	{ BW_CRED_VAR, "credential variable", false, 2,
+	    "credential.variable = AGENT_API_KEY", NULL },
+	{ BW_RO_OUTSIDE, "read-only /srv/data", true, 0, NULL, NULL },
+	{ BW_SCRATCH_OUTSIDE, "scratch /var/cache/x", true, 0, NULL, NULL },
+	{ BW_HIDE_HOME, "hide ~/.ssh", true, 0, NULL, NULL },
+};
+
+enum cway {
+	CW_NONE,
+	CW_HOST,		/* mode = host, -n host */
+	CW_ALLOW,		/* mode = proxy + allow, --allow */
+	CW_ALLOW_ENDPOINT,	/* allow X + endpoint X: no C */
+	CW_ENDPOINT,		/* mode = proxy + endpoint: no C */
+	CW_PROXY,		/* mode = proxy alone: no C */
+	CW_DIRECT,		/* direct = /srv/out, --direct */
+};
+
+static const struct cway_row {
+	enum cway	 way;
+	const char	*name;
+	bool		 c;
+	enum plan_net	 net;
+	const char	*rule;
+	const char	*opt;
+} cways[] = {
+	{ CW_NONE, "no C rule", false, PLAN_NET_NONE, NULL, NULL },
+	{ CW_HOST, "mode host", true, PLAN_NET_HOST, "network.mode = host",
+	    "--network" },
+	{ CW_ALLOW, "allow example.com", true, PLAN_NET_PROXY,
+	    "network.allow = example.com", "--allow" },
+	{ CW_ALLOW_ENDPOINT, "allow = endpoint", false, PLAN_NET_PROXY, NULL,
+	    NULL },
+	{ CW_ENDPOINT, "endpoint", false, PLAN_NET_PROXY, NULL, NULL },
+	{ CW_PROXY, "mode proxy", false, PLAN_NET_PROXY, NULL, NULL },
+	{ CW_DIRECT, "direct /srv/out", true, PLAN_NET_NONE,
+	    "direct = /srv/out", "--direct" },
+};
+
+static const char *const quadrants[] = { NULL, "sealed", "offline",
+	"online", "trusted" };
+static const char *const untrusteds[] = { NULL, "yes", "no" };
+
+#define LIST1(l, s)	((l).v = (const char **)(s), (l).n = nitems(s))
+
+static void
+give_b(enum bway w, enum src src, struct profile *pr, struct cli_opts *o)
+{
+	static const char *const notes[] = { "~/notes" };
+	static const char *const home[] = { "~" };
+	static const char *const keyring[] = { "/run/user/1000/keyring" };
+	static const char *const cache[] = { "~/.cache/x" };
+	static const char *const secret[] = { "AWS_SECRET_ACCESS_KEY" };
+	static const char *const term[] = { "TERM" };
+	static const char *const lc[] = { "LC_ALL" };
+	static const char *const set[] = { "AWS_SECRET_ACCESS_KEY=x" };
+	static const char *const data[] = { "/srv/data" };
+	static const char *const vcache[] = { "/var/cache/x" };
+	static const char *const ssh[] = { "~/.ssh" };
+	const char *at = T_INI ":10";
+
+	if (src == SRC_OPTION) {
+		switch (w) {
+		case BW_RO_HOME:	LIST1(o->ro, notes); break;
+		case BW_RO_HOME_ITSELF:	LIST1(o->ro, home); break;
+		case BW_RO_RUNTIME:	LIST1(o->ro, keyring); break;
+		case BW_SCRATCH_HOME:	LIST1(o->scratch, cache); break;
+		case BW_PASS_SECRET:	LIST1(o->env, secret); break;
+		case BW_PASS_TERM:	LIST1(o->env, term); break;
+		case BW_PASS_LC:	LIST1(o->env, lc); break;
+		case BW_SET_SECRET:	LIST1(o->env, set); break;
+		case BW_RO_OUTSIDE:	LIST1(o->ro, data); break;
+		case BW_SCRATCH_OUTSIDE: LIST1(o->scratch, vcache); break;
+		case BW_HIDE_HOME:	LIST1(o->hide, ssh); break;
+		case BW_NONE:
+		case BW_HOME_ENTRY:
+		case BW_PASS_PREFIX:
+		case BW_PRIVATE_YES:
+		case BW_PRIVATE_TRUE:
+		case BW_PRIVATE_NO:
+		case BW_CRED_FILE:
+		case BW_CRED_VAR:	abort();	/* no such option */
+		}
+		return;
+	}
+	switch (w) {
+	case BW_NONE:		break;
+	case BW_RO_HOME:	plist_add(&pr->read_only, notes[0], at); break;
+	case BW_RO_HOME_ITSELF:	plist_add(&pr->read_only, home[0], at); break;
+	case BW_RO_RUNTIME:	plist_add(&pr->read_only, keyring[0], at); break;
+	case BW_HOME_ENTRY:	plist_add(&pr->home, ".gitconfig", at); break;
+	case BW_SCRATCH_HOME:	plist_add(&pr->scratch, cache[0], at); break;
+	case BW_PASS_SECRET:	plist_add(&pr->env_pass, secret[0], at); break;
+	case BW_PASS_PREFIX:	plist_add(&pr->env_pass, "AWS_*", at); break;
+	case BW_PASS_TERM:	plist_add(&pr->env_pass, "TERM", at); break;
+	case BW_PASS_LC:	plist_add(&pr->env_pass, "LC_*", at); break;
+	case BW_SET_SECRET:	plist_add(&pr->env_set, set[0], at); break;
+	case BW_PRIVATE_YES:	pvalue_set(&pr->ws_private, "yes", at); break;
+	case BW_PRIVATE_TRUE:	pvalue_set(&pr->ws_private, "true", at); break;
+	case BW_PRIVATE_NO:	pvalue_set(&pr->ws_private, "no", at); break;
+	case BW_CRED_FILE:
+		plist_add(&pr->cred_file, "~/.config/agent/token", at);
+		break;
+	case BW_CRED_VAR:
+		plist_add(&pr->cred_var, "AGENT_API_KEY", at);
+		break;
+	case BW_RO_OUTSIDE:	plist_add(&pr->read_only, data[0], at); break;
+	case BW_SCRATCH_OUTSIDE: plist_add(&pr->scratch, vcache[0], at); break;
+	case BW_HIDE_HOME:	plist_add(&pr->hide, ssh[0], at); break;
+	}
+}
+
+/* The origin of the C rule: "t.ini:20" and on, or the option. */
+static const char *const c_line[] = { T_INI ":20", T_INI ":21", T_INI ":22",
+	T_INI ":23" };
+
+static void
+give_c(enum cway w, enum src src, struct profile *pr, struct cli_opts *o)
+{
+	static const char *const ex[] = { "example.com" };
+	static const char *const api[] = { "api.example.com:443" };
+	static const char *const out[] = { "/srv/out" };
+
+	if (src == SRC_OPTION) {
+		switch (w) {
+		case CW_NONE:		break;
+		case CW_HOST:
+			o->net = PLAN_NET_HOST;
+			o->net_set = true;
+			break;
+		case CW_ALLOW:		LIST1(o->allow, ex); break;
+		case CW_ALLOW_ENDPOINT:
+			LIST1(o->allow, api);
+			LIST1(o->endpoint, api);
+			break;
+		case CW_ENDPOINT:	LIST1(o->endpoint, api); break;
+		case CW_PROXY:
+			o->net = PLAN_NET_PROXY;
+			o->net_set = true;
+			break;
+		case CW_DIRECT:		LIST1(o->direct, out); break;
+		}
+		return;
+	}
+	switch (w) {
+	case CW_NONE:
+		break;
+	case CW_HOST:
+		pvalue_set(&pr->net_mode, "host", c_line[0]);
+		break;
+	case CW_ALLOW:
+		pvalue_set(&pr->net_mode, "proxy", c_line[0]);
+		plist_add(&pr->allow, ex[0], c_line[1]);
+		break;
+	case CW_ALLOW_ENDPOINT:
+		pvalue_set(&pr->net_mode, "proxy", c_line[0]);
+		plist_add(&pr->allow, api[0], c_line[1]);
+		plist_add(&pr->endpoint, api[0], c_line[2]);
+		break;
+	case CW_ENDPOINT:
+		pvalue_set(&pr->net_mode, "proxy", c_line[0]);
+		plist_add(&pr->endpoint, api[0], c_line[2]);
+		break;
+	case CW_PROXY:
+		pvalue_set(&pr->net_mode, "proxy", c_line[0]);
+		break;
+	case CW_DIRECT:
+		plist_add(&pr->direct, out[0], c_line[3]);
+		break;
+	}
+}
+
+/* "key = value  (origin)", as leg() and the refusals write a rule. */
+static char *
+b_rule(const struct bway_row *b, enum src src)
+{
+	return xasprintf("%s  (%s%s)", b->rule, src == SRC_OPTION ?
+	    "option " : "", src == SRC_OPTION ? b->opt : T_INI ":10");
+}
+
+static char *
+c_rule(const struct cway_row *c, enum src src)
+{
+	const char *at = c->way == CW_HOST ? c_line[0] :
+	    c->way == CW_ALLOW ? c_line[1] : c_line[3];
+
+	return xasprintf("%s  (%s%s)", c->rule, src == SRC_OPTION ?
+	    "option " : "", src == SRC_OPTION ? c->opt : at);
+}
+
+static bool
+has(const char *hay, const char *needle)
+{
+	return hay && needle && strstr(hay, needle);
+}
+
+static size_t quadrant_cases;
+
+static void
+quadrant_case(const char *q, const char *u, const struct bway_row *b,
+    enum src bsrc, const struct cway_row *c, enum src csrc)
+{
+	const char *qname = q ? q : "sealed";
+	const char *qorigin = q ? T_INI ":2" : "built-in default";
+	const char *uorigin = u ? T_INI ":3" : "built-in default";
+	const bool untrusted_no = u && streq(u, "no");
+	const bool A = !untrusted_no, C = c->c;
+	const bool B = b->b == 1 || (b->b == 2 && C);
+	const unsigned int allowed = policy_quadrant_legs(qname);
+	const unsigned int legs = (A ? PLAN_LEG_A : 0) | (B ? PLAN_LEG_B : 0) |
+	    (C ? PLAN_LEG_C : 0);
+	autofree char *name = xasprintf("[q=%s u=%s B=%s%s C=%s%s]",
+	    q ? q : "(unset)", u ? u : "(unset)", b->name,
+	    bsrc == SRC_OPTION ? " (option)" : "", c->name,
+	    csrc == SRC_OPTION ? " (option)" : "");
+	autofree char *brule = b->rule ? b_rule(b, bsrc) : NULL;
+	autofree char *crule = c->rule ? c_rule(c, csrc) : NULL;
+	autofree char *arule = xasprintf("untrusted = %s  (%s)", u ? u : "yes",
+	    uorigin);
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr = { 0 };
+	struct plan p = { .cwd = S("sentinel") };
+	char *cause = NULL, *hint = NULL;
+	const char *want = NULL;	/* the refusal's words; NULL: accepted */
+	autofree char *want2 = NULL, *want3 = NULL;
+	char lb[8];
+	int r;
+
+	quadrant_cases++;
+	pr.name = xstrdup("t");
+	pr.path = xstrdup(T_INI);
+	if (q)
+		pvalue_set(&pr.quadrant, q, T_INI ":2");
+	if (u)
+		pvalue_set(&pr.untrusted, u, T_INI ":3");
+	give_b(b->way, bsrc, &pr, &o);
+	give_c(c->way, csrc, &pr, &o);
+	r = policy_compute(&o, &h, NULL, &pr, "test", &p, &cause, &hint);
+
+	if (streq(qname, "trusted") && !untrusted_no) {
+		want = "the trusted quadrant needs untrusted = no";
+		want2 = xasprintf("(%s says untrusted = %s)", uorigin,
+		    u ? u : "yes");
+	} else if (!streq(qname, "trusted") && untrusted_no) {
+		want = "is only for the trusted quadrant";
+		want2 = xasprintf("untrusted = no (%s) is only for the trusted "
+		    "quadrant, not %s", uorigin, qname);
+	} else if (A && B && C) {
+		want = "would hold all three legs";
+		want2 = xasprintf("A untrusted (%s)", arule);
+		/* The credential comes after the C rules. */
+		want3 = xasprintf("B private (%s), C external (%s)", brule,
+		    crule);
+	} else if (legs & ~allowed) {
+		const unsigned int extra = legs & ~allowed;
+
+		want = "rule of two: quadrant";
+		want2 = xasprintf("quadrant %s (%s) allows %s", qname, qorigin,
+		    plan_legs_name(allowed, lb));
+		want3 = xasprintf("but leg %c is granted by %s",
+		    extra & PLAN_LEG_B ? 'B' : 'C',
+		    extra & PLAN_LEG_B ? brule : crule);
+	}
+
+	if (want) {
+		if (!ok(r == -1 && has(cause, want) && has(cause, want2) &&
+		    (want3 == NULL || has(cause, want3)) && hint && hint[0] &&
+		    streq(p.cwd, "sentinel"), "%s: refused: %s", name, want)) {
+			diag("got %d, cause: %s", r, cause ? cause : "(NULL)");
+			diag("want: %s ... %s ... %s", want, want2,
+			    want3 ? want3 : "");
+		}
+		if (r == 0)
+			plan_free(&p);
+	} else {
+		char **why = xcalloc(4, sizeof(*why));
+		autofree char *got = NULL, *wanted = NULL;
+		size_t n = 0;
+
+		if (A)
+			why[n++] = xasprintf("A: %s", arule);
+		if (B && b->b == 1)
+			why[n++] = xasprintf("B: %s", brule);
+		if (C)
+			why[n++] = xasprintf("C: %s", crule);
+		if (B && b->b == 2)
+			why[n++] = xasprintf("B: %s", brule);
+		wanted = join((const char *const *)why, n);
+		strv_free(why);
+		if (!ok(r == 0, "%s: accepted (legs %s)", name,
+		    plan_legs_name(legs, lb))) {
+			diag("cause: %s", cause ? cause : "(NULL)");
+		} else {
+			got = join((const char *const *)p.legs_why,
+			    p.nlegs_why);
+			ok(p.legs == legs && p.quadrant_legs == allowed &&
+			    streq(p.quadrant, qname) && streq(got, wanted) &&
+			    p.warn_trusted == streq(qname, "trusted") &&
+			    p.net == c->net &&
+			    (p.not_here != NULL) == (c->net != PLAN_NET_NONE),
+			    "%s: legs %s, why %s, warn_trusted %d, network %s, "
+			    "not_here %s", name, plan_legs_name(legs, lb),
+			    wanted, streq(qname, "trusted"),
+			    plan_net_name(c->net),
+			    c->net != PLAN_NET_NONE ? "set" : "NULL");
+			if (p.legs != legs || !streq(got, wanted))
+				diag("got legs %#x, why %s", p.legs, got);
+			plan_free(&p);
+		}
+	}
+	free(cause);
+	free(hint);
+	profile_free(&pr);
+}
+
+static void
+test_quadrants(void)
+{
+	size_t q, u, b, c;
+	int bs, cs;
+
+	for (q = 0; q < nitems(quadrants); q++)
+		for (u = 0; u < nitems(untrusteds); u++)
+			for (b = 0; b < nitems(bways); b++)
+				for (bs = SRC_PROFILE; bs <= SRC_OPTION; bs++) {
+					if (bs == SRC_OPTION && !bways[b].option)
+						continue;
+					for (c = 0; c < nitems(cways); c++)
+						for (cs = SRC_PROFILE; cs <=
+						    (c ? SRC_OPTION : SRC_PROFILE);
+						    cs++)
+							quadrant_case(
+							    quadrants[q],
+							    untrusteds[u],
+							    &bways[b], bs,
+							    &cways[c], cs);
+				}
+	diag("%zu rule-of-two combinations", quadrant_cases);
+}
+
+/* A profile in memory, as the loader leaves it; free with profile_free. */
+static void
+prof(struct profile *pr, const char *quadrant)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->name = xstrdup("t");
+	pr->path = xstrdup(T_INI);
+	if (quadrant)
+		pvalue_set(&pr->quadrant, quadrant, T_INI ":2");
+}
+
+/* Is "key = value  (origin)" among the effective policy's lines? */
+static bool
+explains(const struct plan *p, const char *line)
+{
+	size_t i;
+
+	for (i = 0; i < p->nexplain; i++)
+		if (streq(p->explain[i], line))
+			return true;
+	return false;
+}
+
+/* Destinations go through the proxy: with mode none or host, refused. */
+static void
+test_destinations(void)
+{
+	static const char *const ex[] = { "example.com" };
+	static const char *const api[] = { "api.example.com:443" };
+	static const struct {
+		const char	*name;
+		const char	*pmode;		/* profile network.mode */
+		int		 omode;		/* -n, or -1 */
+		bool		 pallow, pendpoint, oallow, oendpoint;
+		const char	*want;		/* NULL: accepted, proxy */
+		const char	*mode_origin;	/* of the mode in the plan */
+	} rows[] = {
+		/* The profile's destinations do not imply proxy. */
+		{ "profile allow, mode unset", NULL, -1, true, false, false,
+		    false, "network.allow = example.com (t.ini:21) needs "
+		    "network mode proxy, not none (built-in default)", NULL },
+		{ "profile allow, mode none", "none", -1, true, false, false,
+		    false, "network.allow = example.com (t.ini:21) needs "
+		    "network mode proxy, not none (t.ini:20)", NULL },
+		{ "profile allow, mode host", "host", -1, true, false, false,
+		    false, "network.allow = example.com (t.ini:21) needs "
+		    "network mode proxy, not host (t.ini:20)", NULL },
+		{ "profile endpoint, mode unset", NULL, -1, false, true, false,
+		    false, "network.endpoint = api.example.com:443 (t.ini:22) "
+		    "needs network mode proxy, not none (built-in default)",
+		    NULL },
+		{ "profile endpoint, mode host", "host", -1, false, true,
+		    false, false, "network.endpoint = api.example.com:443 "
+		    "(t.ini:22) needs network mode proxy, not host (t.ini:20)",
+		    NULL },
+		{ "profile allow, mode proxy", "proxy", -1, true, false, false,
+		    false, NULL, T_INI ":20" },
+		{ "profile allow and endpoint, mode proxy", "proxy", -1, true,
+		    true, false, false, NULL, T_INI ":20" },
+		/* --allow and --endpoint imply proxy when the mode is none. */
+		{ "--allow, mode unset", NULL, -1, false, false, true, false,
+		    NULL, "option --allow (implies proxy)" },
+		{ "--allow, profile mode none", "none", -1, false, false, true,
+		    false, NULL, "option --allow (implies proxy)" },
+		{ "--allow, profile mode proxy", "proxy", -1, false, false,
+		    true, false, NULL, T_INI ":20" },
+		{ "--allow, profile mode host", "host", -1, false, false, true,
+		    false, "network.allow = example.com (option --allow) needs "
+		    "network mode proxy, not host (t.ini:20)", NULL },
+		{ "--endpoint, mode unset", NULL, -1, false, false, false, true,
+		    NULL, "option --endpoint (implies proxy)" },
+		{ "--endpoint, profile mode none", "none", -1, false, false,
+		    false, true, NULL, "option --endpoint (implies proxy)" },
+		{ "--endpoint, profile mode host", "host", -1, false, false,
+		    false, true, "network.endpoint = api.example.com:443 "
+		    "(option --endpoint) needs network mode proxy, not host "
+		    "(t.ini:20)", NULL },
+		{ "--allow and --endpoint, mode unset", NULL, -1, false, false,
+		    true, true, NULL, "option --allow (implies proxy)" },
+		{ "--allow makes the profile's allow work", NULL, -1, true,
+		    false, true, false, NULL,
+		    "option --allow (implies proxy)" },
+		{ "--endpoint makes the profile's allow work", "none", -1,
+		    true, false, false, true, NULL,
+		    "option --endpoint (implies proxy)" },
+		/* -n says the mode: it is never implied over. */
+		{ "-n none --allow", NULL, PLAN_NET_NONE, false, false, true,
+		    false, "network.allow = example.com (option --allow) needs "
+		    "network mode proxy, not none (option --network)", NULL },
+		{ "-n host --allow", NULL, PLAN_NET_HOST, false, false, true,
+		    false, "network.allow = example.com (option --allow) needs "
+		    "network mode proxy, not host (option --network)", NULL },
+		{ "-n none --endpoint", "proxy", PLAN_NET_NONE, false, false,
+		    false, true, "network.endpoint = api.example.com:443 "
+		    "(option --endpoint) needs network mode proxy, not none "
+		    "(option --network)", NULL },
+		{ "-n none, profile allow", "proxy", PLAN_NET_NONE, true, false,
+		    false, false, "network.allow = example.com (t.ini:21) needs "
+		    "network mode proxy, not none (option --network)", NULL },
+		{ "-n proxy, profile allow, mode host", "host", PLAN_NET_PROXY,
+		    true, false, false, false, NULL, "option --network" },
+		{ "-n proxy --allow", NULL, PLAN_NET_PROXY, false, false, true,
+		    false, NULL, "option --network" },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p = { .cwd = S("sentinel") };
+		char *cause = NULL, *hint = NULL;
+		int r;
+
+		/* online: A+C, so that an allow destination may stay. */
+		prof(&pr, "online");
+		if (rows[i].pmode)
+			pvalue_set(&pr.net_mode, rows[i].pmode, c_line[0]);
+		if (rows[i].pallow)
+			plist_add(&pr.allow, ex[0], c_line[1]);
+		if (rows[i].pendpoint)
+			plist_add(&pr.endpoint, api[0], c_line[2]);
+		if (rows[i].omode >= 0) {
+			o.net = (enum plan_net)rows[i].omode;
+			o.net_set = true;
+		}
+		if (rows[i].oallow)
+			LIST1(o.allow, ex);
+		if (rows[i].oendpoint)
+			LIST1(o.endpoint, api);
+		r = policy_compute(&o, &h, NULL, &pr, "test", &p, &cause,
+		    &hint);
+		if (rows[i].want) {
+			if (!ok(r == -1 && has(cause, rows[i].want) &&
+			    has(hint, "proxy") && streq(p.cwd, "sentinel"),
+			    "%s: refused, naming the destination and the mode",
+			    rows[i].name))
+				diag("got %d, cause: %s", r, cause);
+		} else if (ok(r == 0, "%s: accepted", rows[i].name)) {
+			autofree char *line = xasprintf("network.mode = proxy  "
+			    "(%s)", rows[i].mode_origin);
+
+			ok(p.net == PLAN_NET_PROXY && explains(&p, line),
+			    "%s: %s", rows[i].name, line);
+			ok(p.not_here && has(p.not_here, "'proxy'") &&
+			    has(p.not_here, rows[i].mode_origin),
+			    "%s: not here, naming the mode's origin",
+			    rows[i].name);
+		} else
+			diag("cause: %s", cause);
+		if (r == 0)
+			plan_free(&p);
+		free(cause);
+		free(hint);
+		profile_free(&pr);
+	}
+}
+
+/* The plan's destinations, in order: the profile's, then the options'. */
+static void
+test_destination_lists(void)
+{
+	static const char *const oallow[] = { "c.example", "d.example:8443" };
+	static const char *const oend[] = { "api2.example:443" };
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr;
+	struct plan p = { 0 };
+
+	prof(&pr, "online");
+	pvalue_set(&pr.net_mode, "proxy", c_line[0]);
+	plist_add(&pr.allow, "a.example", c_line[1]);
+	plist_add(&pr.allow, "*.b.example", c_line[1]);
+	plist_add(&pr.endpoint, "api.example:443", c_line[2]);
+	LIST1(o.allow, oallow);
+	LIST1(o.endpoint, oend);
+	if (compute_pr(&h, &o, NULL, &pr, &p, "destination lists")) {
+		autofree char *a = join((const char *const *)p.allow, SIZE_MAX);
+		autofree char *e = join((const char *const *)p.endpoint,
+		    SIZE_MAX);
+		autofree char *w = join((const char *const *)p.legs_why,
+		    p.nlegs_why);
+
+		is_str(a, "[a.example][*.b.example][c.example][d.example:8443]",
+		    "allow: the profile's, then --allow's, in order");
+		is_str(e, "[api.example:443][api2.example:443]",
+		    "endpoint: the profile's, then --endpoint's");
+		is_str(w, "[A: untrusted = yes  (built-in default)]"
+		    "[C: network.allow = a.example  (t.ini:21)]"
+		    "[C: network.allow = *.b.example  (t.ini:21)]"
+		    "[C: network.allow = c.example  (option --allow)]"
+		    "[C: network.allow = d.example:8443  (option --allow)]",
+		    "every destination is a reason for C");
+		ok(explains(&p, "network.allow = c.example  (option --allow)") &&
+		    explains(&p, "network.endpoint = api2.example:443  "
+		    "(option --endpoint)") && explains(&p,
+		    "network.allow = a.example  (t.ini:21)"),
+		    "the effective policy lists each with its origin");
+		plan_free(&p);
+	}
+	profile_free(&pr);
+
+	/* An endpoint also allowed does not count, whoever names which. */
+	{
+		static const char *const same[] = { "api.example:443" };
+		struct cli_opts o2 = base_opts();
+
+		prof(&pr, "sealed");
+		pvalue_set(&pr.net_mode, "proxy", c_line[0]);
+		plist_add(&pr.endpoint, "api.example:443", c_line[2]);
+		LIST1(o2.allow, same);
+		if (compute_pr(&h, &o2, NULL, &pr, &p, "--allow of the "
+		    "profile's endpoint in sealed")) {
+			is_int(p.legs, PLAN_LEG_A, "--allow of the profile's "
+			    "endpoint: no C");
+			plan_free(&p);
+		}
+		profile_free(&pr);
+		/* Near misses are other destinations: C. */
+		{
+			static const char *const near[] = { "api.example",
+			    "api.example:444", "*.api.example:443" };
+			size_t i;
+
+			for (i = 0; i < nitems(near); i++) {
+				struct cli_opts o3 = base_opts();
+				char *cause = NULL, *hint = NULL;
+				int r;
+
+				prof(&pr, "sealed");
+				pvalue_set(&pr.net_mode, "proxy", c_line[0]);
+				plist_add(&pr.endpoint, "api.example:443",
+				    c_line[2]);
+				o3.allow.v = (const char **)&near[i];
+				o3.allow.n = 1;
+				r = policy_compute(&o3, &h, NULL, &pr, "test",
+				    &p, &cause, &hint);
+				ok(r == -1 && has(cause, "leg C"),
+				    "--allow %s beside endpoint api.example:443 "
+				    "is another destination: C, refused in "
+				    "sealed", near[i]);
+				if (r == 0)
+					plan_free(&p);
+				free(cause);
+				free(hint);
+				profile_free(&pr);
+			}
+		}
+	}
+}
+
+/* Options override the profile's scalars; lists add up. */
+static void
+test_overrides(void)
+{
+	static const struct {
+		const char	*name;
+		const char	*pmode, *pbackend;
+		int		 omode, obackend;	/* -1: not given */
+		enum plan_net	 net;
+		const char	*mode_line, *backend_line, *reason;
+	} rows[] = {
+		{ "nothing set", NULL, NULL, -1, -1, PLAN_NET_NONE,
+		    "network.mode = none  (built-in default)",
+		    "backend = auto  (built-in default)",
+		    "native (auto: the strongest backend of this version)" },
+		{ "profile host, -n none", "host", NULL, PLAN_NET_NONE, -1,
+		    PLAN_NET_NONE, "network.mode = none  (option --network)",
+		    "backend = auto  (built-in default)", NULL },
+		{ "profile proxy, -n none", "proxy", NULL, PLAN_NET_NONE, -1,
+		    PLAN_NET_NONE, "network.mode = none  (option --network)",
+		    NULL, NULL },
+		{ "profile none, -n host", "none", NULL, PLAN_NET_HOST, -1,
+		    PLAN_NET_HOST, "network.mode = host  (option --network)",
+		    NULL, NULL },
+		{ "profile host, -n proxy", "host", NULL, PLAN_NET_PROXY, -1,
+		    PLAN_NET_PROXY, "network.mode = proxy  (option --network)",
+		    NULL, NULL },
+		{ "profile host", "host", NULL, -1, -1, PLAN_NET_HOST,
+		    "network.mode = host  (t.ini:20)", NULL, NULL },
+		{ "profile bwrap, --backend native", NULL, "bwrap", -1,
+		    PLAN_BACKEND_NATIVE, PLAN_NET_NONE, NULL,
+		    "backend = native  (option --backend)",
+		    "native (asked for: option --backend)" },
+		{ "profile landlock, --backend auto", NULL, "landlock", -1,
+		    PLAN_BACKEND_AUTO, PLAN_NET_NONE, NULL,
+		    "backend = auto  (option --backend)",
+		    "native (auto: the strongest backend of this version)" },
+		{ "profile native, --backend bwrap", NULL, "native", -1,
+		    PLAN_BACKEND_BWRAP, PLAN_NET_NONE, NULL,
+		    "backend = bwrap  (option --backend)", NULL },
+		{ "profile native", NULL, "native", -1, -1, PLAN_NET_NONE,
+		    NULL, "backend = native  (t.ini:30)",
+		    "native (asked for: t.ini:30)" },
+		{ "profile auto, --backend landlock", NULL, "auto", -1,
+		    PLAN_BACKEND_LANDLOCK, PLAN_NET_NONE, NULL,
+		    "backend = landlock  (option --backend)", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p = { 0 };
+
+		/* online: A+C, so that -n host may stay. */
+		prof(&pr, "online");
+		if (rows[i].pmode)
+			pvalue_set(&pr.net_mode, rows[i].pmode, c_line[0]);
+		if (rows[i].pbackend)
+			pvalue_set(&pr.backend, rows[i].pbackend, T_INI ":30");
+		if (rows[i].omode >= 0) {
+			o.net = (enum plan_net)rows[i].omode;
+			o.net_set = true;
+		}
+		if (rows[i].obackend >= 0) {
+			o.backend = (enum plan_backend)rows[i].obackend;
+			o.backend_set = true;
+		}
+		if (!compute_pr(&h, &o, NULL, &pr, &p, rows[i].name)) {
+			profile_free(&pr);
+			continue;
+		}
+		is_int(p.net, rows[i].net, "%s: network %s", rows[i].name,
+		    plan_net_name(rows[i].net));
+		is_int(p.legs, PLAN_LEG_A | (rows[i].net == PLAN_NET_HOST ?
+		    PLAN_LEG_C : 0), "%s: the legs follow the effective mode",
+		    rows[i].name);
+		if (rows[i].mode_line)
+			ok(explains(&p, rows[i].mode_line), "%s: %s",
+			    rows[i].name, rows[i].mode_line);
+		if (rows[i].backend_line)
+			ok(explains(&p, rows[i].backend_line), "%s: %s",
+			    rows[i].name, rows[i].backend_line);
+		if (rows[i].reason)
+			is_str(p.backend_reason, rows[i].reason,
+			    "%s: backend reason", rows[i].name);
+		is_int(p.backend, PLAN_BACKEND_NATIVE, "%s: this build plans "
+		    "the native backend", rows[i].name);
+		plan_free(&p);
+		profile_free(&pr);
+	}
+
+	/* -n none drops the C that the profile's mode host granted. */
+	{
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p = { 0 };
+
+		prof(&pr, "offline");
+		pvalue_set(&pr.ws_private, "yes", T_INI ":10");
+		pvalue_set(&pr.net_mode, "host", c_line[0]);
+		o.net = PLAN_NET_NONE;
+		o.net_set = true;
+		if (compute_pr(&h, &o, NULL, &pr, &p, "offline, private, "
+		    "profile host, -n none")) {
+			is_int(p.legs, PLAN_LEG_A | PLAN_LEG_B, "-n none beats "
+			    "the profile's mode host: A+B, no C");
+			plan_free(&p);
+		}
+		profile_free(&pr);
+	}
+}
+
+/* "~" and "~/..." are the host's home; home entries are under it. */
+static void
+test_tilde(void)
+{
+	static const char *const oro[] = { "~/notes", "~" };
+	static const char *const ohide[] = { "~/.ssh", "/srv/keys" };
+	static const char *const oscratch[] = { "~/.cache/go" };
+	static const char *const odirect[] = { "~/out" };
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr;
+	struct plan p = { 0 };
+
+	/* trusted, untrusted = no: B+C, so every path may stay. */
+	prof(&pr, "trusted");
+	pvalue_set(&pr.untrusted, "no", T_INI ":3");
+	plist_add(&pr.read_only, "~/.config/git", T_INI ":10");
+	plist_add(&pr.home, ".gitconfig", T_INI ":11");
+	plist_add(&pr.home, ".config/gh/hosts.yml", T_INI ":12");
+	plist_add(&pr.hide, "~/.aws", T_INI ":13");
+	plist_add(&pr.scratch, "~", T_INI ":14");
+	plist_add(&pr.direct, "~/.cache/out", T_INI ":15");
+	plist_add(&pr.cred_file, "~/.config/agent/token", T_INI ":16");
+	LIST1(o.ro, oro);
+	LIST1(o.hide, ohide);
+	LIST1(o.scratch, oscratch);
+	LIST1(o.direct, odirect);
+	h.home = S("/home/bob");
+	h.pw_home = S("/export/home/bob");
+	h.state_home = S("/home/bob/.local/state");
+	h.cwd = S("/srv/proj");
+	h.git_top = S("/srv/proj");
+	if (compute_pr(&h, &o, NULL, &pr, &p, "tilde")) {
+		static const char *const want[] = {
+			"filesystem.read-only = /home/bob/.config/git  (t.ini:10)",
+			"filesystem.read-only = /home/bob/.gitconfig  (t.ini:11)",
+			"filesystem.read-only = /home/bob/.config/gh/hosts.yml  "
+			    "(t.ini:12)",
+			"filesystem.read-only = /home/bob/notes  (option --ro)",
+			"filesystem.read-only = /home/bob  (option --ro)",
+			"filesystem.hide = /home/bob/.aws  (t.ini:13)",
+			"filesystem.hide = /home/bob/.ssh  (option --hide)",
+			"filesystem.hide = /srv/keys  (option --hide)",
+			"filesystem.scratch = /home/bob  (t.ini:14)",
+			"filesystem.scratch = /home/bob/.cache/go  "
+			    "(option --scratch)",
+			"filesystem.direct = /home/bob/.cache/out  (t.ini:15)",
+			"filesystem.direct = /home/bob/out  (option --direct)",
+			"credential.file = /home/bob/.config/agent/token  "
+			    "(t.ini:16)",
+		};
+		size_t i, j, tilde = 0;
+
+		for (i = 0; i < nitems(want); i++)
+			ok(explains(&p, want[i]), "tilde: %s", want[i]);
+		for (i = 0; i < p.nexplain; i++)
+			tilde += strchr(p.explain[i], '~') != NULL;
+		is_int(tilde, 0, "tilde: no '~' is left in the effective "
+		    "policy");
+		for (i = 0; i < p.mounts.n; i++)
+			tilde += strchr(p.mounts.v[i].dst, '~') != NULL ||
+			    (p.mounts.v[i].src &&
+			    strchr(p.mounts.v[i].src, '~') != NULL);
+		is_int(tilde, 0, "tilde: no '~' is left in the mounts");
+		for (i = 0; i < p.nlegs_why; i++)
+			tilde += strchr(p.legs_why[i], '~') != NULL;
+		is_int(tilde, 0, "tilde: no '~' is left in the legs");
+		for (i = j = 0; i < p.nlegs_why; i++)
+			j += p.legs_why[i][0] == 'B';
+		/* 5 read-only, 2 scratch, 2 direct, and the credential. */
+		is_int(j, 10, "tilde: every path under the home is B, the "
+		    "credential too (C is held)");
+		is_int(p.legs, PLAN_LEG_B | PLAN_LEG_C, "tilde: B+C");
+		ok(p.warn_trusted, "tilde: trusted warns");
+		plan_free(&p);
+	}
+	profile_free(&pr);
+}
+
+/* What this build cannot run yet: proxy and host, bwrap and landlock. */
+static void
+test_not_here(void)
+{
+	size_t n, b;
+	int src;
+
+	for (n = 0; n < 3; n++)
+		for (b = 0; b < 4; b++)
+			for (src = SRC_PROFILE; src <= SRC_OPTION; src++) {
+				static const char *const nets[] = { "none",
+				    "proxy", "host" };
+				static const char *const backends[] = { "auto",
+				    "native", "bwrap", "landlock" };
+				struct host h = base_host();
+				struct cli_opts o = base_opts();
+				struct profile pr;
+				struct plan p = { 0 };
+				autofree char *name = xasprintf("not here: "
+				    "mode %s, backend %s, from the %s", nets[n],
+				    backends[b], src == SRC_OPTION ? "options" :
+				    "profile");
+				const char *origin = src == SRC_OPTION ?
+				    NULL : T_INI;
+
+				prof(&pr, "online");
+				if (src == SRC_PROFILE) {
+					pvalue_set(&pr.net_mode, nets[n],
+					    T_INI ":20");
+					pvalue_set(&pr.backend, backends[b],
+					    T_INI ":30");
+				} else {
+					o.net = (enum plan_net)n;
+					o.net_set = true;
+					o.backend = (enum plan_backend)b;
+					o.backend_set = true;
+				}
+				if (!compute_pr(&h, &o, NULL, &pr, &p, name)) {
+					profile_free(&pr);
+					continue;
+				}
+				if (n != 0) {
+					autofree char *w = xasprintf("network "
+					    "mode '%s' (%s) is not available",
+					    nets[n], origin ? T_INI ":20" :
+					    "option --network");
+
+					if (!ok(has(p.not_here, w), "%s: not "
+					    "here: %s", name, w))
+						diag("got: %s", p.not_here ?
+						    p.not_here : "(NULL)");
+				} else if (b >= 2) {
+					autofree char *w = xasprintf("backend "
+					    "'%s' (%s) is not available",
+					    backends[b], origin ? T_INI ":30" :
+					    "option --backend");
+
+					if (!ok(has(p.not_here, w), "%s: not "
+					    "here: %s", name, w))
+						diag("got: %s", p.not_here ?
+						    p.not_here : "(NULL)");
+				} else
+					is_str(p.not_here, NULL, "%s: runs "
+					    "here", name);
+				plan_free(&p);
+				profile_free(&pr);
+			}
+}
+
+/* The profile's paths as mounts: parents first, in planning order. */
+static void
+test_profile_mounts(void)
+{
+	static const char *const oro[] = { "/srv/share/docs" };
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr;
+	struct plan p = { 0 };
+
+	/* trusted, untrusted = no: anything goes. */
+	prof(&pr, "trusted");
+	pvalue_set(&pr.untrusted, "no", T_INI ":3");
+	plist_add(&pr.read_only, "~/notes", T_INI ":10");	/* seq 1 */
+	plist_add(&pr.home, ".gitconfig", T_INI ":11");		/* seq 2 */
+	plist_add(&pr.cred_file, "~/.config/agent/token", T_INI ":12");
+	plist_add(&pr.scratch, "~/.cache/go", T_INI ":13");	/* seq 5 */
+	plist_add(&pr.scratch, "/var/tmp/x", T_INI ":14");	/* seq 6 */
+	plist_add(&pr.direct, "/srv/out", T_INI ":15");		/* seq 7 */
+	plist_add(&pr.hide, PROJ "/secrets", T_INI ":16");	/* seq 8 */
+	plist_add(&pr.hide, "/srv", T_INI ":17");		/* seq 9 */
+	LIST1(o.ro, oro);					/* seq 3 */
+	if (compute_pr(&h, &o, NULL, &pr, &p, "profile mounts")) {
+		const char *const want[] = {
+			MOUNTS_HEAD, "tmpfs /run 755",
+			"tmpfs " HOME " 700 exec",
+			/* depth 1, 2 */
+			"hide /srv", "direct /srv/out",
+			/* depth 3, in planning order */
+			"ro " HOME "/notes", "ro " HOME "/.gitconfig",
+			"ro /srv/share/docs",
+			"scratch /var/tmp/x upper=" SESSION "/scratch/6 work="
+			    SESSION "/scratch/6.work",
+			/* depth 4: the workspace was planned first */
+			OVERLAY(PROJ),
+			"scratch " HOME "/.cache/go upper=" SESSION
+			    "/scratch/5 work=" SESSION "/scratch/5.work",
+			/* depth 5 */
+			"ro " HOME "/.config/agent/token",
+			"hide " PROJ "/secrets",
+			NULL };
+		autofree char *w = NULL, *got = mounts_str(&p.mounts);
+		char buf[8];
+		char *ll = xstrdup(""), *t;
+		size_t i;
+
+		w = join(want, SIZE_MAX);
+		is_str(got, w, "profile mounts: by depth, then in planning "
+		    "order");
+		for (i = 0; i < p.landlock.npaths; i++) {
+			t = xasprintf("%s[%s %s]", ll, plan_access_name(
+			    p.landlock.paths[i].access, buf),
+			    p.landlock.paths[i].path);
+			free(ll);
+			ll = t;
+		}
+		ok(has(ll, "[rwx " HOME "/.cache/go][rwx /var/tmp/x]"
+		    "[rwx /srv/out]"), "profile mounts: landlock lets the "
+		    "scratch and direct paths be written");
+		ok(!has(ll, HOME "/notes") && !has(ll, "/srv/share"),
+		    "profile mounts: no landlock rule for read-only paths");
+		free(ll);
+		plan_free(&p);
+	}
+	profile_free(&pr);
+}
+
+/* The environment from the profile: pass (with prefixes), set, credential. */
+static void
+test_env_profile(void)
+{
+	static const char *const env[] = { "PATH=/usr/bin", "TERM=dumb",
+	    "AWS_ACCESS_KEY_ID=id", "AWS_SECRET_ACCESS_KEY=key",
+	    "AWSX=no", "AGENT_API_KEY=tok", "GITHUB_TOKEN=ghp", "A=host",
+	    NULL };
+	static const char *const oenv[] = { "A=opt", "GITHUB_TOKEN" };
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr;
+	struct plan p = { 0 };
+
+	prof(&pr, "offline");
+	plist_add(&pr.env_pass, "AWS_*", T_INI ":10");
+	plist_add(&pr.env_set, "A=profile", T_INI ":11");
+	plist_add(&pr.env_set, "B=1", T_INI ":12");
+	plist_add(&pr.cred_var, "AGENT_API_KEY", T_INI ":13");
+	LIST1(o.env, oenv);
+	if (compute_pr(&h, &o, (char *const *)env, &pr, &p, "profile env")) {
+		autofree char *got = join((const char *const *)p.envp,
+		    SIZE_MAX);
+		autofree char *why = join((const char *const *)p.legs_why,
+		    p.nlegs_why);
+
+		is_str(got, "[A=opt][AGENT_API_KEY=tok][AWS_ACCESS_KEY_ID=id]"
+		    "[AWS_SECRET_ACCESS_KEY=key][B=1][CONFINE_SESSION="
+		    SESSION_ID "][GITHUB_TOKEN=ghp][HOME=" HOME "]"
+		    "[LOGNAME=alice][PATH=/usr/bin][TERM=dumb][TMPDIR=/tmp]"
+		    "[USER=alice]", "profile env: AWS_* passes by prefix, "
+		    "--env A= beats set A=, the credential variable passes");
+		is_str(why, "[A: untrusted = yes  (built-in default)]"
+		    "[B: environment.pass = AWS_*  (t.ini:10)]"
+		    "[B: environment.pass = GITHUB_TOKEN  (option --env)]",
+		    "profile env: the passed secrets are B, the credential "
+		    "(no C) and the set values are not");
+		plan_free(&p);
+	}
+	profile_free(&pr);
+}
+
+/*
+ * Can the sandbox read path?  The last mount at or above it decides: the
+ * host's file shows through root, overlay, ro, direct and scratch.
+ */
+static bool
+visible(const struct plan_mounts *m, const char *path)
+{
+	return !socket_covered(m, path);
+}
+
+/*
+ * A path that *contains* the home directory or the runtime directory
+ * shows it again (bound recursively over the tmpfs that hid it): that is
+ * leg B like a path under it.  Siblings named alike are not.
+ */
+static void
+test_parents_of_home(void)
+{
+	static const struct {
+		const char	*quadrant, *opt, *path;
+		const char	*want;		/* NULL: accepted */
+		unsigned int	 legs;
+	} rows[] = {
+		{ "sealed", "--ro", "/home", "leg B is granted by read-only = "
+		    "/home  (option --ro)", 0 },
+		{ "sealed", "--ro", "/", "leg B is granted by read-only = /  "
+		    "(option --ro)", 0 },
+		{ "sealed", "--ro", "/run", "leg B is granted by read-only = "
+		    "/run  (option --ro)", 0 },
+		{ "sealed", "--ro", "/run/user", "leg B is granted by "
+		    "read-only = /run/user  (option --ro)", 0 },
+		{ "sealed", "--scratch", "/home", "leg B is granted by "
+		    "scratch = /home  (option --scratch)", 0 },
+		{ "online", "--direct", "/home", "all three legs", 0 },
+		{ "online", "--direct", "/", "all three legs", 0 },
+		{ "offline", "--ro", "/home", NULL, PLAN_LEG_A | PLAN_LEG_B },
+		{ "offline", "--scratch", "/", NULL, PLAN_LEG_A | PLAN_LEG_B },
+		{ "trusted", "--direct", "/home", NULL,
+		    PLAN_LEG_B | PLAN_LEG_C },
+		/* Siblings and other trees: no B. */
+		{ "sealed", "--ro", "/home/alicex", NULL, PLAN_LEG_A },
+		{ "sealed", "--ro", "/home/al", NULL, PLAN_LEG_A },
+		{ "sealed", "--ro", "/run/userx", NULL, PLAN_LEG_A },
+		{ "sealed", "--ro", "/srv", NULL, PLAN_LEG_A },
+		{ "sealed", "--scratch", "/var", NULL, PLAN_LEG_A },
+		{ "online", "--direct", "/srv", NULL, PLAN_LEG_A | PLAN_LEG_C },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p = { .cwd = S("sentinel") };
+		struct cli_list *l = streq(rows[i].opt, "--ro") ? &o.ro :
+		    streq(rows[i].opt, "--scratch") ? &o.scratch : &o.direct;
+		char *cause = NULL, *hint = NULL;
+		int r;
+
+		prof(&pr, rows[i].quadrant);
+		if (streq(rows[i].quadrant, "trusted"))
+			pvalue_set(&pr.untrusted, "no", T_INI ":3");
+		h.cwd = h.git_top = S("/srv/proj");
+		l->v = (const char **)&rows[i].path;
+		l->n = 1;
+		r = policy_compute(&o, &h, NULL, &pr, "test", &p, &cause,
+		    &hint);
+		if (rows[i].want) {
+			if (!ok(r == -1 && has(cause, rows[i].want),
+			    "%s %s in %s: refused: %s", rows[i].opt,
+			    rows[i].path, rows[i].quadrant, rows[i].want))
+				diag("got %d, cause: %s; the mounts %s show "
+				    HOME "/.ssh/id_ed25519", r, cause,
+				    r == 0 && visible(&p.mounts, HOME
+				    "/.ssh/id_ed25519") ? "do" : "do not");
+		} else if (ok(r == 0, "%s %s in %s: accepted", rows[i].opt,
+		    rows[i].path, rows[i].quadrant))
+			is_int(p.legs, rows[i].legs, "%s %s in %s: legs %#x",
+			    rows[i].opt, rows[i].path, rows[i].quadrant,
+			    rows[i].legs);
+		else
+			diag("cause: %s", cause);
+		if (r == 0)
+			plan_free(&p);
+		free(cause);
+		free(hint);
+		profile_free(&pr);
+	}
+}
+
+/*
+ * A path shown again inside a hidden tree (/tmp, /run, the home) shows
+ * the host's sockets there: each gets its mask, after the path's mount.
+ */
+static void
+test_reshown_sockets(void)
+{
+	static const struct {
+		const char	*quadrant, *opt, *path, *socket;
+		bool		 masked;
+	} rows[] = {
+		{ "sealed", "--ro", "/tmp/.X11-unix", "/tmp/.X11-unix/X0",
+		    true },
+		{ "sealed", "--scratch", "/tmp/ssh-XXXXabcd",
+		    "/tmp/ssh-XXXXabcd/agent.1234", true },
+		{ "sealed", "--ro", "/run/dbus", "/run/dbus/system_bus_socket",
+		    true },
+		{ "sealed", "--ro", "/tmp", "/tmp/.X11-unix/X0", true },
+		{ "offline", "--ro", "~/.gnupg", HOME "/.gnupg/S.gpg-agent",
+		    true },
+		{ "offline", "--ro", "/run/user/1000",
+		    "/run/user/1000/bus", true },
+		/* Not shown again: the tree hides it, no mask needed. */
+		{ "sealed", "--ro", "/tmp/other", "/tmp/.X11-unix/X0", false },
+		{ "sealed", "--ro", "/tmp/.X11-unixx", "/tmp/.X11-unix/X0",
+		    false },
+	};
+	size_t i, j;
+
+	for (i = 0; i < nitems(rows); i++) {
+		const char *sock[] = { rows[i].socket, NULL };
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p = { 0 };
+		struct cli_list *l = streq(rows[i].opt, "--ro") ? &o.ro :
+		    &o.scratch;
+		autofree char *name = xasprintf("%s %s, host socket %s",
+		    rows[i].opt, rows[i].path, rows[i].socket);
+		size_t masks = 0;
+
+		prof(&pr, rows[i].quadrant);
+		h.unix_sockets = (char **)sock;
+		l->v = (const char **)&rows[i].path;
+		l->n = 1;
+		if (!compute_pr(&h, &o, NULL, &pr, &p, name)) {
+			profile_free(&pr);
+			continue;
+		}
+		ok(socket_covered(&p.mounts, rows[i].socket),
+		    "%s: the socket is out of reach", name);
+		for (j = 0; j < p.mounts.n; j++)
+			masks += p.mounts.v[j].kind == PLAN_MOUNT_MASK;
+		is_int(masks, rows[i].masked, "%s: %s", name, rows[i].masked ?
+		    "masked" : "hidden with its tree, no mask");
+		plan_free(&p);
+		profile_free(&pr);
+	}
+}
+
+/*
+ * The loader and the policy together: booleans are normalised (true and
+ * false mean yes and no), and origins are the file's lines.
+ */
+static void
+test_loader_to_policy(void)
+{
+	static const struct {
+		const char	*name, *ini;
+		const char	*want;		/* NULL: accepted */
+		unsigned int	 legs;
+		const char	*why;		/* the legs, joined */
+	} rows[] = {
+		{ "trusted, untrusted = false",
+		    "[profile]\nquadrant = trusted\nuntrusted = false\n"
+		    "[network]\nmode = host\n", NULL, PLAN_LEG_C,
+		    "[C: network.mode = host  (/p/t.ini:5)]" },
+		{ "sealed, untrusted = false",
+		    "[profile]\nquadrant = sealed\nuntrusted = false\n",
+		    "untrusted = no (/p/t.ini:3) is only for the trusted "
+		    "quadrant, not sealed", 0, NULL },
+		{ "offline, private = true",
+		    "[profile]\nquadrant = offline\n[workspace]\n"
+		    "private = true\n", NULL, PLAN_LEG_A | PLAN_LEG_B,
+		    "[A: untrusted = yes  (built-in default)]"
+		    "[B: workspace.private = yes  (/p/t.ini:4)]" },
+		{ "sealed, home entry",
+		    "[profile]\nquadrant = sealed\n\n[filesystem]\n"
+		    "home = .gitconfig\n", "quadrant sealed (/p/t.ini:2) "
+		    "allows A, but leg B is granted by read-only = "
+		    HOME "/.gitconfig  (/p/t.ini:5)", 0, NULL },
+		{ "offline, allow",
+		    "[profile]\nquadrant = offline\n[network]\nmode = proxy\n"
+		    "allow = pypi.org:443\n", "quadrant offline (/p/t.ini:2) "
+		    "allows A+B, but leg C is granted by network.allow = "
+		    "pypi.org:443  (/p/t.ini:5)", 0, NULL },
+		{ "sealed, endpoint and credential",
+		    "[profile]\nquadrant = sealed\n[network]\nmode = proxy\n"
+		    "endpoint = api.example.com:443\n[credential]\n"
+		    "variable = EXAMPLE_API_KEY\nfile = ~/.config/ex/key\n",
+		    NULL, PLAN_LEG_A,
+		    "[A: untrusted = yes  (built-in default)]" },
+		{ "sealed, endpoint, credential and allow",
+		    "[profile]\nquadrant = sealed\n[network]\nmode = proxy\n"
+		    "endpoint = api.example.com:443\nallow = pypi.org\n"
+		    "[credential]\nvariable = EXAMPLE_API_KEY\n",
+		    "A untrusted (untrusted = yes  (built-in default)), "
+		    "B private (credential.variable = EXAMPLE_API_KEY  "
+		    "(/p/t.ini:8)), C external (network.allow = pypi.org  "
+		    "(/p/t.ini:6))", 0, NULL },
+	};
+	const struct profile_dirs d = { .dir = { NULL, NULL, NULL },
+	    .uid = 1000 };
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr = { 0 };
+		struct plan p = { 0 };
+		char *cause = NULL, *hint = NULL;
+		int r;
+
+		if (profile_load_buffer(&d, "/p/t.ini", rows[i].ini,
+		    strlen(rows[i].ini), &pr, &cause, &hint) < 0) {
+			ok(false, "%s: the profile loads", rows[i].name);
+			diag("cause: %s", cause);
+			free(cause);
+			free(hint);
+			continue;
+		}
+		r = policy_compute(&o, &h, NULL, &pr, "test", &p, &cause,
+		    &hint);
+		if (rows[i].want) {
+			if (!ok(r == -1 && has(cause, rows[i].want),
+			    "%s: refused: %s", rows[i].name, rows[i].want))
+				diag("got %d, cause: %s", r, cause);
+		} else if (ok(r == 0, "%s: accepted", rows[i].name)) {
+			autofree char *why = join(
+			    (const char *const *)p.legs_why, p.nlegs_why);
+
+			is_int(p.legs, rows[i].legs, "%s: legs %#x",
+			    rows[i].name, rows[i].legs);
+			is_str(why, rows[i].why, "%s: why", rows[i].name);
+		} else
+			diag("cause: %s", cause);
+		if (r == 0)
+			plan_free(&p);
+		free(cause);
+		free(hint);
+		profile_free(&pr);
+	}
+}
+
+/*
+ * The plan of the golden host: a profile of the online quadrant with
+ * origins, every kind of mount, an old ABI, a pty.
+ */
+#define GOLDEN_INI	"/etc/confine/profiles/golden.ini"
+
 static bool
 golden_plan(struct plan *p)
 {
@@ -786,10 +2122,25 @@ golden_plan(struct plan *p)
 	    "AWS_SECRET_ACCESS_KEY=wJalr", "DISPLAY=:0", NULL };
 	static const char *const argv[] = { "claude", "--model", "opus",
 	    NULL };
-	static const char *const opts_env[] = { "DISPLAY", "GIT_PAGER=cat" };
+	static const char *const opts_env[] = { "COLORTERM", "GIT_PAGER=cat" };
+	static const char *const opts_ro[] = { "/opt/sdk" };
+	static const char *const opts_hide[] = { "/srv/work/proj/secrets" };
+	static const char *const opts_direct[] = { "/srv/work/out" };
 	struct host h = base_host();
 	struct cli_opts o = base_opts();
+	struct profile pr = { 0 };
+	bool r;
 
+	pr.name = xstrdup("golden");
+	pr.path = xstrdup(GOLDEN_INI);
+	pvalue_set(&pr.quadrant, "online", GOLDEN_INI ":2");
+	pvalue_set(&pr.description, "the golden plan", GOLDEN_INI ":3");
+	plist_add(&pr.hide, "/srv/keys", GOLDEN_INI ":6");
+	plist_add(&pr.scratch, "/var/cache/golden", GOLDEN_INI ":7");
+	pvalue_set(&pr.ws_private, "no", GOLDEN_INI ":10");
+	pvalue_set(&pr.net_mode, "none", GOLDEN_INI ":13");
+	plist_add(&pr.env_set, "NO_COLOR=1", GOLDEN_INI ":16");
+	pvalue_set(&pr.backend, "native", GOLDEN_INI ":19");
 	h.cwd = S("/srv/work/proj/src");
 	h.git_top = S("/srv/work/proj");
 	h.var_run_is_dir = true;
@@ -797,9 +2148,17 @@ golden_plan(struct plan *p)
 	h.landlock_abi = 4;
 	h.is_tty[0] = h.is_tty[1] = true;
 	o.argv = (char **)argv;
-	o.env = (const char **)opts_env;
-	o.nenv = nitems(opts_env);
-	return compute(&h, &o, (char *const *)env, p, "golden host");
+	o.env.v = (const char **)opts_env;
+	o.env.n = nitems(opts_env);
+	o.ro.v = (const char **)opts_ro;
+	o.ro.n = nitems(opts_ro);
+	o.hide.v = (const char **)opts_hide;
+	o.hide.n = nitems(opts_hide);
+	o.direct.v = (const char **)opts_direct;
+	o.direct.n = nitems(opts_direct);
+	r = compute_pr(&h, &o, (char *const *)env, &pr, p, "golden host");
+	profile_free(&pr);
+	return r;
 }
 
 static char *
@@ -914,6 +2273,17 @@ main(void)
 	test_env();
 	test_tty();
 	test_fixed();
+	test_quadrants();
+	test_destinations();
+	test_destination_lists();
+	test_overrides();
+	test_tilde();
+	test_not_here();
+	test_profile_mounts();
+	test_env_profile();
+	test_parents_of_home();
+	test_reshown_sockets();
+	test_loader_to_policy();
 	test_golden();
 	test_deterministic();
 	return done();
