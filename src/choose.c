@@ -49,7 +49,8 @@ read_nofollow(const char *path, char **ret, size_t *ret_len)
 	autoclose int fd = -1;
 	autofree char *proc = NULL;
 
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)) < 0)
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) < 0)
 		return -errno;
 	proc = xasprintf("/proc/self/fd/%d", fd);
 	return profile_read_file(proc, ret, ret_len);
@@ -71,7 +72,7 @@ repository(const struct host *h, const struct profile_dirs *d,
 			return 0;
 		*cause = xasprintf("%s: cannot read: %s", path, r == -ELOOP ?
 		    "it is a symbolic link" : r == -EFBIG ? "larger than 64 KiB"
-		    : strerror(-r));
+		    : r == -EINVAL ? "not a regular file" : strerror(-r));
 		*hint = xasprintf("a repository profile must be a regular "
 		    "file; run with -p NAME to use another profile");
 		return -1;

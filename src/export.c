@@ -38,7 +38,8 @@
 
 struct host_repo {
 	git_repository	*repo;	/* the user's, read only; NULL: none */
-	git_index	*index;
+	git_index	*index;	/* loaded only when needed: O(repository) */
+	bool		 index_tried;
 	git_tree	*head;
 };
 
@@ -66,9 +67,6 @@ host_open(const char *ws, struct host_repo *h)
 		h->repo = NULL;
 		return;
 	}
-	/* Optional: a split or newer index is not readable by libgit2 1.5. */
-	if (git_repository_index(&h->index, h->repo) < 0)
-		h->index = NULL;
 	if (git_repository_head(&ref, h->repo) == 0 &&
 	    git_reference_peel((git_object **)&c, ref, GIT_OBJECT_COMMIT) == 0)
 		git_commit_tree(&h->head, c);
@@ -84,7 +82,11 @@ host_close(struct host_repo *h)
 	git_repository_free(h->repo);
 }
 
-/* Git's rule: an untracked path matching the ignore rules is left out. */
+/*
+ * Git's rule: an untracked path matching the ignore rules is left out.
+ * Cheapest first: HEAD's tree, the rules, and only for an ignored path
+ * not in HEAD the index (reading it costs as much as the repository).
+ */
 static bool
 ignored(struct host_repo *h, const char *path)
 {
@@ -93,13 +95,19 @@ ignored(struct host_repo *h, const char *path)
 
 	if (h->repo == NULL)
 		return false;
-	if (h->index && git_index_get_bypath(h->index, path, 0))
-		return false;
 	if (h->head && git_tree_entry_bypath(&te, h->head, path) == 0) {
 		git_tree_entry_free(te);
 		return false;
 	}
-	return git_ignore_path_is_ignored(&ign, h->repo, path) == 0 && ign;
+	if (git_ignore_path_is_ignored(&ign, h->repo, path) < 0 || !ign)
+		return false;
+	if (!h->index_tried) {
+		/* A split or newer index is unreadable by libgit2 1.5. */
+		h->index_tried = true;
+		if (git_repository_index(&h->index, h->repo) < 0)
+			h->index = NULL;
+	}
+	return !(h->index && git_index_get_bypath(h->index, path, 0));
 }
 
 static int

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "profile.h"
 #include "syntax.h"
+#include "term.h"
 #include "util.h"
 
 enum kind { SCALAR, LIST, EXTENDS };
@@ -84,7 +85,10 @@ static void
 error_at(struct ctx *c, char *msg, char *hint)
 {
 	if (c->err == NULL) {
-		c->err = msg;
+		/* Messages quote the file's bytes: keep them off the terminal. */
+		c->err = term_sanitize(msg, strlen(msg), 0);
+		free(msg);
+		msg = NULL;
 		c->hint = hint;
 		c->err_line = c->lineno;
 	} else {
@@ -103,6 +107,8 @@ check_section(struct ctx *c, const char *line)
 	const char *p = line, *close;
 	size_t i, n;
 
+	if (c->lineno == 1 && strncmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;		/* inih skips a UTF-8 byte order mark */
 	while (*p == ' ' || *p == '\t')
 		p++;
 	if (*p != '[' || (close = strchr(p, ']')) == NULL)
@@ -384,7 +390,8 @@ profile_read_file(const char *path, char **ret, size_t *ret_len)
 	ssize_t n;
 	size_t len = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+	/* O_NONBLOCK: opening a fifo must not wait for a writer. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0)
 		return -errno;
@@ -486,8 +493,10 @@ load(const struct profile_dirs *d, const char *path, const char *buf,
 	size_t plen = 0;
 	int eline = 0, r = 0;
 
-	if (parse(path, buf, len, &own, &extends, &eline, cause, hint) < 0)
+	if (parse(path, buf, len, &own, &extends, &eline, cause, hint) < 0) {
+		profile_free(&own);
 		return -1;
+	}
 	if (extends) {
 		if (depth + 1 >= PROFILE_MAX_DEPTH) {
 			*cause = xasprintf("%s:%d: extends: more than %d "
@@ -499,9 +508,11 @@ load(const struct profile_dirs *d, const char *path, const char *buf,
 		 * The first NAME.ini in the search order that is not already
 		 * being read: a user's offline.ini may extend the shipped one.
 		 */
+		autofree char *named = NULL;
+
 		if ((parent = find_unread(d, extends, chain, depth)) == NULL &&
 		    streq(extends, "sealed") &&
-		    profile_find(d, extends, NULL) == NULL) {
+		    (named = profile_find(d, extends, NULL)) == NULL) {
 			/* sealed always exists: built in, it sets nothing. */
 			merge(acc, &own);
 			profile_free(&own);

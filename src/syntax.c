@@ -141,6 +141,26 @@ dns_name(const char *s, size_t n)
 	return label > 0 && s[n - 1] != '-';
 }
 
+/*
+ * inet_aton(3) takes "2130706433", "0x7f.1", "017.0.0.1" and "1.2.3" as
+ * addresses; a resolver may too.  Only the dotted quad is an address here,
+ * and a name that some parser would read as an address is refused.
+ */
+static bool
+legacy_ipv4(const char *s, size_t n)
+{
+	char buf[64];
+	struct in_addr a;
+
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (inet_pton(AF_INET, buf, &a) == 1)
+		return false;
+	return inet_aton(buf, &a) != 0 || strspn(buf, "0123456789.") == n;
+}
+
 static bool
 port_ok(const char *p)
 {
@@ -191,6 +211,14 @@ syntax_host(const char *s, char **why)
 		}
 	} else {
 		colon = strchr(s, ':');
+		if (colon && strchr(colon + 1, ':')) {
+			if (inet_pton(AF_INET6, s, &(struct in6_addr){ 0 }) == 1)
+				*why = xasprintf("'%s': an IPv6 address goes in "
+				    "brackets: [::1]:443", s);
+			else
+				*why = xasprintf("'%s' is not HOST[:PORT]", s);
+			return -1;
+		}
 		n = colon ? (size_t)(colon - s) : strlen(s);
 		if (colon)
 			port = colon + 1;
@@ -200,6 +228,12 @@ syntax_host(const char *s, char **why)
 		}
 		if (n > 0 && host[n - 1] == '.') {
 			*why = xasprintf("'%s': no trailing dot, please", s);
+			return -1;
+		}
+		if (legacy_ipv4(host, n)) {
+			*why = xasprintf("'%.*s' reads as an IPv4 address in a "
+			    "legacy form; write it as four decimal numbers "
+			    "(127.0.0.1)", (int)n, host);
 			return -1;
 		}
 		if (!dns_name(host, n)) {

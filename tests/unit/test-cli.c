@@ -427,7 +427,7 @@ test_hosts(void)
 		{ "exa mple.com", "'exa mple.com'" },
 		{ "[::1", "'[::1'" }, { "[::1]x", "'[::1]x'" },
 		{ "[zz::1]:443", "'zz::1'" }, { "[192.0.2.1]", "'192.0.2.1'" },
-		{ "::1", "not a host name" }, { "[::1]:0", "'[::1]:0'" },
+		{ "::1", "goes in brackets" }, { "[::1]:0", "'[::1]:0'" },
 		{ "ex\tample.com", "HOST[:PORT]" },
 	};
 	static const char *const opts[] = { "allow", "endpoint" };

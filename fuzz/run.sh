@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# fuzz/run.sh - build the profile fuzzer (clang, libFuzzer, ASan, UBSan) in
+# build-fuzz/ at the top of the tree and run it for FUZZ_SECONDS (default
+# 60).  Exits non-zero when the build fails or the fuzzer finds a crash, a
+# leak or a timeout; the input that did it is left in build-fuzz/artifacts/.
+#
+#   fuzz/run.sh
+#   FUZZ_SECONDS=600 FUZZ_ARGS='-jobs=4 -workers=4' fuzz/run.sh
+#   FUZZ_ARGS=-detect_leaks=0 fuzz/run.sh      # look past a known leak
+#   build-fuzz/fuzz/profile-fuzzer build-fuzz/artifacts/crash-...   # replay
+#
+# New inputs go to build-fuzz/corpus; fuzz/corpus/profile (the seeds) is
+# only read.  A source tree configured in place cannot also be built in a
+# separate directory (automake refuses), so then the files git knows of
+# are copied to build-fuzz/src and built there.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build-fuzz
+seconds=${FUZZ_SECONDS:-60}
+
+if ! grep -q '^include fuzz/fuzz.mk' "$top/Makefile.am"; then
+	echo "run.sh: add 'include fuzz/fuzz.mk' to Makefile.am" >&2
+	exit 2
+fi
+mkdir -p "$out"
+if test -f "$top/config.status"; then
+	if ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+		echo "run.sh: $top is configured in place and is no git" \
+		    "tree: run 'make distclean' there first" >&2
+		exit 2
+	fi
+	mkdir -p "$out/src"
+	# shellcheck disable=SC2016 # $f is for the inner shell
+	(cd "$top" && git ls-files -z --cached --others --exclude-standard |
+	    xargs -0 sh -c 'for f; do
+		case $f in build-fuzz/*) continue ;; esac
+		if test -f "$f"; then printf "%s\0" "$f"; fi
+	    done' sh | tar --null -T - -cf -) | (cd "$out/src" && tar xpf -)
+	cd "$out/src"
+	if ! test -x configure || ! test -f Makefile.in ||
+	    test configure.ac -nt configure; then
+		autoreconf -fi >"$out/autoreconf.log" 2>&1 || {
+			rm -f configure
+			tail -n 20 "$out/autoreconf.log" >&2
+			exit 2
+		}
+	fi
+	builddir=$out/src
+	configure=./configure
+else
+	mkdir -p "$out/build"
+	cd "$out/build"
+	builddir=$out/build
+	configure=$top/configure
+fi
+if ! test -f Makefile || ! grep -q -- '--enable-fuzzing' config.status; then
+	"$configure" --enable-fuzzing CC=clang >"$out/configure.log" 2>&1 || {
+		tail -n 20 "$out/configure.log" >&2
+		exit 2
+	}
+fi
+make fuzz/profile-fuzzer >"$out/make.log" 2>&1 || {
+	tail -n 30 "$out/make.log" >&2
+	exit 2
+}
+
+mkdir -p "$out/corpus" "$out/artifacts" "$out/profiles"
+chmod 0755 "$out/profiles"
+CONFINE_FUZZ_PROFILES=$out/profiles
+export CONFINE_FUZZ_PROFILES
+set +e
+# shellcheck disable=SC2086 # FUZZ_ARGS is a list of options
+"$builddir/fuzz/profile-fuzzer" \
+	-max_total_time="$seconds" \
+	-dict="$top/fuzz/profile.dict" \
+	-artifact_prefix="$out/artifacts/" \
+	-print_final_stats=1 \
+	${FUZZ_ARGS:-} \
+	"$out/corpus" "$top/fuzz/corpus/profile"
+status=$?
+set -e
+if test "$status" -ne 0; then
+	echo "run.sh: the fuzzer failed (status $status); the input is in" \
+	    "$out/artifacts/" >&2
+	find "$out/artifacts" -type f -newer "$builddir/fuzz/profile-fuzzer" >&2
+fi
+exit "$status"
