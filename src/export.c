@@ -200,7 +200,12 @@ commit_file(int dirfd, const char *name, FILE *f)
 	autofree char *tmp = xasprintf("%s.tmp", name);
 	int err = 0;
 
-	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0)
+	/*
+	 * No fsync: the rename keeps a crash of this process from leaving
+	 * half a file, and the upper layer itself is not synced either (the
+	 * overlay is volatile); a lost export is redone by "confine show".
+	 */
+	if (fflush(f) != 0 || ferror(f))
 		err = errno ? errno : EIO;
 	if (fclose(f) != 0 && err == 0)
 		err = errno;
