@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commits.h"
 #include "export.h"
 #include "flag.h"
 #include "log.h"
@@ -41,6 +42,8 @@ struct host_repo {
 	git_index	*index;	/* loaded only when needed: O(repository) */
 	bool		 index_tried;
 	git_tree	*head;
+	git_oid		 head_id;	/* its commit */
+	bool		 has_head;
 };
 
 struct counts {
@@ -68,8 +71,11 @@ host_open(const char *ws, struct host_repo *h)
 		return;
 	}
 	if (git_repository_head(&ref, h->repo) == 0 &&
-	    git_reference_peel((git_object **)&c, ref, GIT_OBJECT_COMMIT) == 0)
+	    git_reference_peel((git_object **)&c, ref, GIT_OBJECT_COMMIT) == 0) {
 		git_commit_tree(&h->head, c);
+		git_oid_cpy(&h->head_id, git_commit_id(c));
+		h->has_head = true;
+	}
 	git_commit_free(c);
 	git_reference_free(ref);
 }
@@ -286,6 +292,40 @@ flags(git_diff *diff, const struct upper_changes *ch,
 	return nflag;
 }
 
+/* The command's own commits, as commits.mbox, and a line of report. */
+static void
+commits(const struct export_opts *o, git_repository *repo,
+    struct host_repo *h, int lower, int upper, int sdir, FILE *report)
+{
+	autofree char *objects = NULL, *note = NULL;
+	FILE *mbox;
+	int n, r;
+
+	if (h->repo)
+		objects = path_join(git_repository_path(h->repo), "objects");
+	if ((mbox = tmp_file(sdir, "commits.mbox")) == NULL) {
+		fprintf(report, "commits: cannot write commits.mbox: %s\n",
+		    strerror(errno));
+		return;
+	}
+	n = commits_export(repo, objects, h->has_head ? &h->head_id : NULL,
+	    lower, upper, mbox, &note);
+	if (n > 0 && (r = commit_file(sdir, "commits.mbox", mbox)) == 0) {
+		fprintf(report, "commits: %d, in commits.mbox (git am)\n", n);
+		if (!o->quiet)
+			fprintf(stderr, "  %d commit%s, in commits.mbox\n", n,
+			    n == 1 ? "" : "s");
+	} else {
+		if (n > 0)
+			fprintf(report, "commits: cannot write commits.mbox: "
+			    "%s\n", strerror(-r));
+		else
+			fclose(mbox);
+		unlinkat(sdir, "commits.mbox.tmp", 0);
+		fprintf(report, "commits: %s\n", note ? note : "none");
+	}
+}
+
 static int
 run(const struct export_opts *o, git_repository *repo, int lower, int upper,
     int sdir)
@@ -371,6 +411,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 		    git_diff_num_deltas(diff) == 1 ? "" : "s");
 		fputs(safe, stderr);
 	}
+	commits(o, repo, &host, lower, upper, sdir, report);
 	fprintf(report, "flagged (can run code on the host, or undo a host "
 	    "change):\n");
 	nflag = flags(diff, &ch, o, report, !o->quiet);

@@ -389,3 +389,17 @@ upper_read(int lower_fd, int upper_fd, const char *path,
 	*ret_len = len;
 	return 0;
 }
+
+int
+upper_read_merged(int lower_fd, int upper_fd, const char *path, char **ret,
+    size_t *ret_len)
+{
+	struct upper_state st;
+
+	merged_state(lower_fd, upper_fd, path, &st);
+	if (st.type == UPPER_ABSENT)
+		return -ENOENT;
+	if (st.type != UPPER_FILE)
+		return -EINVAL;
+	return upper_read(lower_fd, upper_fd, path, &st, ret, ret_len);
+}

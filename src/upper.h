@@ -49,6 +49,14 @@ int	upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
 void	upper_changes_free(struct upper_changes *);
 
 /*
+ * Read path as the merged view shows it (upper over lower), a regular file
+ * only; for the repository's own HEAD and refs.  0 or -errno (-ENOENT when
+ * it is not there).
+ */
+int	upper_read_merged(int lower_fd, int upper_fd, const char *path,
+	    char **ret, size_t *ret_len);
+
+/*
  * Read a side's content (file bytes, or a link's target) from the layer
  * it is in.  0 or -errno.
  */

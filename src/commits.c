@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: ISC
+/*
+ * commits.c - export the command's commits as an mbox series
+ * (research/ecosystem.md section 3.4), without git and without trusting
+ * the session's .git: HEAD and refs are parsed here, loose objects are
+ * inflated from fds beneath the upper layer into the private object
+ * database, the host's objects are an alternate (read, never written).
+ *
+ * Runs in: confine-export, after the patch.
+ * MUST: never follow a link in the upper layer, never read the session
+ * repository's config, hooks or attributes.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "commits.h"
+#include "upper.h"
+#include "util.h"
+
+#define MAX_OBJECT	(256UL * 1024 * 1024)
+
+static bool
+hex40(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 40; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* The commit the session's HEAD names, through its ref or packed-refs. */
+static int
+session_head(int lower, int upper, git_oid *ret)
+{
+	autofree char *head = NULL, *ref = NULL, *path = NULL, *packed = NULL;
+	size_t len;
+	char *nl, *line, *save = NULL;
+
+	if (upper_read_merged(lower, upper, ".git/HEAD", &head, &len) < 0)
+		return -1;
+	head = xreallocarray(head, 1, len + 1);
+	head[len] = '\0';
+	if ((nl = strchr(head, '\n')))
+		*nl = '\0';
+	if (strlen(head) == 40 && hex40(head))
+		return git_oid_fromstr(ret, head);
+	if (strncmp(head, "ref: refs/", 10) != 0 || strstr(head, "..") ||
+	    strlen(head) > 250)
+		return -1;
+	path = xasprintf(".git/%s", head + 5);
+	if (upper_read_merged(lower, upper, path, &ref, &len) == 0 &&
+	    len >= 40 && hex40(ref)) {
+		ref[40] = '\0';
+		return git_oid_fromstr(ret, ref);
+	}
+	if (upper_read_merged(lower, upper, ".git/packed-refs", &packed,
+	    &len) < 0)
+		return -1;
+	packed = xreallocarray(packed, 1, len + 1);
+	packed[len] = '\0';
+	for (line = strtok_r(packed, "\n", &save); line;
+	    line = strtok_r(NULL, "\n", &save))
+		if (strlen(line) > 41 && hex40(line) && line[40] == ' ' &&
+		    streq(line + 41, head + 5)) {
+			line[40] = '\0';
+			return git_oid_fromstr(ret, line);
+		}
+	return -1;
+}
+
+/* Inflate one loose object and store it in the private database. */
+static int
+import(git_odb *odb, int dirfd, const char *name)
+{
+	autoclose int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC | O_NONBLOCK);
+	autofree unsigned char *out = NULL;
+	unsigned char in[65536];
+	size_t cap = 65536, len = 0, hdr;
+	z_stream z = { 0 };
+	git_object_t type;
+	git_oid oid;
+	ssize_t n;
+	int zr = Z_OK;
+	char *sp;
+
+	if (fd < 0 || inflateInit(&z) != Z_OK)
+		return -1;
+	out = xmalloc(cap);
+	while (zr != Z_STREAM_END && (n = read(fd, in, sizeof(in))) > 0) {
+		z.next_in = in;
+		z.avail_in = (unsigned)n;
+		do {
+			if (len == cap) {
+				if (cap >= MAX_OBJECT)
+					goto bad;
+				out = xreallocarray(out, 2, cap);
+				cap *= 2;
+			}
+			z.next_out = out + len;
+			z.avail_out = (unsigned)(cap - len);
+			zr = inflate(&z, Z_NO_FLUSH);
+			len = cap - z.avail_out;
+			if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+				goto bad;
+		} while (z.avail_in > 0 && zr != Z_STREAM_END);
+	}
+	inflateEnd(&z);
+	if (zr != Z_STREAM_END || (hdr = strnlen((char *)out, len)) >= len)
+		return -1;
+	if ((sp = memchr(out, ' ', hdr)) == NULL)
+		return -1;
+	*sp = '\0';
+	if ((type = git_object_string2type((char *)out)) == GIT_OBJECT_INVALID)
+		return -1;
+	return git_odb_write(&oid, odb, out + hdr + 1, len - hdr - 1, type);
+bad:
+	inflateEnd(&z);
+	return -1;
+}
+
+/* Every loose object the session wrote: .git/objects/XX/YYYY... */
+static void
+import_all(git_odb *odb, int upper)
+{
+	autoclose int objs = -1;
+	DIR *d;
+	struct dirent *e;
+
+	if ((objs = openat(upper, ".git/objects", O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	if ((d = fdopendir(dup(objs))) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		autoclose int sub = -1;
+		DIR *sd;
+		struct dirent *f;
+
+		if (strlen(e->d_name) != 2 || !strchr("0123456789abcdef",
+		    e->d_name[0]) || !strchr("0123456789abcdef", e->d_name[1]))
+			continue;
+		if ((sub = openat(objs, e->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		    (sd = fdopendir(dup(sub))) == NULL)
+			continue;
+		while ((f = readdir(sd)) != NULL)
+			if (strlen(f->d_name) == 38)
+				import(odb, sub, f->d_name);
+		closedir(sd);
+	}
+	closedir(d);
+}
+
+int
+commits_export(git_repository *repo, const char *host_objects,
+    const git_oid *base, int lower, int upper, FILE *out, char **note)
+{
+	git_odb *odb = NULL;
+	git_revwalk *walk = NULL;
+	git_oid head, id;
+	git_oid *ids = NULL;
+	size_t n = 0, i;
+	int ret = -1;
+
+	*note = NULL;
+	if (session_head(lower, upper, &head) < 0)
+		return 0;	/* no readable HEAD: nothing to say */
+	if (base && git_oid_equal(&head, base))
+		return 0;
+	if (git_repository_odb(&odb, repo) < 0)
+		goto giterr;
+	if (host_objects)
+		git_odb_add_disk_alternate(odb, host_objects);
+	import_all(odb, upper);
+	if (base == NULL) {
+		*note = xasprintf("the workspace had no commit to start from");
+		goto out;
+	}
+	if (!git_graph_descendant_of(repo, &head, base)) {
+		*note = xasprintf("the session's HEAD does not descend from the "
+		    "host's (history rewritten, or objects packed): commits not "
+		    "exported");
+		goto out;
+	}
+	if (git_revwalk_new(&walk, repo) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL |
+	    GIT_SORT_REVERSE) < 0 || git_revwalk_push(walk, &head) < 0 ||
+	    git_revwalk_hide(walk, base) < 0)
+		goto giterr;
+	while (git_revwalk_next(&id, walk) == 0) {
+		ids = xreallocarray(ids, n + 1, sizeof(*ids));
+		ids[n++] = id;
+	}
+	for (i = 0; i < n; i++) {
+		git_commit *c = NULL, *parent = NULL;
+		git_tree *t = NULL, *pt = NULL;
+		git_diff *diff = NULL;
+		git_buf buf = { 0 };
+		git_email_create_options eo = GIT_EMAIL_CREATE_OPTIONS_INIT;
+		int r;
+
+		/* No renames: libgit2 1.5 orders a type change wrongly then. */
+		eo.flags |= GIT_EMAIL_CREATE_NO_RENAMES;
+		if (git_commit_lookup(&c, repo, &ids[i]) < 0)
+			goto giterr;
+		if (git_commit_parentcount(c) != 1) {
+			git_commit_free(c);
+			*note = xasprintf("a merge commit: the series stops before "
+			    "it");
+			break;
+		}
+		r = git_commit_parent(&parent, c, 0) < 0 ||
+		    git_commit_tree(&t, c) < 0 ||
+		    git_commit_tree(&pt, parent) < 0 ||
+		    git_diff_tree_to_tree(&diff, repo, pt, t,
+		    &eo.diff_opts) < 0 ||
+		    git_email_create_from_diff(&buf, diff, i + 1, n, &ids[i],
+		    git_commit_summary(c), git_commit_body(c),
+		    git_commit_author(c), &eo) < 0;
+		if (!r)
+			fwrite(buf.ptr, 1, buf.size, out);
+		git_buf_dispose(&buf);
+		git_diff_free(diff);
+		git_tree_free(t);
+		git_tree_free(pt);
+		git_commit_free(parent);
+		git_commit_free(c);
+		if (r)
+			goto giterr;
+	}
+	ret = (int)i;
+	goto out;
+giterr:
+	{
+		const git_error *e = git_error_last();
+
+		free(*note);
+		*note = xasprintf("commits not exported: %s", e && e->message ?
+		    e->message : "libgit2 error");
+	}
+out:
+	free(ids);
+	git_revwalk_free(walk);
+	git_odb_free(odb);
+	return *note && ret <= 0 ? -1 : ret;
+}
