@@ -11,6 +11,9 @@ plan 7
 # default action for every forwarded signal (a shell starts background
 # jobs with SIGINT and SIGQUIT ignored); its pid in BG.
 bg_start() {
+	# Empty the output first: a waiter must not see the last run's lines.
+	: >"$OUT"
+	: >"$ERR"
 	(
 		cd "$WS" || exit 1
 		exec env --default-signal=INT,QUIT,TERM,HUP "$@" \
