@@ -24,6 +24,7 @@ const char cli_usage[] =
 "       confine trust [FILE]\n"
 "       confine ls | show [SESSION] | diff [SESSION] | drop SESSION...\n"
 "       confine apply [--yes] [SESSION]\n"
+"       confine enter [SESSION] [COMMAND [ARG...]]\n"
 "       confine doctor\n"
 "\n"
 "Run COMMAND in a confinement that cannot write to the host: the workspace\n"
@@ -73,6 +74,11 @@ const char cli_usage[] =
 "  apply [--yes] [SESSION]\n"
 "                       apply the patch to the workspace, after checking\n"
 "                       that all of it applies; asks first on a terminal\n"
+"  enter [SESSION] [COMMAND...]\n"
+"                       run COMMAND (default: a shell) confined in the\n"
+"                       session's final tree, under the same policy; its\n"
+"                       writes stay in the session, whose export is\n"
+"                       updated\n"
 "  drop SESSION...      delete sessions\n"
 "  trust [FILE]         trust a repository profile (default: the\n"
 "                       workspace's .confine.ini), pinning its sha256\n"
@@ -151,6 +157,19 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 			return -1;
 		}
 		o->argv = argv + i;
+		return 1;
+	}
+	if (streq(w, "enter")) {
+		/* enter [SESSION] [COMMAND...]: an id looks like a UTC stamp. */
+		o->cmd = CLI_ENTER;
+		o->argv = argv + 2;
+		if (argc > 2 && strlen(argv[2]) > 16 && argv[2][8] == '-' &&
+		    strspn(argv[2], "0123456789") == 8) {
+			o->session_id = argv[2];
+			o->argv = argv + 3;
+		}
+		if (o->argv[0] && streq(o->argv[0], "--"))
+			o->argv++;
 		return 1;
 	}
 	if (streq(w, "drop")) {

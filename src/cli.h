@@ -12,7 +12,7 @@
 
 enum cli_cmd { CLI_RUN, CLI_DOCTOR, CLI_HELP, CLI_VERSION, CLI_PROFILE_LIST,
 	CLI_PROFILE_SHOW, CLI_PROFILE_CHECK, CLI_TRUST, CLI_LS, CLI_SHOW,
-	CLI_DIFF, CLI_APPLY, CLI_DROP };
+	CLI_DIFF, CLI_APPLY, CLI_DROP, CLI_ENTER };
 
 /* Values of a repeatable option, borrowed from argv. */
 struct cli_list {
@@ -35,6 +35,7 @@ struct cli_opts {
 	bool		 backend_set;
 	bool		 dry_run;
 	bool		 yes;		/* apply --yes */
+	const char	*session_id;	/* enter: the session to re-enter */
 	int		 verbosity;	/* -1 quiet, 0, 1 -v, 2 -vv */
 };
 

@@ -50,7 +50,7 @@ main(int argc, char **argv)
 	struct host host;
 	struct plan plan;
 	struct profile profile = { 0 };
-	autostrv char **env = NULL;
+	autostrv char **env = NULL, **keep = NULL;
 	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
 	size_t i;
 	int status;
@@ -90,6 +90,9 @@ main(int argc, char **argv)
 		return session_apply(&opts, env);
 	case CLI_DROP:
 		return session_drop(&opts, env);
+	case CLI_ENTER:
+		session_enter_opts(&opts, env, &keep);
+		break;
 	case CLI_RUN:
 		break;
 	}
@@ -135,6 +138,9 @@ main(int argc, char **argv)
 		log_info("missing: %s", plan.degraded[i]);
 	log_info("workspace: %s", plan.workspace);
 	log_info("session: %s", plan.session_dir);
+	if (plan.reenter)
+		log_msg("session %s: entering its tree (%s)", plan.session_id,
+		    plan.workspace);
 	status = sandbox_run(&plan);
 	plan_free(&plan);
 	cli_opts_free(&opts);

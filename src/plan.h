@@ -116,6 +116,8 @@ struct plan {
 	char		*workspace;	/* host path, writable through the overlay */
 	char		*session_id;
 	char		*session_dir;	/* host path */
+	bool		 reenter;	/* an existing session, kept at the end */
+	char		*profile_arg;	/* -p as given, for the session's meta */
 	struct plan_mounts	mounts;
 	struct plan_landlock	landlock;
 	struct plan_syscalls	sys;

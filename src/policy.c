@@ -807,7 +807,12 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 
 	gmtime_r(&h->now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	p.session_id = xasprintf("%s-%08x", stamp, h->random);
+	if (o->session_id) {
+		p.session_id = xstrdup(o->session_id);
+		p.reenter = true;
+	} else
+		p.session_id = xasprintf("%s-%08x", stamp, h->random);
+	p.profile_arg = xstrdup(o->profile ? o->profile : "");
 	sessions = path_join(h->state_home, "confine/sessions");
 	p.session_dir = path_join(sessions, p.session_id);
 

@@ -505,7 +505,7 @@ sandbox_run(const struct plan *p)
 	log_set_exit_hook(NULL);
 
 	if (workspace_session_finish(p))
-		export_run(p);
+		export_run(p);	/* again after enter: its export is updated */
 	if (rec.code) {
 		fprintf(stderr, "confine: %s\n", rec.msg);
 		return rec.code;

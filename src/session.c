@@ -383,3 +383,41 @@ session_drop(const struct cli_opts *o, char *const *env)
 	}
 	return status;
 }
+
+void
+session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
+{
+	autofree char *dir = sessions_dir(env);
+	autofree char *sdir = pick(dir, o->session_id);
+	char *ws = meta_get(sdir, "workspace");
+	char *prof = meta_get(sdir, "profile_arg");
+	char *id = xstrdup(strrchr(sdir, '/') + 1);
+	const char *shell = NULL;
+	size_t n = 0, i;
+
+	if (ws == NULL)
+		die("'%s' is not a session directory", sdir);
+	if (!has(sdir, "upper"))
+		die("session '%s' has no layers left to enter", id);
+	*keep = xcalloc(1, sizeof(**keep));
+	strv_push(keep, &n, ws);
+	strv_push(keep, &n, id);
+	o->workspace = ws;
+	o->session_id = id;
+	if (prof && prof[0]) {
+		strv_push(keep, &n, prof);
+		o->profile = prof;
+	} else
+		free(prof);
+	if (o->argv == NULL || o->argv[0] == NULL) {
+		/* A shell; the command runs with the sandbox's environment. */
+		for (i = 0; env[i]; i++)
+			if (strncmp(env[i], "SHELL=/", 7) == 0)
+				shell = env[i] + 6;
+		o->argv = xcalloc(2, sizeof(char *));
+		o->argv[0] = xstrdup(shell ? shell : "/bin/sh");
+		strv_push(keep, &n, o->argv[0]);
+		strv_push(keep, &n, (char *)o->argv);
+	}
+	o->cmd = CLI_RUN;
+}

@@ -16,5 +16,11 @@ int	session_show(const struct cli_opts *, char *const *env);
 int	session_diff(const struct cli_opts *, char *const *env);
 int	session_apply(const struct cli_opts *, char *const *env);
 int	session_drop(const struct cli_opts *, char *const *env);
+/*
+ * For "enter": fill o (workspace, profile, session id, command) from the
+ * session's metadata, so the run path rebuilds the session's policy.
+ * Strings are heap-allocated into *keep (freed by the caller).
+ */
+void	session_enter_opts(struct cli_opts *o, char *const *env, char ***keep);
 
 #endif

@@ -24,6 +24,8 @@
 #include "util.h"
 #include "workspace.h"
 
+static void	remove_tree(int, const char *, int);
+
 /* mkdir -p for the parents of the session directory, mode 0700. */
 static int
 mkdirs(const char *path)
@@ -68,9 +70,10 @@ write_meta(int dirfd, const struct plan *p)
 	/* The coarse clock is the one file timestamps are taken from. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 	fprintf(f, "version=1\nid=%s\nstarted=%s\nstarted_ns=%lld\n"
-	    "workspace=%s\nbackend=native\nquadrant=%s\nprofile=%s\n",
-	    p->session_id, stamp, (long long)ts.tv_sec * 1000000000LL +
-	    ts.tv_nsec, p->workspace, p->quadrant, p->profile);
+	    "workspace=%s\nbackend=native\nquadrant=%s\nprofile=%s\n"
+	    "profile_arg=%s\n", p->session_id, stamp,
+	    (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, p->workspace,
+	    p->quadrant, p->profile, p->profile_arg);
 	for (i = 0; p->argv[i]; i++) {
 		/* One argument a line; a newline inside one is escaped. */
 		const char *c;
@@ -106,7 +109,7 @@ workspace_session_create(const struct plan *p, const char **where)
 	*where = p->session_dir;
 	if ((r = mkdirs(parent)) < 0)
 		return r;
-	if (mkdir(p->session_dir, 0700) < 0)
+	if (mkdir(p->session_dir, 0700) < 0 && !(p->reenter && errno == EEXIST))
 		return -errno;
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
@@ -114,7 +117,13 @@ workspace_session_create(const struct plan *p, const char **where)
 	/* The overlay's root takes upper/'s mode: give it the workspace's. */
 	if (stat(p->workspace, &st) < 0)
 		return -errno;
-	if (mkdirat(fd, "upper", 0700) < 0 || mkdirat(fd, "work", 0700) < 0 ||
+	if (p->reenter) {
+		/* The layers stay; overlayfs wants a fresh, empty work dir. */
+		remove_tree(fd, "work", 0);
+		if (mkdirat(fd, "work", 0700) < 0)
+			return -errno;
+	} else if (mkdirat(fd, "upper", 0700) < 0 ||
+	    mkdirat(fd, "work", 0700) < 0 ||
 	    fchmodat(fd, "upper", st.st_mode & 07777, 0) < 0)
 		return -errno;
 	/* Scratch directories of the profile: their layers live here too. */
@@ -125,11 +134,13 @@ workspace_session_create(const struct plan *p, const char **where)
 			continue;
 		*where = m->upper;
 		if ((mkdirat(fd, "scratch", 0700) < 0 && errno != EEXIST) ||
-		    mkdir(m->upper, 0700) < 0 || mkdir(m->work, 0700) < 0)
+		    (mkdir(m->upper, 0700) < 0 && !(p->reenter &&
+		    errno == EEXIST)) || mkdir(m->work, 0700) < 0)
 			return -errno;
 	}
 	*where = p->session_dir;
-	return write_meta(fd, p);
+	/* Re-entered: the first start stays the session's start. */
+	return p->reenter ? 0 : write_meta(fd, p);
 }
 
 /*
@@ -177,9 +188,12 @@ workspace_session_finish(const struct plan *p)
 			continue;
 		rel = m->work + strlen(p->session_dir) + 1;
 		remove_tree(fd, rel, 0);
-		unlinkat(fd, m->upper + strlen(p->session_dir) + 1,
-		    AT_REMOVEDIR);
+		if (!p->reenter)
+			unlinkat(fd, m->upper + strlen(p->session_dir) + 1,
+			    AT_REMOVEDIR);
 	}
+	if (p->reenter)
+		return true;
 	unlinkat(fd, "scratch", AT_REMOVEDIR);
 	if (faccessat(fd, "scratch", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return true;
