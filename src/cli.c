@@ -23,7 +23,7 @@ const char cli_usage[] =
 "       confine profile list | show NAME | check FILE...\n"
 "       confine trust [FILE]\n"
 "       confine ls | show [SESSION] | diff [SESSION] | drop SESSION...\n"
-"       confine apply [--yes] [SESSION]\n"
+"       confine apply [--yes] [--commits] [SESSION]\n"
 "       confine enter [SESSION] [COMMAND [ARG...]]\n"
 "       confine doctor\n"
 "\n"
@@ -71,9 +71,11 @@ const char cli_usage[] =
 "                       exports it first if that has not happened\n"
 "  diff [SESSION]       print the session's patch (paged, made safe for\n"
 "                       the terminal, when on one)\n"
-"  apply [--yes] [SESSION]\n"
+"  apply [--yes] [--commits] [SESSION]\n"
 "                       apply the patch to the workspace, after checking\n"
-"                       that all of it applies; asks first on a terminal\n"
+"                       that all of it applies; asks first on a terminal;\n"
+"                       --commits creates the agent's commits (git am)\n"
+"                       and applies what came after them\n"
 "  enter [SESSION] [COMMAND...]\n"
 "                       run COMMAND (default: a shell) confined in the\n"
 "                       session's final tree, under the same policy; its\n"
@@ -146,14 +148,18 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 
 		o->cmd = streq(w, "show") ? CLI_SHOW : streq(w, "diff") ?
 		    CLI_DIFF : CLI_APPLY;
-		if (o->cmd == CLI_APPLY && argc > i && (streq(argv[i], "--yes") ||
-		    streq(argv[i], "-y"))) {
-			o->yes = true;
+		while (o->cmd == CLI_APPLY && argc > i) {
+			if (streq(argv[i], "--yes") || streq(argv[i], "-y"))
+				o->yes = true;
+			else if (streq(argv[i], "--commits"))
+				o->commits = true;
+			else
+				break;
 			i++;
 		}
 		if (argc > i + 1 || (argc > i && argv[i][0] == '-')) {
 			*cause = xasprintf("usage: confine %s%s [SESSION]", w,
-			    o->cmd == CLI_APPLY ? " [--yes]" : "");
+			    o->cmd == CLI_APPLY ? " [--yes] [--commits]" : "");
 			return -1;
 		}
 		o->argv = argv + i;

@@ -35,6 +35,7 @@ struct cli_opts {
 	bool		 backend_set;
 	bool		 dry_run;
 	bool		 yes;		/* apply --yes */
+	bool		 commits;	/* apply --commits */
 	const char	*session_id;	/* enter: the session to re-enter */
 	int		 verbosity;	/* -1 quiet, 0, 1 -v, 2 -vv */
 };

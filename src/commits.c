@@ -163,7 +163,8 @@ import_all(git_odb *odb, int upper)
 
 int
 commits_export(git_repository *repo, const char *host_objects,
-    const git_oid *base, int lower, int upper, FILE *out, char **note)
+    const git_oid *base, int lower, int upper, FILE *out, git_oid *ret_head,
+    char **note)
 {
 	git_odb *odb = NULL;
 	git_revwalk *walk = NULL;
@@ -239,6 +240,8 @@ commits_export(git_repository *repo, const char *host_objects,
 			goto giterr;
 	}
 	ret = (int)i;
+	if (i > 0)
+		git_oid_cpy(ret_head, &ids[i - 1]);
 	goto out;
 giterr:
 	{

@@ -16,11 +16,12 @@
  * Write the commits from base (the host's HEAD when the session began) to
  * the session's HEAD into out, as mbox.  repo is export's private
  * repository; host_objects the host's object directory (read only).
- * Returns the number of commits written (0: none), or -1 with *note set
- * to why none could be (a heap string, for the report).
+ * Returns the number of commits written (0: none), with *ret_head the
+ * last one's id, or -1 with *note set to why none could be (a heap string,
+ * for the report).
  */
 int	commits_export(git_repository *repo, const char *host_objects,
 	    const git_oid *base, int lower_fd, int upper_fd, FILE *out,
-	    char **note);
+	    git_oid *ret_head, char **note);
 
 #endif

@@ -292,12 +292,76 @@ flags(git_diff *diff, const struct upper_changes *ch,
 	return nflag;
 }
 
+/*
+ * What is left after the commits: the final tree against the last
+ * commit's, over the changed paths, for "apply --commits".
+ */
+static int
+uncommitted(git_repository *repo, const git_oid *head,
+    const struct upper_changes *ch, git_index *inew, int sdir)
+{
+	git_commit *c = NULL;
+	git_tree *ht = NULL, *told = NULL, *tnew = NULL;
+	git_index *iold = NULL;
+	git_diff *diff = NULL;
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	git_oid oid;
+	FILE *f = NULL;
+	size_t i;
+	int r = -1;
+
+	if (git_commit_lookup(&c, repo, head) < 0 ||
+	    git_commit_tree(&ht, c) < 0 || git_index_new(&iold) < 0)
+		goto out;
+	for (i = 0; i < ch->n; i++) {
+		git_tree_entry *te = NULL;
+		git_index_entry e;
+
+		if (git_tree_entry_bypath(&te, ht, ch->v[i].path) < 0)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.path = ch->v[i].path;
+		e.mode = git_tree_entry_filemode(te);
+		git_oid_cpy(&e.id, git_tree_entry_id(te));
+		r = git_index_add(iold, &e);
+		git_tree_entry_free(te);
+		if (r < 0)
+			goto out;
+	}
+	r = -1;
+	dopts.flags = GIT_DIFF_SHOW_BINARY;
+	if (git_index_write_tree_to(&oid, iold, repo) < 0 ||
+	    git_tree_lookup(&told, repo, &oid) < 0 ||
+	    git_index_write_tree_to(&oid, inew, repo) < 0 ||
+	    git_tree_lookup(&tnew, repo, &oid) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, told, tnew, &dopts) < 0 ||
+	    (f = tmp_file(sdir, "uncommitted.patch")) == NULL ||
+	    print_patch(diff, f) < 0)
+		goto out;
+	r = commit_file(sdir, "uncommitted.patch", f);
+	f = NULL;
+out:
+	if (f) {
+		fclose(f);
+		unlinkat(sdir, "uncommitted.patch.tmp", 0);
+	}
+	git_diff_free(diff);
+	git_tree_free(told);
+	git_tree_free(tnew);
+	git_tree_free(ht);
+	git_index_free(iold);
+	git_commit_free(c);
+	return r;
+}
+
 /* The command's own commits, as commits.mbox, and a line of report. */
 static void
 commits(const struct export_opts *o, git_repository *repo,
-    struct host_repo *h, int lower, int upper, int sdir, FILE *report)
+    struct host_repo *h, int lower, int upper, int sdir, FILE *report,
+    const struct upper_changes *ch, git_index *inew)
 {
 	autofree char *objects = NULL, *note = NULL;
+	git_oid head;
 	FILE *mbox;
 	int n, r;
 
@@ -309,9 +373,16 @@ commits(const struct export_opts *o, git_repository *repo,
 		return;
 	}
 	n = commits_export(repo, objects, h->has_head ? &h->head_id : NULL,
-	    lower, upper, mbox, &note);
+	    lower, upper, mbox, &head, &note);
 	if (n > 0 && (r = commit_file(sdir, "commits.mbox", mbox)) == 0) {
-		fprintf(report, "commits: %d, in commits.mbox (git am)\n", n);
+		char base[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(base, sizeof(base), &h->head_id);
+		fprintf(report, "commits: %d, in commits.mbox (git am), on "
+		    "%s\n", n, base);
+		if (uncommitted(repo, &head, ch, inew, sdir) < 0)
+			fprintf(report, "commits: the changes after the last "
+			    "commit could not be exported separately\n");
 		if (!o->quiet)
 			fprintf(stderr, "  %d commit%s, in commits.mbox\n", n,
 			    n == 1 ? "" : "s");
@@ -411,7 +482,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 		    git_diff_num_deltas(diff) == 1 ? "" : "s");
 		fputs(safe, stderr);
 	}
-	commits(o, repo, &host, lower, upper, sdir, report);
+	commits(o, repo, &host, lower, upper, sdir, report, &ch, inew);
 	fprintf(report, "flagged (can run code on the host, or undo a host "
 	    "change):\n");
 	nflag = flags(diff, &ch, o, report, !o->quiet);

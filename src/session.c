@@ -281,6 +281,89 @@ session_diff(const struct cli_opts *o, char *const *env)
 	return 0;
 }
 
+/* The commit the series was made on, from the report; NULL: none. */
+static char *
+commits_base(const char *sdir)
+{
+	autofree char *report = path_join(sdir, "report"), *line = NULL;
+	AUTO(fclose_p) FILE *f = fopen(report, "re");
+	size_t cap = 0;
+	const char *k = ", in commits.mbox (git am), on ";
+	char *p;
+
+	while (f && getline(&line, &cap, f) > 0)
+		if (strncmp(line, "commits: ", 9) == 0 &&
+		    (p = strstr(line, k)) != NULL && strlen(p + strlen(k)) >= 40)
+			return xstrndup(p + strlen(k), 40);
+	return NULL;
+}
+
+/* --commits: the series must start where the workspace's HEAD is. */
+static void
+check_commits(const char *sdir, const char *ws)
+{
+	autofree char *base = commits_base(sdir), *head = NULL;
+	char *rev[] = { (char *)"git", (char *)"rev-parse", (char *)"HEAD", NULL };
+	FILE *p;
+	char buf[64] = "";
+	int fds[2];
+	pid_t pid;
+
+	if (base == NULL || !has(sdir, "commits.mbox"))
+		die_hint(EXIT_CONFINE, 0, "use 'confine apply' for its changes",
+		    "session '%s' made no commits", sdir);
+	if (pipe(fds) < 0 || (pid = fork()) < 0)
+		die_errno(errno, "fork");
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		if (chdir(ws) < 0)
+			_exit(127);
+		execvp(rev[0], rev);
+		_exit(127);
+	}
+	close(fds[1]);
+	if ((p = fdopen(fds[0], "r")) != NULL) {
+		if (fgets(buf, sizeof(buf), p) == NULL)
+			buf[0] = '\0';
+		fclose(p);
+	}
+	waitpid(pid, NULL, 0);
+	if (strncmp(buf, base, 40) != 0)
+		die_hint(EXIT_CONFINE, 0, "check out that commit, or apply the "
+		    "changes without --commits", "the workspace's HEAD is not "
+		    "the commit the session's commits were made on (%s)", base);
+}
+
+/* git am the series; then the changes after the last commit. */
+static void
+apply_commits(const char *sdir, const char *ws)
+{
+	autofree char *mbox = path_join(sdir, "commits.mbox");
+	autofree char *rest = path_join(sdir, "uncommitted.patch");
+	char *am[] = { (char *)"git", (char *)"am", (char *)"--quiet",
+	    (char *)"--keep-cr", mbox, NULL };
+	char *abort_am[] = { (char *)"git", (char *)"am", (char *)"--abort",
+	    NULL };
+	char *check[] = { (char *)"git", (char *)"apply", (char *)"--binary",
+	    (char *)"--check", rest, NULL };
+	char *apply[] = { (char *)"git", (char *)"apply", (char *)"--binary",
+	    rest, NULL };
+	struct stat st;
+
+	if (run(am, ws) != 0) {
+		run(abort_am, ws);
+		die_hint(EXIT_CONFINE, 0, "review with 'confine show' and "
+		    "'confine diff'", "the commits do not apply to '%s'; "
+		    "nothing was changed", ws);
+	}
+	if (stat(rest, &st) < 0 || st.st_size == 0)
+		return;
+	if (run(check, ws) != 0 || run(apply, ws) != 0)
+		die_hint(EXIT_CONFINE, 0, "they are in the session's "
+		    "uncommitted.patch", "the commits were created, but the "
+		    "changes made after them do not apply");
+}
+
 int
 session_apply(const struct cli_opts *o, char *const *env)
 {
@@ -304,13 +387,15 @@ session_apply(const struct cli_opts *o, char *const *env)
 	if (has(sdir, "applied"))
 		die_hint(EXIT_CONFINE, 0, "its changes are on the host already",
 		    "session '%s' was applied", sdir);
-	if (stat(patch, &st) == 0 && st.st_size == 0) {
+	if (o->commits)
+		check_commits(sdir, ws);
+	else if (stat(patch, &st) == 0 && st.st_size == 0) {
 		log_msg("nothing to apply");
 		return 0;
 	}
 	print_sanitized(report, stderr);
 	/* All or nothing: a patch that does not apply whole is not applied. */
-	if (run(check, ws) != 0)
+	if (!o->commits && run(check, ws) != 0)
 		die_hint(EXIT_CONFINE, 0, "the workspace changed since the "
 		    "session; review with 'confine diff' and apply by hand",
 		    "the patch does not apply to '%s'; nothing was changed", ws);
@@ -328,7 +413,9 @@ session_apply(const struct cli_opts *o, char *const *env)
 			return 1;
 		}
 	}
-	if (run(apply, ws) != 0)
+	if (o->commits)
+		apply_commits(sdir, ws);
+	else if (run(apply, ws) != 0)
 		die("git apply failed in '%s'", ws);
 	if ((fd = open(applied, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
 		close(fd);
