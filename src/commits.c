@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <git2/sys/odb_backend.h>
+
 #include "commits.h"
 #include "upper.h"
 #include "util.h"
@@ -75,6 +77,109 @@ session_head(int lower, int upper, git_oid *ret)
 			return git_oid_fromstr(ret, line);
 		}
 	return -1;
+}
+
+/*
+ * The host's objects, read only.  libgit2 "freshens" an object it is asked
+ * to write when a backend has it already: with the plain loose and pack
+ * backends that touches the host's files (mtime).  This wrapper forwards
+ * reads and has no write and no freshen, so nothing of the host's changes.
+ */
+struct ro_backend {
+	git_odb_backend	 parent;
+	git_odb_backend	*inner;
+};
+
+static int
+ro_read(void **data, size_t *len, git_object_t *type, git_odb_backend *b,
+    const git_oid *oid)
+{
+	git_odb_backend *in = ((struct ro_backend *)b)->inner;
+
+	return in->read(data, len, type, in, oid);
+}
+
+static int
+ro_read_prefix(git_oid *out, void **data, size_t *len, git_object_t *type,
+    git_odb_backend *b, const git_oid *oid, size_t n)
+{
+	git_odb_backend *in = ((struct ro_backend *)b)->inner;
+
+	return in->read_prefix(out, data, len, type, in, oid, n);
+}
+
+static int
+ro_read_header(size_t *len, git_object_t *type, git_odb_backend *b,
+    const git_oid *oid)
+{
+	git_odb_backend *in = ((struct ro_backend *)b)->inner;
+
+	return in->read_header(len, type, in, oid);
+}
+
+static int
+ro_exists(git_odb_backend *b, const git_oid *oid)
+{
+	git_odb_backend *in = ((struct ro_backend *)b)->inner;
+
+	return in->exists(in, oid);
+}
+
+static int
+ro_exists_prefix(git_oid *out, git_odb_backend *b, const git_oid *oid,
+    size_t n)
+{
+	git_odb_backend *in = ((struct ro_backend *)b)->inner;
+
+	return in->exists_prefix(out, in, oid, n);
+}
+
+static int
+ro_refresh(git_odb_backend *b)
+{
+	git_odb_backend *in = ((struct ro_backend *)b)->inner;
+
+	return in->refresh ? in->refresh(in) : 0;
+}
+
+static void
+ro_free(git_odb_backend *b)
+{
+	git_odb_backend *in = ((struct ro_backend *)b)->inner;
+
+	in->free(in);
+	free(b);
+}
+
+static void
+add_read_only(git_odb *odb, git_odb_backend *inner, int prio)
+{
+	struct ro_backend *r = xcalloc(1, sizeof(*r));
+
+	git_odb_init_backend(&r->parent, GIT_ODB_BACKEND_VERSION);
+	r->inner = inner;
+	r->parent.read = ro_read;
+	r->parent.read_prefix = ro_read_prefix;
+	r->parent.read_header = ro_read_header;
+	r->parent.exists = ro_exists;
+	r->parent.exists_prefix = ro_exists_prefix;
+	r->parent.refresh = ro_refresh;
+	r->parent.free = ro_free;
+	if (git_odb_add_alternate(odb, &r->parent, prio) < 0)
+		ro_free(&r->parent);
+}
+
+/* The host repository's packs and loose objects, as read-only alternates. */
+static void
+add_host_objects(git_odb *odb, const char *dir)
+{
+	git_odb_backend *b = NULL;
+
+	if (git_odb_backend_pack(&b, dir) == 0)
+		add_read_only(odb, b, 2);
+	b = NULL;
+	if (git_odb_backend_loose(&b, dir, 0, 0, 0, 0) == 0)
+		add_read_only(odb, b, 3);
 }
 
 /* Inflate one loose object and store it in the private database. */
@@ -180,9 +285,10 @@ commits_export(git_repository *repo, const char *host_objects,
 		return 0;
 	if (git_repository_odb(&odb, repo) < 0)
 		goto giterr;
-	if (host_objects)
-		git_odb_add_disk_alternate(odb, host_objects);
+	/* Import first: the private database has only its own backend yet. */
 	import_all(odb, upper);
+	if (host_objects)
+		add_host_objects(odb, host_objects);
 	if (base == NULL) {
 		*note = xasprintf("the workspace had no commit to start from");
 		goto out;

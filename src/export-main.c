@@ -71,5 +71,12 @@ main(int argc, char **argv)
 		o.started.tv_sec = (time_t)(ns / 1000000000LL);
 		o.started.tv_nsec = (long)(ns % 1000000000LL);
 	}
-	return export_session(&o) < 0 ? EXIT_CONFINE : 0;
+	switch (export_session(&o)) {
+	case 0:
+		return 0;
+	case 1:
+		return EXPORT_NOTHING;
+	default:
+		return EXIT_CONFINE;
+	}
 }

@@ -134,12 +134,30 @@ add_side(git_repository *repo, git_index *idx, int lower, int upper,
 	e.mode = st->type == UPPER_LINK ? GIT_FILEMODE_LINK :
 	    (st->mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE :
 	    GIT_FILEMODE_BLOB;
-	if (git_blob_create_from_buffer(&e.id, repo, buf, len) < 0 ||
-	    git_index_add(idx, &e) < 0) {
-		log_warn("export: '%s': %s", path, git_err());
+	if (git_blob_create_from_buffer(&e.id, repo, buf, len) < 0)
 		return -1;
-	}
+	/* A name git refuses (".GIT/x", "a/../b"): skipped, and said. */
+	if (git_index_add(idx, &e) < 0)
+		return 1;
 	return 0;
+}
+
+static void
+drop_binary_line(git_buf *b)
+{
+	char *p = b->ptr, *end = b->ptr + b->size;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *next = nl ? nl + 1 : end;
+
+		if ((size_t)(end - p) > 13 && strncmp(p, "Binary files ", 13) == 0) {
+			memmove(p, next, (size_t)(end - next));
+			b->size -= (size_t)(next - p);
+			return;
+		}
+		p = next;
+	}
 }
 
 /*
@@ -172,15 +190,58 @@ print_patch(git_diff *diff, FILE *out)
 			git_patch *patch = NULL;
 			git_buf buf = { 0 };
 
+			const git_diff_delta *d = git_diff_get_delta(diff,
+			    order[k]);
+
 			if (git_patch_from_diff(&patch, diff, order[k]) < 0)
 				return -1;
-			if (patch && git_patch_to_buf(&buf, patch) == 0)
+			if (patch && git_patch_to_buf(&buf, patch) == 0) {
+				/*
+				 * Same binary content (a mode change, a pure
+				 * rename): libgit2 still says "Binary files
+				 * differ", which git apply refuses without an
+				 * index line; the headers alone say it all.
+				 */
+				if ((d->flags & GIT_DIFF_FLAG_BINARY) &&
+				    git_oid_equal(&d->old_file.id,
+				    &d->new_file.id))
+					drop_binary_line(&buf);
 				fwrite(buf.ptr, 1, buf.size, out);
+			}
 			git_buf_dispose(&buf);
 			git_patch_free(patch);
 		}
 	}
 	return ferror(out) ? -1 : 0;
+}
+
+static FILE	*tmp_file(int, const char *);
+static int	 commit_file(int, const char *, FILE *);
+
+/*
+ * Directories the command replaced by a file or a link, NUL-separated, for
+ * "confine apply": a patch cannot say that a directory goes, so one left
+ * empty on the host would stop git apply halfway.
+ */
+static void
+replaced(const struct upper_changes *ch, int sdir)
+{
+	FILE *f = NULL;
+	size_t i;
+
+	for (i = 0; i < ch->n; i++) {
+		const struct upper_change *c = &ch->v[i];
+
+		if (!c->was_dir || c->new.type == UPPER_ABSENT)
+			continue;
+		if (f == NULL && (f = tmp_file(sdir, "replaced")) == NULL)
+			return;
+		fwrite(c->path, 1, strlen(c->path) + 1, f);
+	}
+	if (f)
+		commit_file(sdir, "replaced", f);
+	else
+		unlinkat(sdir, "replaced", 0);
 }
 
 /* Open NAME.tmp in the session for writing; renamed by commit_file(). */
@@ -224,6 +285,48 @@ commit_file(int dirfd, const char *name, FILE *f)
 	return 0;
 }
 
+/*
+ * A diffstat of our own: libgit2's prints a name with a newline in it as
+ * two lines, so a file name could forge a line of the summary.
+ */
+static void
+diffstat(git_diff *diff, FILE *out, size_t max)
+{
+	size_t n = git_diff_num_deltas(diff), i, adds = 0, dels = 0;
+
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *np = d->new_file.path, *op = d->old_file.path;
+		autofree char *name = term_sanitize(np, strlen(np), 0);
+		autofree char *old = term_sanitize(op, strlen(op), 0);
+		git_patch *patch = NULL;
+		size_t a = 0, del = 0;
+
+		if (git_patch_from_diff(&patch, diff, i) == 0 && patch)
+			git_patch_line_stats(NULL, &a, &del, patch);
+		git_patch_free(patch);
+		adds += a;
+		dels += del;
+		if (i >= max) {
+			if (i == max)
+				fprintf(out, " ... and %zu more (confine show)\n",
+				    n - max);
+			continue;
+		}
+		if (d->status == GIT_DELTA_RENAMED)
+			fprintf(out, " %s => %s |", old, name);
+		else
+			fprintf(out, " %s |", name);
+		if (d->flags & GIT_DIFF_FLAG_BINARY)
+			fprintf(out, " Bin\n");
+		else
+			fprintf(out, " %zu +, %zu -\n", a, del);
+	}
+	fprintf(out, " %zu file%s changed, %zu insertion%s(+), %zu deletion%s"
+	    "(-)\n", n, n == 1 ? "" : "s", adds, adds == 1 ? "" : "s", dels,
+	    dels == 1 ? "" : "s");
+}
+
 static void
 count(git_diff *diff, struct counts *c)
 {
@@ -243,9 +346,27 @@ count(git_diff *diff, struct counts *c)
 	}
 }
 
+/*
+ * A HEAD, config or packed-refs beside a HEAD: the internals of a nested
+ * (bare) repository, whose config git would obey when run there.
+ */
+static bool
+nested_repo(git_index *inew, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	autofree char *head = NULL;
+
+	base = base ? base + 1 : path;
+	if (!streq(base, "HEAD") && !streq(base, "config") &&
+	    !streq(base, "packed-refs"))
+		return false;
+	head = xasprintf("%.*sHEAD", (int)(base - path), path);
+	return git_index_get_bypath(inew, head, 0) != NULL;
+}
+
 /* Flagged paths, with why, into the report and (sanitised) stderr. */
 static size_t
-flags(git_diff *diff, const struct upper_changes *ch,
+flags(git_diff *diff, const struct upper_changes *ch, git_index *inew,
     const struct export_opts *o, FILE *report, bool say)
 {
 	size_t n = git_diff_num_deltas(diff), i, j, nflag = 0;
@@ -256,6 +377,10 @@ flags(git_diff *diff, const struct upper_changes *ch,
 		const char *why = flag_path(path);
 		autofree char *safe = NULL;
 
+		if (why == NULL && d->status != GIT_DELTA_DELETED &&
+		    nested_repo(inew, path))
+			why = "a nested git repository's internals: git run "
+			    "there obeys its config and hooks";
 		if (why == NULL && d->new_file.mode == GIT_FILEMODE_LINK &&
 		    d->status != GIT_DELTA_DELETED)
 			why = "a symbolic link: applying creates it on the host";
@@ -355,7 +480,7 @@ out:
 }
 
 /* The command's own commits, as commits.mbox, and a line of report. */
-static void
+static bool
 commits(const struct export_opts *o, git_repository *repo,
     struct host_repo *h, int lower, int upper, int sdir, FILE *report,
     const struct upper_changes *ch, git_index *inew)
@@ -370,7 +495,7 @@ commits(const struct export_opts *o, git_repository *repo,
 	if ((mbox = tmp_file(sdir, "commits.mbox")) == NULL) {
 		fprintf(report, "commits: cannot write commits.mbox: %s\n",
 		    strerror(errno));
-		return;
+		return false;
 	}
 	n = commits_export(repo, objects, h->has_head ? &h->head_id : NULL,
 	    lower, upper, mbox, &head, &note);
@@ -395,6 +520,7 @@ commits(const struct export_opts *o, git_repository *repo,
 		unlinkat(sdir, "commits.mbox.tmp", 0);
 		fprintf(report, "commits: %s\n", note ? note : "none");
 	}
+	return n > 0;
 }
 
 static int
@@ -410,12 +536,11 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	git_diff *diff = NULL;
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
-	git_diff_stats *stats = NULL;
-	git_buf sbuf = { 0 };
 	FILE *patch = NULL, *report = NULL;
 	const char *where;
 	size_t i, nflag;
 	int r, ret = -1;
+	bool has_commits;
 
 	if ((r = upper_changes(lower, upper, &ch, &where)) < 0) {
 		log_warn("export: cannot read the %s: %s", where, strerror(-r));
@@ -427,16 +552,28 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	for (i = 0; i < ch.n; i++) {
 		const struct upper_change *c = &ch.v[i];
 
-		if (ignored(&host, c->path)) {
+		/*
+		 * Ignored untracked files are not exported, except the
+		 * deletions that let a directory become a file or a link:
+		 * without them the patch could not apply.
+		 */
+		if (ignored(&host, c->path) && !(c->new.type == UPPER_ABSENT &&
+		    upper_ancestor_replaced(lower, upper, c->path))) {
 			cnt.ignored++;
 			continue;
 		}
-		if (c->old.type != UPPER_ABSENT &&
-		    add_side(repo, iold, lower, upper, c->path, &c->old) < 0)
+		r = 0;
+		if (c->old.type != UPPER_ABSENT)
+			r = add_side(repo, iold, lower, upper, c->path, &c->old);
+		if (r == 0 && c->new.type != UPPER_ABSENT)
+			r = add_side(repo, inew, lower, upper, c->path, &c->new);
+		if (r < 0)
 			goto out;
-		if (c->new.type != UPPER_ABSENT &&
-		    add_side(repo, inew, lower, upper, c->path, &c->new) < 0)
-			goto out;
+		if (r > 0) {
+			git_index_remove_bypath(iold, c->path);
+			strv_push(&ch.skipped, &ch.nskipped, xasprintf("%s (git "
+			    "refuses the name: %s)", c->path, git_err()));
+		}
 	}
 	if (git_index_write_tree_to(&toid, iold, repo) < 0 ||
 	    git_index_write_tree_to(&tnew, inew, repo) < 0 ||
@@ -457,35 +594,33 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 		    strerror(errno));
 		goto out;
 	}
-	if (print_patch(diff, patch) < 0)
+	if (print_patch(diff, patch) < 0) {
+		if (ferror(patch)) {
+			log_warn("export: cannot write '%s/changes.patch': %s",
+			    o->session_dir, strerror(errno));
+			goto out;
+		}
 		goto giterr;
+	}
 	count(diff, &cnt);
-	if (git_diff_get_stats(&stats, diff) < 0 ||
-	    git_diff_stats_to_buf(&sbuf, stats, GIT_DIFF_STATS_FULL, 72) < 0)
-		goto giterr;
 
 	fprintf(report, "session %s\nworkspace %s\n", o->session_id,
 	    o->workspace);
 	fprintf(report, "changes: %zu added, %zu modified, %zu deleted, "
 	    "%zu renamed\n", cnt.added, cnt.modified, cnt.deleted,
 	    cnt.renamed);
-	if (sbuf.size) {
-		autofree char *safe = term_sanitize(sbuf.ptr, sbuf.size, 1);
-
-		fputs(safe, report);
-	}
-	if (!o->quiet) {
-		autofree char *safe = term_sanitize(sbuf.ptr, sbuf.size, 1);
-
+	diffstat(diff, report, SIZE_MAX);
+	if (!o->quiet && git_diff_num_deltas(diff) > 0) {
 		fprintf(stderr, "confine: session %s: %zu file%s changed\n",
 		    o->session_id, git_diff_num_deltas(diff),
 		    git_diff_num_deltas(diff) == 1 ? "" : "s");
-		fputs(safe, stderr);
+		diffstat(diff, stderr, 40);
 	}
-	commits(o, repo, &host, lower, upper, sdir, report, &ch, inew);
+	has_commits = commits(o, repo, &host, lower, upper, sdir, report, &ch,
+	    inew);
 	fprintf(report, "flagged (can run code on the host, or undo a host "
 	    "change):\n");
-	nflag = flags(diff, &ch, o, report, !o->quiet);
+	nflag = flags(diff, &ch, inew, o, report, !o->quiet);
 	if (nflag == 0)
 		fprintf(report, "  none\n");
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",
@@ -499,6 +634,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	}
 	if (ch.nskipped == 0)
 		fprintf(report, "  none\n");
+	replaced(&ch, sdir);
 	if ((r = commit_file(sdir, "changes.patch", patch)) < 0 ||
 	    (patch = NULL, (r = commit_file(sdir, "report", report)) < 0)) {
 		report = NULL;
@@ -514,7 +650,9 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 		fprintf(stderr, "  review: confine diff %s    apply: confine "
 		    "apply %s\n", o->session_id, o->session_id);
 	}
-	ret = 0;
+	/* Nothing for the user: the caller drops the session. */
+	ret = git_diff_num_deltas(diff) == 0 && ch.nskipped == 0 &&
+	    !has_commits ? 1 : 0;
 	goto out;
 giterr:
 	log_warn("export: %s", git_err());
@@ -527,8 +665,6 @@ out:
 		fclose(report);
 		unlinkat(sdir, "report.tmp", 0);
 	}
-	git_buf_dispose(&sbuf);
-	git_diff_stats_free(stats);
 	git_diff_free(diff);
 	git_tree_free(told);
 	git_tree_free(tnewt);

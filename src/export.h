@@ -20,9 +20,13 @@ struct export_opts {
 	bool		 quiet;		/* no summary on stderr */
 };
 
+/* confine-export's status when the session holds nothing to review. */
+#define EXPORT_NOTHING	3
+
 /*
  * Write changes.patch and report into the session directory (each under
- * a temporary name, then renamed), and a summary on stderr.  Returns 0, or
+ * a temporary name, then renamed), and a summary on stderr.  Returns 0, 1
+ * when there is nothing to review (no change, commit or skipped file), or
  * -1 after printing why; the layers are kept either way.
  */
 int	export_session(const struct export_opts *);

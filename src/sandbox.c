@@ -428,6 +428,15 @@ export_run(const struct plan *p)
 	}
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	/* Nothing to review (a refreshed .git/index, a touch): no session. */
+	if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 3 &&
+	    !p->reenter) {
+		workspace_session_remove(p);
+		log_info("session %s: nothing to review, removed", p->session_id);
+		return;
+	}
+	if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 3)
+		return;
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		log_warn("session %s: the export failed; the changes are kept "
 		    "in %s/upper, and 'confine show %s' exports them again",

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -134,6 +136,25 @@ has(const char *sdir, const char *name)
 	autofree char *p = path_join(sdir, name);
 
 	return access(p, F_OK) == 0;
+}
+
+/*
+ * git apply reads a patch's paths from the top of the repository it runs
+ * in: for a workspace below the top, run it from the top with
+ * --directory=SUB (else it skips every path, silently).  argv has room:
+ * the caller leaves a NULL slot before the patch for --directory.
+ */
+static const char *
+git_dir_for(const char *ws, char **dirarg)
+{
+	autofree char *top = probe_git_top(ws);
+
+	*dirarg = NULL;
+	if (top == NULL || streq(top, ws))
+		return ws;
+	*dirarg = xasprintf("--directory=%s/", ws + strlen(top) +
+	    (streq(top, "/") ? 0 : 1));
+	return NULL;
 }
 
 /* Run a program, waiting; its exit status, or -1. */
@@ -281,6 +302,79 @@ session_diff(const struct cli_opts *o, char *const *env)
 	return 0;
 }
 
+/* Does dirfd/name hold nothing but directories? */
+static bool
+only_dirs(int dirfd, const char *name, int depth)
+{
+	autoclose int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+	bool ok = true;
+
+	if (fd < 0 || depth > 64 || (d = fdopendir(dup(fd))) == NULL)
+		return false;
+	while (ok && (e = readdir(d)) != NULL) {
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		ok = e->d_type == DT_DIR && only_dirs(fd, e->d_name, depth + 1);
+	}
+	closedir(d);
+	return ok;
+}
+
+static void
+rmdirs(int dirfd, const char *name)
+{
+	autoclose int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+
+	if (fd >= 0 && (d = fdopendir(dup(fd))) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
+				rmdirs(fd, e->d_name);
+		closedir(d);
+	}
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/*
+ * A directory the command replaced by a file, still on the host with
+ * nothing in it but directories (git cannot say that it goes): remove it,
+ * or git apply would stop halfway.  One with a file in it is left, and
+ * the check refuses the patch.
+ */
+static void
+clear_replaced(const char *sdir, const char *ws)
+{
+	autofree char *path = path_join(sdir, "replaced"), *buf = NULL;
+	autoclose int wfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	AUTO(fclose_p) FILE *f = fopen(path, "re");
+	size_t cap = 0;
+	ssize_t n;
+
+	if (f == NULL || wfd < 0)
+		return;
+	while ((n = getdelim(&buf, &cap, '\0', f)) > 0) {
+		struct open_how how = { .flags = O_PATH | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_BENEATH |
+		    RESOLVE_NO_SYMLINKS };
+		autofree char *parent = xstrdup(buf);
+		char *slash = strrchr(parent, '/');
+		const char *name = slash ? slash + 1 : buf;
+		autoclose int pfd = -1;
+
+		if (slash)
+			*slash = '\0';
+		pfd = slash ? (int)syscall(SYS_openat2, wfd, parent, &how,
+		    sizeof(how)) : dup(wfd);
+		if (pfd >= 0 && only_dirs(pfd, name, 0))
+			rmdirs(pfd, name);
+	}
+}
+
 /* The commit the series was made on, from the report; NULL: none. */
 static char *
 commits_base(const char *sdir)
@@ -374,16 +468,28 @@ session_apply(const struct cli_opts *o, char *const *env)
 	autofree char *ws = meta_get(sdir, "workspace");
 	autofree char *applied = path_join(sdir, "applied");
 	struct stat st;
+	autofree char *dirarg = NULL, *top = NULL;
+	const char *where;
 	char *check[] = { (char *)"git", (char *)"apply", (char *)"--binary",
-	    (char *)"--check", patch, NULL };
+	    (char *)"--check", patch, NULL, NULL };
 	char *apply[] = { (char *)"git", (char *)"apply", (char *)"--binary",
-	    patch, NULL };
+	    patch, NULL, NULL };
 	int fd;
 
 	if (ws == NULL)
 		die("'%s' is not a session directory", sdir);
+	if ((where = git_dir_for(ws, &dirarg)) == NULL) {
+		top = probe_git_top(ws);
+		where = top;
+		check[5] = dirarg;
+		apply[4] = dirarg;
+	}
 	if (ensure_export(sdir) < 0)
 		die("session '%s': cannot export its changes", sdir);
+	if (!o->yes && !isatty(STDIN_FILENO))
+		die_hint(EXIT_CONFINE, 0, "review it with 'confine diff', then "
+		    "run 'confine apply --yes'", "not applying without a "
+		    "terminal to ask on");
 	if (has(sdir, "applied"))
 		die_hint(EXIT_CONFINE, 0, "its changes are on the host already",
 		    "session '%s' was applied", sdir);
@@ -395,17 +501,13 @@ session_apply(const struct cli_opts *o, char *const *env)
 	}
 	print_sanitized(report, stderr);
 	/* All or nothing: a patch that does not apply whole is not applied. */
-	if (!o->commits && run(check, ws) != 0)
+	if (!o->commits && run(check, where) != 0)
 		die_hint(EXIT_CONFINE, 0, "the workspace changed since the "
 		    "session; review with 'confine diff' and apply by hand",
 		    "the patch does not apply to '%s'; nothing was changed", ws);
 	if (!o->yes) {
 		char answer[16] = "";
 
-		if (!isatty(STDIN_FILENO))
-			die_hint(EXIT_CONFINE, 0, "review it with 'confine diff', "
-			    "then run 'confine apply --yes'",
-			    "not applying without a terminal to ask on");
 		fprintf(stderr, "apply these changes to %s? [y/N] ", ws);
 		if (fgets(answer, sizeof(answer), stdin) == NULL ||
 		    (answer[0] != 'y' && answer[0] != 'Y')) {
@@ -413,9 +515,10 @@ session_apply(const struct cli_opts *o, char *const *env)
 			return 1;
 		}
 	}
+	clear_replaced(sdir, ws);
 	if (o->commits)
 		apply_commits(sdir, ws);
-	else if (run(apply, ws) != 0)
+	else if (run(apply, where) != 0)
 		die("git apply failed in '%s'", ws);
 	if ((fd = open(applied, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
 		close(fd);
@@ -486,6 +589,9 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 		die("'%s' is not a session directory", sdir);
 	if (!has(sdir, "upper"))
 		die("session '%s' has no layers left to enter", id);
+	if (has(sdir, "applied"))
+		die_hint(EXIT_CONFINE, 0, "its changes are on the host; start a "
+		    "new session there", "session '%s' was applied", id);
 	*keep = xcalloc(1, sizeof(**keep));
 	strv_push(keep, &n, ws);
 	strv_push(keep, &n, id);

@@ -20,6 +20,7 @@
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -99,7 +100,7 @@ lower_subtree(struct walk *w, const char *path, int depth)
 		autofree char *sub = NULL;
 
 		if (streq(e->d_name, ".") || streq(e->d_name, "..") ||
-		    streq(e->d_name, ".git"))
+		    strcasecmp(e->d_name, ".git") == 0)
 			continue;
 		sub = path_join_rel(path, e->d_name);
 		if (e->d_type == DT_DIR)
@@ -154,7 +155,9 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
 		path = path_join_rel(prefix, e->d_name);
-		if (streq(e->d_name, ".git")) {
+		/* Any case: git on a case-insensitive filesystem, and
+		 * libgit2, treat ".GIT" as ".git". */
+		if (strcasecmp(e->d_name, ".git") == 0) {
 			skip(w, path, "git internals are never exported");
 			continue;
 		}
@@ -170,9 +173,15 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 			else
 				candidate(w, path);
 		} else if (S_ISDIR(st.st_mode)) {
-			autoclose int sub = openat(dirfd, e->d_name, O_RDONLY |
-			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			autoclose int sub = -1;
 			enum upper_type lt = lower_type(w, path);
+
+			/* A directory the command made 000: its own, opened. */
+			if ((st.st_mode & S_IRWXU) != S_IRWXU &&
+			    st.st_uid == geteuid())
+				fchmodat(dirfd, e->d_name, st.st_mode | S_IRWXU, 0);
+			sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub < 0) {
 				*where = "upper layer";
@@ -186,6 +195,9 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 			if (r == 0)
 				r = walk_upper(w, sub, path, depth + 1, where);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+			/* A file or link where lower has a dir: its files go. */
+			if (lower_type(w, path) == UPPER_DIR)
+				r = lower_subtree(w, path, depth + 1);
 			candidate(w, path);
 		} else {
 			skip(w, path, S_ISFIFO(st.st_mode) ? "a fifo" :
@@ -320,6 +332,7 @@ upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
 		lower_state(lower_fd, w.paths[i], &c.old);
 		merged_state(lower_fd, upper_fd, w.paths[i], &c.new);
 		/* Git tracks files and links; a directory is no change. */
+		c.was_dir = c.old.type == UPPER_DIR;
 		if (c.old.type == UPPER_DIR || c.old.type == UPPER_OTHER)
 			c.old.type = UPPER_ABSENT;
 		if (c.new.type == UPPER_DIR || c.new.type == UPPER_OTHER)
@@ -347,6 +360,35 @@ upper_changes_free(struct upper_changes *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * The command may leave its files mode 000: in the session's own upper
+ * layer (never on the host), give the owner read (and for a directory,
+ * search) permission back.
+ */
+static int
+readable(int root, const char *path)
+{
+	autofree char *parent = xstrdup(path);
+	char *slash = strrchr(parent, '/');
+	const char *name = slash ? slash + 1 : path;
+	autoclose int pfd = -1;
+	struct stat st;
+
+	if (slash)
+		*slash = '\0';
+	if ((pfd = slash ? open_beneath(root, parent, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW) : dup(root)) < 0)
+		return pfd;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode) || st.st_uid != geteuid())
+		return -EPERM;
+	if (fchmodat(pfd, name, st.st_mode | S_IRUSR |
+	    (S_ISDIR(st.st_mode) ? S_IXUSR : 0), 0) < 0)
+		return -errno;
+	return 0;
+}
+
 int
 upper_read(int lower_fd, int upper_fd, const char *path,
     const struct upper_state *st, char **ret, size_t *ret_len)
@@ -369,7 +411,11 @@ upper_read(int lower_fd, int upper_fd, const char *path,
 		return 0;
 	}
 	if ((fd = open_beneath(root, path, O_RDONLY | O_NOFOLLOW |
-	    O_NOCTTY | O_NONBLOCK)) < 0)
+	    O_NOCTTY | O_NONBLOCK)) == -EACCES && st->in_upper &&
+	    readable(root, path) == 0)
+		fd = open_beneath(root, path, O_RDONLY | O_NOFOLLOW |
+		    O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
 		return fd;
 	buf = xmalloc(cap);
 	while ((n = read(fd, buf + len, cap - len)) > 0) {
@@ -402,4 +448,21 @@ upper_read_merged(int lower_fd, int upper_fd, const char *path, char **ret,
 	if (st.type != UPPER_FILE)
 		return -EINVAL;
 	return upper_read(lower_fd, upper_fd, path, &st, ret, ret_len);
+}
+
+bool
+upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path)
+{
+	autofree char *p = xstrdup(path);
+	char *slash;
+
+	while ((slash = strrchr(p, '/')) != NULL) {
+		struct upper_state st;
+
+		*slash = '\0';
+		merged_state(lower_fd, upper_fd, p, &st);
+		if (st.type == UPPER_FILE || st.type == UPPER_LINK)
+			return true;
+	}
+	return false;
 }

@@ -29,6 +29,7 @@ struct upper_state {
 struct upper_change {
 	char			*path;	/* relative to the workspace */
 	struct upper_state	 old, new;
+	bool			 was_dir;	/* lower had a directory here */
 };
 
 struct upper_changes {
@@ -47,6 +48,10 @@ struct upper_changes {
 int	upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
 	    const char **where);
 void	upper_changes_free(struct upper_changes *);
+
+/* Is an ancestor of path a file or link in the merged view (a directory
+ * replaced by one)? */
+bool	upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path);
 
 /*
  * Read path as the merged view shows it (upper over lower), a regular file

@@ -203,3 +203,16 @@ workspace_session_finish(const struct plan *p)
 	rmdir(p->session_dir);
 	return false;
 }
+
+void
+workspace_session_remove(const struct plan *p)
+{
+	autofree char *parent = xstrdup(p->session_dir);
+	autoclose int fd = -1;
+	char *slash = strrchr(parent, '/');
+
+	*slash = '\0';
+	if ((fd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) >= 0)
+		remove_tree(fd, slash + 1, 0);
+}

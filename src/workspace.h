@@ -26,4 +26,7 @@ int	workspace_session_create(const struct plan *, const char **where);
  */
 bool	workspace_session_finish(const struct plan *);
 
+/* Remove the whole session directory (its layers hold nothing to review). */
+void	workspace_session_remove(const struct plan *);
+
 #endif
