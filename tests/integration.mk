@@ -25,9 +25,14 @@ INTEGRATION_TESTS = \
 	tests/integration/refusals.sh \
 	tests/integration/profiles.sh \
 	tests/integration/trust.sh \
-	tests/integration/profile-mounts.sh
+	tests/integration/profile-mounts.sh \
+	tests/integration/export-property.sh \
+	tests/integration/export-security.sh \
+	tests/integration/sessions.sh \
+	tests/integration/export-faults.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
 
 EXTRA_DIST += tests/profile-lib.sh
+EXTRA_DIST += tests/helpers/changeset.py

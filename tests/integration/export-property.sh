@@ -1,0 +1,152 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# export-property.sh - the exported patch is the change: for random change
+# sets on random small repositories (helpers/changeset.py), the session's
+# changes.patch applied with "git apply --binary" to a copy of the host
+# workspace gives the tree that the same change set gives when applied to
+# another copy directly; ignored untracked files are not exported; the host
+# workspace and its .git stay byte-identical.
+#
+# Each case names its seeds.  Reproduce one by hand:
+#   python3 tests/helpers/changeset.py init REPO_SEED /tmp/ws && cd /tmp/ws
+#   confine -- python3 $PWD/tests/helpers/changeset.py apply SEED
+# EXPORT_PROPERTY_SEED (default 1) picks another family of seeds;
+# EXPORT_PROPERTY_REPOS and EXPORT_PROPERTY_SETS the counts (repositories,
+# and change sets on each).
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
+require_userns
+
+GEN=$TESTS_SRCDIR/helpers/changeset.py
+BASE=${EXPORT_PROPERTY_SEED:-1}
+REPOS=${EXPORT_PROPERTY_REPOS:-50}
+SETS=${EXPORT_PROPERTY_SETS:-4}
+
+command -v python3 >/dev/null || {
+	echo "Bail out! python3 is needed for $GEN"
+	exit 1
+}
+[ -r "$GEN" ] || {
+	echo "Bail out! no generator at $GEN (set TESTS_SRCDIR)"
+	exit 1
+}
+# The generator runs inside, by its absolute path in the (read-only)
+# source tree: a tree that the sandbox hides (under the home directory)
+# cannot run this test.
+ws_new
+run_confine -- python3 -c 'import sys; open(sys.argv[1]).close()' "$GEN"
+[ "$RC" -eq 0 ] || {
+	echo "Bail out! $GEN is not readable inside the sandbox (a source tree under the home directory?): $(head -n 1 "$ERR")"
+	exit 1
+}
+
+# git, for applying and comparing: no system or user configuration.
+GIT_HOME=$TEST_TMP/git-home
+mkdir -p "$GIT_HOME"
+CHANGESET_GIT_HOME=$GIT_HOME
+export CHANGESET_GIT_HOME
+git_clean() {
+	GIT_CONFIG_NOSYSTEM=1 HOME=$GIT_HOME git "$@"
+}
+
+plan $((REPOS * SETS))
+diag "seeds: EXPORT_PROPERTY_SEED=$BASE, $REPOS repositories x $SETS change sets"
+
+# t_set REPO_SEED SEED: one change set on the repository $HOST.
+t_set() {
+	[ -n "$HOST" ] || fail "no repository for seed $1 (changeset.py init failed)"
+	WS=$HOST
+	WS_HASH=$HOST_HASH
+	A=$TEST_TMP/a
+	B=$TEST_TMP/b
+	rm -rf "$A" "$B"
+	cp -a "$HOST" "$A"
+	cp -a "$HOST" "$B"
+	# The expected tree: the change set applied directly.
+	st sh -c 'cd "$1" && exec python3 "$2" apply "$3"' sh "$B" "$GEN" "$2" \
+	    >"$TEST_TMP/ops" 2>"$TEST_TMP/ops.err"
+	[ "$ST" -eq 0 ] || {
+		diag_file "$TEST_TMP/ops.err" "changeset.py apply, outside"
+		fail "the change set does not apply outside (status $ST)"
+	}
+	run_confine -- python3 "$GEN" apply "$2"
+	[ "$RC" -eq 0 ] || {
+		diag_file "$TEST_TMP/ops" "the change set, applied outside"
+		fail "the change set fails inside (status $RC)"
+	}
+	assert_ws_unchanged
+	cmp -s "$OUT" "$TEST_TMP/ops" || {
+		diag_file "$TEST_TMP/ops" "the change set, outside"
+		fail "the change set inside is not the one outside: the tree inside differs"
+	}
+	patch=$TEST_TMP/empty.patch
+	: >"$patch"
+	n=0
+	if [ -n "$(sessions)" ]; then
+		id=$(sed -n 's/^confine: session \([^:]*\): \([0-9]*\) files\{0,1\} changed$/\1/p' "$ERR")
+		n=$(sed -n 's/^confine: session [^:]*: \([0-9]*\) files\{0,1\} changed$/\1/p' "$ERR")
+		[ -n "$id" ] || fail "a session was kept, but stderr does not name it"
+		patch=$SESSIONS/$id/changes.patch
+		assert_exists "$patch"
+		assert_exists "$SESSIONS/$id/report"
+	fi
+	if [ -s "$patch" ]; then
+		# As "confine apply" does: a directory the command replaced by
+		# a file, holding nothing but directories on the host, goes
+		# first (a patch cannot say so).
+		replaced=${patch%/changes.patch}/replaced
+		if [ -f "$replaced" ]; then
+			python3 - "$A" "$replaced" <<-'PY'
+			import os, sys
+			root, lst = sys.argv[1], sys.argv[2]
+			for rel in open(lst, 'rb').read().split(b'\0'):
+			    if not rel:
+			        continue
+			    p = os.path.join(root.encode(), rel)
+			    if os.path.isdir(p) and not os.path.islink(p) and all(
+			            not f for _, _, f in os.walk(p)):
+			        for d, _, _ in sorted(os.walk(p), reverse=True):
+			            os.rmdir(d)
+			PY
+		fi
+		st git_clean -C "$A" apply --whitespace=nowarn --binary "$patch" 2>"$TEST_TMP/apply.err"
+		[ "$ST" -eq 0 ] || {
+			diag_file "$TEST_TMP/ops" "the change set"
+			diag_file "$TEST_TMP/apply.err" "git apply"
+			grep -a '^diff --git' "$patch" | head -n 40 | sed 's/^/#   /'
+			fail "git apply --binary does not take the session's patch"
+		}
+	fi
+	st python3 "$GEN" compare "$RULES" "$A" "$B" "$patch" >"$TEST_TMP/cmp"
+	[ "$ST" -eq 0 ] || {
+		diag_file "$TEST_TMP/ops" "the change set"
+		sed 1d "$TEST_TMP/cmp" >"$TEST_TMP/cmp.diff"
+		diag_file "$TEST_TMP/cmp.diff" "differences"
+		fail "the patched copy is not the expected tree"
+	}
+	assert_eq "$(sed -n 's/^patch-entries //p' "$TEST_TMP/cmp")" "$n" \
+	    "files in the patch against the count on stderr"
+	rm -rf "$A" "$B" "$XDG_STATE_HOME"
+}
+
+r=0
+while [ "$r" -lt "$REPOS" ]; do
+	repo_seed=$((BASE * 100000 + r))
+	HOST=$TEST_TMP/repo.$r/ws
+	RULES=$TEST_TMP/repo.$r/rules
+	if python3 "$GEN" init "$repo_seed" "$HOST" >/dev/null 2>"$TEST_TMP/init.err"; then
+		cp -a "$HOST" "$RULES"
+		HOST_HASH=$(tree_hash "$HOST")
+	else
+		diag_file "$TEST_TMP/init.err" "changeset.py init $repo_seed"
+		HOST=
+	fi
+	s=0
+	while [ "$s" -lt "$SETS" ]; do
+		seed=$((repo_seed * 100 + s))
+		tcase "repo seed $repo_seed, change seed $seed" t_set "$repo_seed" "$seed"
+		s=$((s + 1))
+	done
+	rm -rf "$TEST_TMP/repo.$r"
+	r=$((r + 1))
+done
+tap_done
