@@ -40,6 +40,23 @@ _confine()
 		fi
 		return 0
 	fi
+	case ${words[1]-} in
+	ls)
+		return 0
+		;;
+	show | diff | drop | enter | apply)
+		local ids
+		ids=$(confine ls 2>/dev/null | awk '{print $1}')
+		if [[ ${words[1]} == apply && $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--yes --commits' -- "$cur"))
+		elif [[ ${words[1]} == enter && $cword -gt 2 ]]; then
+			COMPREPLY=($(compgen -c -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$ids" -- "$cur"))
+		fi
+		return 0
+		;;
+	esac
 	if [[ ${words[1]-} == trust ]]; then
 		((cword == 2)) && COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
@@ -154,7 +171,7 @@ _confine()
 	esac
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W 'run doctor profile trust' -- "$cur") $(compgen -c -- "$cur"))
+		COMPREPLY=($(compgen -W 'run doctor profile trust ls show diff apply drop enter' -- "$cur") $(compgen -c -- "$cur"))
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi
