@@ -18,25 +18,7 @@
 #include "export.h"
 #include "log.h"
 #include "util.h"
-
-static char *
-meta_get(const char *dir, const char *key)
-{
-	autofree char *path = path_join(dir, "meta"), *line = NULL;
-	AUTO(fclose_p) FILE *f = fopen(path, "re");
-	size_t cap = 0, n = strlen(key);
-	ssize_t len;
-
-	if (f == NULL)
-		return NULL;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		if (line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		if (strncmp(line, key, n) == 0 && line[n] == '=')
-			return xstrdup(line + n + 1);
-	}
-	return NULL;
-}
+#include "workspace.h"
 
 int
 main(int argc, char **argv)
@@ -57,9 +39,9 @@ main(int argc, char **argv)
 		return EXIT_CONFINE;
 	}
 	o.session_dir = argv[optind];
-	ws = meta_get(o.session_dir, "workspace");
-	started = meta_get(o.session_dir, "started_ns");
-	id = meta_get(o.session_dir, "id");
+	ws = workspace_meta_get(o.session_dir, "workspace");
+	started = workspace_meta_get(o.session_dir, "started_ns");
+	id = workspace_meta_get(o.session_dir, "id");
 	if (ws == NULL || id == NULL)
 		die("export: '%s' is not a session directory (no meta)",
 		    o.session_dir);

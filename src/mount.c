@@ -280,25 +280,6 @@ overlay(const struct plan_mount *m)
 	return mount_fs(m->dst, true, "overlay", MS_NOSUID | MS_NODEV, opts);
 }
 
-static int
-mask(const struct plan_mount *m)
-{
-	autoclose int fd = -1, top = -1;
-	struct stat st;
-
-	/* The plan lists sockets seen at start-up; one may be gone since. */
-	if ((fd = walk(m->dst, false)) < 0)
-		return fd == -ENOENT ? 0 : fd;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return 0;
-	if (mount(MASK, fdpath(fd), NULL, MS_BIND, NULL) < 0)
-		return -errno;
-	if ((top = walk(m->dst, false)) < 0)
-		return top;
-	return set_attr(top, MOUNT_ATTR_RDONLY, false);
-}
 
 /*
  * The host's path, opened O_PATH under the old root: symlinks in the
@@ -379,25 +360,41 @@ bind_host(const struct plan_mount *m, bool writable)
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
 }
 
+/*
+ * Cover dst (an fd of it): an empty read-only tmpfs over a directory, the
+ * empty mask file over anything else.
+ */
 static int
-hide(const struct plan_mount *m)
+cover(int fd, const struct stat *st, const char *dst)
 {
-	autoclose int fd = -1, top = -1;
-	struct stat st;
+	autoclose int top = -1;
 
-	if ((fd = walk(m->dst, false)) < 0)
-		return fd == -ENOENT ? 0 : fd;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode)) {
+	if (S_ISDIR(st->st_mode)) {
 		if (mount("tmpfs", fdpath(fd), "tmpfs", MS_NOSUID | MS_NODEV |
 		    MS_NOEXEC, "mode=0755") < 0)
 			return -errno;
 	} else if (mount(MASK, fdpath(fd), NULL, MS_BIND, NULL) < 0)
 		return -errno;
-	if ((top = walk(m->dst, false)) < 0)
+	if ((top = walk(dst, false)) < 0)
 		return top;
 	return set_attr(top, MOUNT_ATTR_RDONLY, false);
+}
+
+/* hide, and mask (a host socket): nothing there is nothing to cover. */
+static int
+hide(const struct plan_mount *m, bool sockets_only)
+{
+	autoclose int fd = -1;
+	struct stat st;
+
+	/* The plan lists sockets seen at start-up; one may be gone since. */
+	if ((fd = walk(m->dst, false)) < 0)
+		return fd == -ENOENT ? 0 : fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (sockets_only && !S_ISSOCK(st.st_mode))
+		return 0;
+	return cover(fd, &st, m->dst);
 }
 
 /* Copy a host file into the staging tmpfs, for a scratch file. */
@@ -481,7 +478,7 @@ apply(const struct plan_mount *m, char *const *nodes, const char **where)
 	case PLAN_MOUNT_OVERLAY:
 		return overlay(m);
 	case PLAN_MOUNT_MASK:
-		return mask(m);
+		return hide(m, true);
 	case PLAN_MOUNT_BIND_RO:
 		return bind_host(m, false);
 	case PLAN_MOUNT_BIND_RW:
@@ -489,7 +486,7 @@ apply(const struct plan_mount *m, char *const *nodes, const char **where)
 	case PLAN_MOUNT_SCRATCH:
 		return scratch(m, (unsigned int)(m - first_mount));
 	case PLAN_MOUNT_HIDE:
-		return hide(m);
+		return hide(m, false);
 	}
 	return -EINVAL;
 }

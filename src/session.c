@@ -28,6 +28,7 @@
 #include "session.h"
 #include "term.h"
 #include "util.h"
+#include "workspace.h"
 
 extern char **environ;
 
@@ -109,25 +110,6 @@ pick(const char *dir, const char *id)
 	if (n == 0)
 		die("no sessions in %s", dir);
 	return path_join(dir, ids[n - 1]);
-}
-
-static char *
-meta_get(const char *sdir, const char *key)
-{
-	autofree char *path = path_join(sdir, "meta"), *line = NULL;
-	AUTO(fclose_p) FILE *f = fopen(path, "re");
-	size_t cap = 0, n = strlen(key);
-	ssize_t len;
-
-	if (f == NULL)
-		return NULL;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		if (line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		if (strncmp(line, key, n) == 0 && line[n] == '=')
-			return xstrdup(line + n + 1);
-	}
-	return NULL;
 }
 
 static bool
@@ -242,7 +224,7 @@ session_ls(char *const *env)
 	ids = list_ids(dir, &n);
 	for (i = 0; i < n; i++) {
 		autofree char *sdir = path_join(dir, ids[i]);
-		autofree char *ws = meta_get(sdir, "workspace");
+		autofree char *ws = workspace_meta_get(sdir, "workspace");
 		autofree char *safe = ws ? term_sanitize(ws, strlen(ws), 0) :
 		    xstrdup("?");
 		const char *state = has(sdir, "applied") ? "applied" :
@@ -465,7 +447,7 @@ session_apply(const struct cli_opts *o, char *const *env)
 	autofree char *sdir = pick(dir, o->argv[0]);
 	autofree char *patch = path_join(sdir, "changes.patch");
 	autofree char *report = path_join(sdir, "report");
-	autofree char *ws = meta_get(sdir, "workspace");
+	autofree char *ws = workspace_meta_get(sdir, "workspace");
 	autofree char *applied = path_join(sdir, "applied");
 	struct stat st;
 	autofree char *dirarg = NULL, *top = NULL;
@@ -526,29 +508,6 @@ session_apply(const struct cli_opts *o, char *const *env)
 	return 0;
 }
 
-/* Remove dirfd/name and below, never following a link. */
-static void
-remove_tree(int dirfd, const char *name, int depth)
-{
-	autoclose int fd = -1;
-	DIR *d;
-	struct dirent *e;
-
-	if (unlinkat(dirfd, name, 0) == 0 || errno != EISDIR || depth > 512)
-		return;
-	fchmodat(dirfd, name, 0700, AT_SYMLINK_NOFOLLOW);
-	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
-		return;
-	if ((d = fdopendir(dup(fd))) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL)
-		if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
-			remove_tree(fd, e->d_name, depth + 1);
-	closedir(d);
-	unlinkat(dirfd, name, AT_REMOVEDIR);
-}
-
 int
 session_drop(const struct cli_opts *o, char *const *env)
 {
@@ -564,7 +523,7 @@ session_drop(const struct cli_opts *o, char *const *env)
 			status = EXIT_CONFINE;
 			continue;
 		}
-		remove_tree(dfd, o->argv[i], 0);
+		workspace_remove_tree(dfd, o->argv[i]);
 		if (faccessat(dfd, o->argv[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 			fprintf(stderr, "confine: cannot remove session '%s'\n",
 			    o->argv[i]);
@@ -579,8 +538,8 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 {
 	autofree char *dir = sessions_dir(env);
 	autofree char *sdir = pick(dir, o->session_id);
-	char *ws = meta_get(sdir, "workspace");
-	char *prof = meta_get(sdir, "profile_arg");
+	char *ws = workspace_meta_get(sdir, "workspace");
+	char *prof = workspace_meta_get(sdir, "profile_arg");
 	char *id = xstrdup(strrchr(sdir, '/') + 1);
 	const char *shell = NULL;
 	size_t n = 0, i;

@@ -4,6 +4,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,4 +71,27 @@ sys_mount_setattr(int dfd, const char *path, unsigned int flags,
     struct confine_mount_attr *attr, size_t size)
 {
 	return (int)syscall(__NR_mount_setattr, dfd, path, flags, attr, size);
+}
+
+int
+sys_mkdirs(const char *path)
+{
+	char p[4096];
+	char *s;
+
+	if (strlen(path) >= sizeof(p))
+		return -ENAMETOOLONG;
+	strcpy(p, path);
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			if (c == '\0')
+				return 0;
+			*s = c;
+		}
+	}
 }

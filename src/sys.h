@@ -73,6 +73,8 @@ int	sys_landlock_add_rule(int, int, const void *, uint32_t);
 int	sys_landlock_restrict_self(int, uint32_t);
 
 int	sys_pivot_root(const char *, const char *);
+/* mkdir -p, each new directory mode 0700.  0 or -errno. */
+int	sys_mkdirs(const char *);
 int	sys_pidfd_open(pid_t, unsigned int);
 int	sys_close_range(unsigned int, unsigned int, unsigned int);
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "trust.h"
+#include "sys.h"
 #include "util.h"
 
 /* Each line: 64 hex digits, two spaces, the absolute path. */
@@ -61,26 +62,6 @@ trust_lookup(const char *pins, const char *path, const char *hex)
 	return st;
 }
 
-static int
-mkdirs(const char *dir)
-{
-	autofree char *p = xstrdup(dir);
-	char *s;
-
-	for (s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			if (c == '\0')
-				return 0;
-			*s = c;
-		}
-	}
-}
-
 int
 trust_pin(const char *pins, const char *path, const char *hex)
 {
@@ -94,7 +75,7 @@ trust_pin(const char *pins, const char *path, const char *hex)
 	if (strchr(path, '\n') || path[0] != '/')
 		return -EINVAL;
 	*strrchr(dir, '/') = '\0';
-	if ((r = mkdirs(dir)) < 0)
+	if ((r = sys_mkdirs(dir)) < 0)
 		return r;
 	tmp = xasprintf("%s.tmp.%d", pins, (int)getpid());
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)

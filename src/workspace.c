@@ -21,31 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "util.h"
 #include "workspace.h"
 
 static void	remove_tree(int, const char *, int);
 
-/* mkdir -p for the parents of the session directory, mode 0700. */
-static int
-mkdirs(const char *path)
-{
-	autofree char *p = xstrdup(path);
-	char *s;
-
-	for (s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			if (c == '\0')
-				return 0;
-			*s = c;
-		}
-	}
-}
 
 static int
 write_meta(int dirfd, const struct plan *p)
@@ -107,7 +88,7 @@ workspace_session_create(const struct plan *p, const char **where)
 
 	*strrchr(parent, '/') = '\0';
 	*where = p->session_dir;
-	if ((r = mkdirs(parent)) < 0)
+	if ((r = sys_mkdirs(parent)) < 0)
 		return r;
 	if (mkdir(p->session_dir, 0700) < 0 && !(p->reenter && errno == EEXIST))
 		return -errno;
@@ -143,10 +124,6 @@ workspace_session_create(const struct plan *p, const char **where)
 	return p->reenter ? 0 : write_meta(fd, p);
 }
 
-/*
- * Remove dirfd/name and everything below it, never following a symlink.
- * Only for overlayfs's work directory, which the command cannot reach.
- */
 static void
 remove_tree(int dirfd, const char *name, int depth)
 {
@@ -215,4 +192,29 @@ workspace_session_remove(const struct plan *p)
 	if ((fd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) >= 0)
 		remove_tree(fd, slash + 1, 0);
+}
+
+void
+workspace_remove_tree(int dirfd, const char *name)
+{
+	remove_tree(dirfd, name, 0);
+}
+
+char *
+workspace_meta_get(const char *session_dir, const char *key)
+{
+	autofree char *path = path_join(session_dir, "meta"), *line = NULL;
+	AUTO(fclose_p) FILE *f = fopen(path, "re");
+	size_t cap = 0, n = strlen(key);
+	ssize_t len;
+
+	if (f == NULL)
+		return NULL;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (strncmp(line, key, n) == 0 && line[n] == '=')
+			return xstrdup(line + n + 1);
+	}
+	return NULL;
 }

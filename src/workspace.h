@@ -29,4 +29,13 @@ bool	workspace_session_finish(const struct plan *);
 /* Remove the whole session directory (its layers hold nothing to review). */
 void	workspace_session_remove(const struct plan *);
 
+/*
+ * Remove dirfd/name and everything below it, never following a symlink,
+ * opening up mode 000 directories of the caller's on the way.
+ */
+void	workspace_remove_tree(int dirfd, const char *name);
+
+/* A value of the session's metadata file, or NULL.  Heap string. */
+char	*workspace_meta_get(const char *session_dir, const char *key);
+
 #endif
