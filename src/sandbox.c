@@ -452,7 +452,7 @@ sandbox_run(const struct plan *p)
 	const char *where;
 	sigset_t set;
 	pid_t child;
-	int r, wstatus;
+	int r, wstatus, filter_err;
 
 	if ((r = workspace_session_create(p, &where)) < 0)
 		die_errno(-r, "session: cannot create '%s'", where);
@@ -496,20 +496,22 @@ sandbox_run(const struct plan *p)
 	close(f.parent);
 	close(f.bpf[0]);
 	/*
-	 * Compile the filter while the sandbox sets itself up.  EPIPE: the
-	 * sandbox is gone already, and its status record says why.
+	 * Compile the filter while the sandbox sets itself up.  If that
+	 * fails, closing the pipe makes the sandbox stop; if the sandbox
+	 * failed first (EPIPE, or libseccomp's ECANCELED for it), its own
+	 * status record says why, and that is what is reported.
 	 */
-	if ((r = syscall_filter_export(&p->sys, f.bpf[1], &where)) < 0 &&
-	    r != -EPIPE) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		workspace_session_finish(p);
-		die_errno(-r, "seccomp: cannot build the filter (%s)", where);
-	}
+	filter_err = syscall_filter_export(&p->sys, f.bpf[1], &where);
 	close(f.bpf[1]);
 	if (f.ptysock[1] >= 0)
 		close(f.ptysock[1]);
 	wstatus = supervise(p, child, &f, &rec);
+	if (filter_err < 0 && (rec.code == 0 ||
+	    strncmp(rec.msg, "seccomp: no filter", 18) == 0)) {
+		snprintf(rec.msg, sizeof(rec.msg), "seccomp: cannot build the "
+		    "filter (%s): %s", where, strerror(-filter_err));
+		rec.code = EXIT_CONFINE;
+	}
 	pty_restore();
 	log_set_exit_hook(NULL);
 
