@@ -87,7 +87,18 @@ landlock_apply(const struct plan_landlock *ll, const char **where)
 		if ((r = add_path(ruleset, &ll->paths[i], ll->handled_fs)) < 0)
 			return r;
 	}
-	/* TCP: handled with no port granted, so bind and connect fail. */
+	/* TCP: handled, with at most the proxy's port granted to connect. */
+	if (ll->handled_net && ll->connect_port) {
+		struct confine_ll_net_port_attr np = {
+			.allowed_access = LL_NET_CONNECT_TCP,
+			.port = ll->connect_port,
+		};
+
+		*where = "the proxy's port";
+		if (sys_landlock_add_rule(ruleset, CONFINE_LL_RULE_NET_PORT, &np,
+		    0) < 0)
+			return -errno;
+	}
 	*where = "restrict the process";
 	if (sys_landlock_restrict_self(ruleset, 0) < 0)
 		return -errno;

@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -36,15 +38,46 @@ lo_up(void)
 	return 0;
 }
 
-int
-net_setup(enum plan_net mode)
+/* The proxy's socket, in this network namespace, for the supervisor. */
+static int
+listener(void)
 {
+	struct sockaddr_in a = { .sin_family = AF_INET,
+	    .sin_port = htons(PLAN_PROXY_PORT),
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(fd, 128) < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+int
+net_setup(enum plan_net mode, int *ret_listener)
+{
+	int r;
+
+	*ret_listener = -1;
 	switch (mode) {
 	case PLAN_NET_NONE:
 		return lo_up();
 	case PLAN_NET_PROXY:
+		if ((r = lo_up()) < 0)
+			return r;
+		if ((r = listener()) < 0)
+			return r;
+		*ret_listener = r;
+		return 0;
 	case PLAN_NET_HOST:
-		break;
+		/* The host's own network namespace: nothing to set up. */
+		return 0;
 	}
 	return -EOPNOTSUPP;
 }

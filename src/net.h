@@ -10,7 +10,11 @@
 
 #include "plan.h"
 
-/* Set up the network of the plan's mode.  0 or -errno. */
-int	net_setup(enum plan_net);
+/*
+ * Set up the network of the plan's mode.  For proxy, *ret_listener is the
+ * proxy's listening socket on the sandbox's loopback (else -1), for the
+ * supervisor to accept on.  0 or -errno.
+ */
+int	net_setup(enum plan_net, int *ret_listener);
 
 #endif

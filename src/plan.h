@@ -19,6 +19,9 @@
 #include <termios.h>
 
 enum plan_net { PLAN_NET_NONE, PLAN_NET_PROXY, PLAN_NET_HOST };
+
+/* The proxy's port, on the loopback of the sandbox's own network. */
+#define PLAN_PROXY_PORT	3128
 enum plan_backend { PLAN_BACKEND_AUTO, PLAN_BACKEND_NATIVE, PLAN_BACKEND_BWRAP,
 	PLAN_BACKEND_LANDLOCK };
 
@@ -70,6 +73,7 @@ struct plan_landlock {
 	uint64_t	 handled_fs;	/* exact rights of that ABI */
 	uint64_t	 handled_net;
 	uint64_t	 scoped;
+	unsigned int	 connect_port;	/* TCP connect allowed here; 0: none */
 	struct plan_path *paths;
 	size_t		 npaths;
 };

@@ -479,7 +479,11 @@ landlock_plan(struct plan *p, const struct host *h, const char *ws,
 
 	p->landlock.abi = abi;
 	p->landlock.handled_fs = policy_landlock_fs(abi);
-	p->landlock.handled_net = policy_landlock_net(abi);
+	/* TCP: none but the proxy's port; the host's network: no TCP rule. */
+	p->landlock.handled_net = p->net == PLAN_NET_HOST ? 0 :
+	    policy_landlock_net(abi);
+	if (p->net == PLAN_NET_PROXY)
+		p->landlock.connect_port = PLAN_PROXY_PORT;
 	p->landlock.scoped = policy_landlock_scoped(abi);
 	if (abi < 2)
 		degrade(p, "landlock ABI < 2: renaming or linking across "
@@ -671,10 +675,6 @@ explain_all(struct plan *p, const struct eff *e, const char *ws,
 static char *
 not_here(const struct eff *e)
 {
-	if (!streq(e->net_mode.value, "none"))
-		return xasprintf("network mode '%s' (%s) is not available in "
-		    "this version of confine", e->net_mode.value,
-		    e->net_mode.origin);
 	if (!streq(e->backend.value, "auto") &&
 	    !streq(e->backend.value, "native"))
 		return xasprintf("backend '%s' (%s) is not available in this "
@@ -695,10 +695,25 @@ env_plan(struct plan *p, const struct host *h, char *const *host_env,
 	char path[] = "PATH=/usr/local/bin:/usr/bin:/bin";
 	const char **allow = NULL, **opts = NULL;
 	char *set[] = { home, user, logname, tmpdir, session, NULL, NULL };
-	size_t na = 0, no = 0, i;
+	size_t na = 0, no = 0, nowned = 0, i;
 
 	if (env_get(host_env, "PATH") == NULL)
 		set[5] = path;
+	if (p->net == PLAN_NET_PROXY) {
+		static const char *const names[] = { "HTTPS_PROXY",
+		    "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
+		    "all_proxy" };
+
+		for (i = 0; i < nitems(names); i++) {
+			opts = xreallocarray(opts, no + 1, sizeof(*opts));
+			opts[no++] = xasprintf("%s=http://127.0.0.1:%d",
+			    names[i], PLAN_PROXY_PORT);
+		}
+		opts = xreallocarray(opts, no + 2, sizeof(*opts));
+		opts[no++] = xstrdup("NO_PROXY=localhost,127.0.0.1,::1");
+		opts[no++] = xstrdup("no_proxy=localhost,127.0.0.1,::1");
+		nowned = no;
+	}
 	for (i = 0; env_allow[i]; i++) {
 		allow = xreallocarray(allow, na + 2, sizeof(*allow));
 		allow[na++] = env_allow[i];
@@ -719,6 +734,8 @@ env_plan(struct plan *p, const struct host *h, char *const *host_env,
 	}
 	p->envp = env_build(host_env, allow, set, opts, no);
 	free(allow);
+	for (i = 0; i < nowned; i++)
+		free((char *)opts[i]);
 	free(opts);
 }
 
@@ -795,6 +812,22 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	for (i = 0; syntax_net_modes[i]; i++)
 		if (streq(syntax_net_modes[i], e.net_mode.value))
 			p.net = (enum plan_net)i;
+	if (p.net == PLAN_NET_HOST) {
+		/*
+		 * The host's network: no network namespace, so only the
+		 * Landlock scope keeps the host's abstract sockets away.
+		 */
+		if (h->landlock_abi < 6) {
+			*cause = xasprintf("network mode host (%s) needs Landlock "
+			    "ABI 6 (this kernel has %d) to keep the host's "
+			    "abstract unix sockets unreachable",
+			    e.net_mode.origin, h->landlock_abi);
+			*hint = xasprintf("use network mode proxy with --allow");
+			plan_free(&p);
+			return -1;
+		}
+		p.clone_flags &= ~CLONE_NEWNET;
+	}
 	p.allow = xcalloc(e.allow.n + 1, sizeof(char *));
 	for (i = 0; i < e.allow.n; i++)
 		p.allow[i] = xstrdup(e.allow.v[i].value);

@@ -41,6 +41,7 @@
 #include "mount.h"
 #include "net.h"
 #include "ns.h"
+#include "proxy.h"
 #include "pty.h"
 #include "sandbox.h"
 #include "sys.h"
@@ -55,6 +56,7 @@ struct fds {
 	int	status[2];	/* packet pipe: sandbox -> supervisor */
 	int	bpf[2];		/* the seccomp program: supervisor -> command */
 	int	ptysock[2];	/* the pty master passes out through it */
+	int	proxysock[2];	/* the proxy's listener, likewise */
 	int	parent;		/* pidfd of the supervisor */
 	int	sigfd;
 };
@@ -202,7 +204,7 @@ static noreturn void
 sandbox_init(const struct plan *p, struct fds *f)
 {
 	struct pollfd pfd = { .fd = f->parent, .events = POLLIN };
-	int master = -1, slave = -1, devnull, r;
+	int master = -1, slave = -1, listener = -1, devnull, r;
 	const char *where, *what;
 	char ready = REC_READY;
 	pid_t cmd;
@@ -216,6 +218,8 @@ sandbox_init(const struct plan *p, struct fds *f)
 	close(f->bpf[1]);
 	if (f->ptysock[0] >= 0)
 		close(f->ptysock[0]);
+	if (f->proxysock[0] >= 0)
+		close(f->proxysock[0]);
 	log_set_child(f->status[1]);
 
 	/* 1. Identity: the caller's own uid and gid. */
@@ -239,9 +243,16 @@ sandbox_init(const struct plan *p, struct fds *f)
 		close(f->ptysock[1]);
 	}
 	/* 4. The network; needs CAP_NET_ADMIN, so before the caps go. */
-	if ((r = net_setup(p->net)) < 0)
+	if ((r = net_setup(p->net, &listener)) < 0)
 		die_errno(-r, "network: cannot set up mode '%s'",
 		    plan_net_name(p->net));
+	if (listener >= 0) {
+		if ((r = pty_send_fd(f->proxysock[1], listener)) < 0)
+			die_errno(-r, "network: cannot pass the proxy's socket "
+			    "out");
+		close(listener);
+		close(f->proxysock[1]);
+	}
 	/* 5. Capabilities: every set empty, and checked. */
 	if ((r = caps_drop_all(&what)) < 0)
 		die_errno(-r, "capabilities: cannot drop (%s)", what);
@@ -315,12 +326,14 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
     struct record *rec)
 {
 	struct pty_relay relay;
+	struct proxy *px = NULL;
 	bool done = false, relaying = false, status_open = true;
 	int wstatus = 0, master = -1;
 
 	while (!done || relaying || status_open) {
-		struct pollfd pfd[8];
-		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0;
+		struct pollfd pfd[8 + 2 * 256 + 1];
+		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0, xfd = 0;
+		size_t pxn = 0, xsfd = 0;
 
 		pfd[sfd = n++] = (struct pollfd){ .fd = f->sigfd,
 		    .events = POLLIN };
@@ -330,9 +343,15 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 		if (f->ptysock[0] >= 0)
 			pfd[psfd = n++] = (struct pollfd){
 			    .fd = f->ptysock[0], .events = POLLIN };
+		if (f->proxysock[0] >= 0)
+			pfd[xsfd = n++] = (struct pollfd){
+			    .fd = f->proxysock[0], .events = POLLIN };
 		rfd = n;
 		if (relaying)
 			n += pty_relay_poll(&relay, pfd + n);
+		xfd = n;
+		if (px && !done)
+			n += pxn = proxy_poll(px, pfd + n, nitems(pfd) - n);
 		if (poll(pfd, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -371,12 +390,33 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 				relaying = true;
 			}
 		}
-		if (relaying && !pty_relay_step(&relay, pfd + rfd, n - rfd)) {
+		if (xsfd && pfd[xsfd].revents) {
+			int lfd = pty_recv_fd(f->proxysock[0]);
+
+			close(f->proxysock[0]);
+			f->proxysock[0] = -1;
+			if (lfd >= 0)
+				px = proxy_new(lfd, p->allow, p->endpoint);
+		}
+		if (pxn)
+			proxy_step(px, pfd + xfd, pxn);
+		if (relaying && !pty_relay_step(&relay, pfd + rfd, xfd - rfd)) {
 			/* EIO: every slave end is closed, the sandbox is gone. */
 			relaying = false;
 			close(master);
 			pty_restore();
 		}
+	}
+	if (px) {
+		unsigned ok, no;
+
+		proxy_counts(px, &ok, &no);
+		if (ok || no)
+			log_msg("network: %u connection%s through the proxy, "
+			    "%u refused%s", ok, ok == 1 ? "" : "s", no,
+			    no && log_get_level() < LOG_VERBOSE ?
+			    " (-v names them)" : "");
+		proxy_free(px);
 	}
 	return wstatus;
 }
@@ -447,7 +487,7 @@ int
 sandbox_run(const struct plan *p)
 {
 	struct fds f = { .status = { -1, -1 }, .bpf = { -1, -1 },
-	    .ptysock = { -1, -1 } };
+	    .ptysock = { -1, -1 }, .proxysock = { -1, -1 } };
 	struct record rec = { 0 };
 	const char *where;
 	sigset_t set;
@@ -466,8 +506,10 @@ sandbox_run(const struct plan *p)
 	if (pipe2(f.status, O_CLOEXEC | O_DIRECT) < 0 ||
 	    pipe2(f.bpf, O_CLOEXEC) < 0)
 		die_errno(errno, "pipe");
-	if (p->tty.pty && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
-	    0, f.ptysock) < 0)
+	if ((p->tty.pty && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
+	    0, f.ptysock) < 0) || (p->net == PLAN_NET_PROXY &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+	    f.proxysock) < 0))
 		die_errno(errno, "socketpair");
 	if ((f.parent = sys_pidfd_open(getpid(), 0)) < 0)
 		die_errno(errno, "pidfd_open");
@@ -505,6 +547,8 @@ sandbox_run(const struct plan *p)
 	close(f.bpf[1]);
 	if (f.ptysock[1] >= 0)
 		close(f.ptysock[1]);
+	if (f.proxysock[1] >= 0)
+		close(f.proxysock[1]);
 	wstatus = supervise(p, child, &f, &rec);
 	if (filter_err < 0 && (rec.code == 0 ||
 	    strncmp(rec.msg, "seccomp: no filter", 18) == 0)) {

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * proxy.h - the allow-list HTTP CONNECT proxy of the "proxy" network mode.
+ *
+ * Its listening socket is made inside the sandbox's network namespace, on
+ * the sandbox's loopback at PROXY_PORT, and passed out: the supervisor
+ * accepts on it, outside the sandbox, resolves names and connects from the
+ * host's network.  Everything a client sends is untrusted input.
+ */
+#ifndef CONFINE_PROXY_H
+#define CONFINE_PROXY_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The port inside the sandbox's own network namespace: nothing else there. */
+#define PROXY_PORT	3128
+
+/*
+ * Does destination host:port match a rule ("HOST[:PORT]", "*.domain", an
+ * IP literal, "[IPv6]")?  host is lower-case, without brackets.  Pure.
+ */
+bool	proxy_rule_matches(const char *rule, const char *host, unsigned port);
+
+/*
+ * Parse the request head of a CONNECT ("CONNECT host:port HTTP/1.x").
+ * Returns 0 with the lower-cased host (heap) and port, or -1 with *why.
+ * Pure.  Refuses NUL and control bytes, a trailing dot, non-ASCII names,
+ * absurd lengths, anything but digits in the port.
+ */
+int	proxy_parse_connect(const char *head, size_t len, char **ret_host,
+	    unsigned *ret_port, const char **why);
+
+struct proxy;
+
+/* Runs in: the supervisor.  rules: allow and endpoint (borrowed). */
+struct proxy *proxy_new(int listen_fd, char *const *allow,
+	    char *const *endpoint);
+/* Fill at most max pollfds; returns how many. */
+size_t	proxy_poll(struct proxy *, struct pollfd *, size_t max);
+/* Handle the ready ones (the pollfds proxy_poll filled). */
+void	proxy_step(struct proxy *, const struct pollfd *, size_t n);
+void	proxy_counts(const struct proxy *, unsigned *allowed,
+	    unsigned *refused);
+void	proxy_free(struct proxy *);
+
+#endif
