@@ -574,14 +574,12 @@ t_online_allow() {
 	assert_policy network.allow example.com "option --allow"
 	assert_policy network.mode proxy "option --allow (implies proxy)"
 	assert_out_has "verdict: allowed (2 of 3 legs)"
-	assert_out_has "cannot run here: network mode 'proxy'"
+	assert_not_file_has_content "$OUT" "cannot run here"
 	assert_file_empty "$ERR"
-	# The run: the proxy is not in this version.
-	run_confine -p online --allow example.com -- sh -c 'echo ran'
-	assert_status "$RC" 125
-	assert_refusal "$ERR"
-	assert_err_has "not available in this version"
-	assert_file_empty "$OUT"
+	# The run: through the proxy, with its variables set.
+	run_confine -p online --allow example.com -- sh -c 'echo "$HTTPS_PROXY"'
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" "http://127.0.0.1:3128" "HTTPS_PROXY inside"
 	assert_no_session
 	assert_ws_unchanged
 }
@@ -821,7 +819,7 @@ tcase "options override scalars: -n, --backend, --endpoint implies proxy" t_over
 tcase "options append to lists: --ro, --hide, --scratch, --env" t_override_lists
 tcase "options append to lists: --allow, --endpoint, --direct" t_override_network_lists
 tcase "-p offline --allow example.com is refused: 125" t_offline_allow
-tcase "-p online --allow: allowed by --dry-run, the run refused (no proxy yet)" t_online_allow
+tcase "-p online --allow: allowed, and run through the proxy" t_online_allow
 tcase "sealed with a home path (read-only, home, --ro): leg B refused" t_sealed_private_path
 tcase "all three legs from profile keys: refused" t_three_legs
 tcase "trusted without untrusted = no: refused" t_trusted_needs_no

@@ -58,8 +58,8 @@ tcase "--workspace / (contains the home directory)" t_refused \
     "^confine: workspace '/' contains the home directory" -w / -- echo ran
 tcase "an unknown option, with a hint" t_unknown
 tcase "--network host" t_network
-tcase "--network proxy" t_refused "^confine: network mode 'proxy' \\(option --network\\) is not available" \
-    --network proxy -- echo ran
+tcase "--backend bwrap: not in this version" t_refused "^confine: backend 'bwrap' \\(option --backend\\) is not available" \
+    --backend bwrap -- echo ran
 tcase "a workspace overlapping the state directory" t_refused \
     "^confine: workspace .* overlaps confine's state directory" \
     -w "$TEST_TMP" -- echo ran
