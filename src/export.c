@@ -244,6 +244,23 @@ replaced(const struct upper_changes *ch, int sdir)
 		unlinkat(sdir, "replaced", 0);
 }
 
+/* The proxy's counts and refusals, which the supervisor noted. */
+static void
+network(int sdir, FILE *report)
+{
+	autoclose int fd = openat(sdir, "network", O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	char buf[16384];
+	ssize_t n;
+
+	if (fd < 0) {
+		fprintf(report, "network: no connection through the proxy\n");
+		return;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, report);
+}
+
 /* Open NAME.tmp in the session for writing; renamed by commit_file(). */
 static FILE *
 tmp_file(int dirfd, const char *name)
@@ -625,6 +642,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 		fprintf(report, "  none\n");
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",
 	    cnt.ignored);
+	network(sdir, report);
 	fprintf(report, "skipped:\n");
 	for (i = 0; i < ch.nskipped; i++) {
 		autofree char *safe = term_sanitize(ch.skipped[i],

@@ -59,6 +59,8 @@ struct proxy {
 	struct conn	*c[MAX_CONNS];
 	size_t		 n;
 	unsigned	 allowed, refused;
+	char		**refusals;	/* the first 100, for the report */
+	size_t		 nrefusals;
 	/* Which conn and side each pollfd of the last proxy_poll was. */
 	struct { size_t conn; int side; } map[1 + 2 * MAX_CONNS];
 };
@@ -242,6 +244,9 @@ refuse(struct proxy *px, struct conn *c, const char *dest, const char *why)
 {
 	px->refused++;
 	log_info("proxy: refused %s: %s", dest, why);
+	if (px->nrefusals < 100)
+		strv_push(&px->refusals, &px->nrefusals, xasprintf("%s: %s",
+		    dest, why));
 	reply(c->client, "403 Forbidden");
 	c->state = S_DONE;
 }
@@ -502,6 +507,14 @@ proxy_counts(const struct proxy *px, unsigned *allowed, unsigned *refused)
 	*refused = px->refused;
 }
 
+char *const *
+proxy_refusals(const struct proxy *px)
+{
+	static char *const none[] = { NULL };
+
+	return px->refusals ? px->refusals : none;
+}
+
 void
 proxy_free(struct proxy *px)
 {
@@ -509,6 +522,7 @@ proxy_free(struct proxy *px)
 
 	if (px == NULL)
 		return;
+	strv_free(px->refusals);
 	for (i = 0; i < px->n; i++)
 		conn_free(px->c[i]);
 	close(px->listener);

@@ -43,6 +43,9 @@ size_t	proxy_poll(struct proxy *, struct pollfd *, size_t max);
 void	proxy_step(struct proxy *, const struct pollfd *, size_t n);
 void	proxy_counts(const struct proxy *, unsigned *allowed,
 	    unsigned *refused);
+/* The refused destinations and why, one "HOST:PORT: why" each (at most
+ * the first 100); borrowed. */
+char *const *proxy_refusals(const struct proxy *);
 void	proxy_free(struct proxy *);
 
 #endif

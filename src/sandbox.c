@@ -411,11 +411,13 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 		unsigned ok, no;
 
 		proxy_counts(px, &ok, &no);
-		if (ok || no)
+		if (ok || no) {
 			log_msg("network: %u connection%s through the proxy, "
 			    "%u refused%s", ok, ok == 1 ? "" : "s", no,
 			    no && log_get_level() < LOG_VERBOSE ?
 			    " (-v names them)" : "");
+			workspace_note_network(p, ok, no, proxy_refusals(px));
+		}
 		proxy_free(px);
 	}
 	return wstatus;

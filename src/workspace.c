@@ -218,3 +218,27 @@ workspace_meta_get(const char *session_dir, const char *key)
 	}
 	return NULL;
 }
+
+void
+workspace_note_network(const struct plan *p, unsigned allowed,
+    unsigned refused, char *const *refusals)
+{
+	autofree char *tmp = path_join(p->session_dir, "network.tmp");
+	autofree char *dst = path_join(p->session_dir, "network");
+	FILE *f;
+	size_t i;
+	int fd;
+
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0600)) < 0 || (f = fdopen(fd, "w")) == NULL)
+		return;
+	fprintf(f, "network: %u connection%s through the proxy, %u refused\n",
+	    allowed, allowed == 1 ? "" : "s", refused);
+	/* Names the proxy parsed: printable ASCII only, by its rules. */
+	for (i = 0; refusals[i]; i++)
+		fprintf(f, "  refused %s\n", refusals[i]);
+	if (fclose(f) == 0)
+		rename(tmp, dst);
+	else
+		unlink(tmp);
+}

@@ -35,6 +35,14 @@ void	workspace_session_remove(const struct plan *);
  */
 void	workspace_remove_tree(int dirfd, const char *name);
 
+/*
+ * Note the proxy's counts and refusals in the session's "network" file
+ * (the export puts them in the report).  The proxy admits only printable
+ * ASCII host names, so the lines are safe to show.
+ */
+void	workspace_note_network(const struct plan *, unsigned allowed,
+	    unsigned refused, char *const *refusals);
+
 /* A value of the session's metadata file, or NULL.  Heap string. */
 char	*workspace_meta_get(const char *session_dir, const char *key);
 
