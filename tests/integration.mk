@@ -29,10 +29,13 @@ INTEGRATION_TESTS = \
 	tests/integration/export-property.sh \
 	tests/integration/export-security.sh \
 	tests/integration/sessions.sh \
-	tests/integration/export-faults.sh
+	tests/integration/export-faults.sh \
+	tests/integration/network.sh \
+	tests/integration/host-sockets.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
 
 EXTRA_DIST += tests/profile-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py
+EXTRA_DIST += tests/helpers/netprobe.py bench/proxy

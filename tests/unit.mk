@@ -257,3 +257,9 @@ PROFILE_TEST_FILES = \
 	tests/data/profiles/good/repeated-keys.expect \
 	tests/data/profiles/good/repeated-keys.ini
 EXTRA_DIST += $(PROFILE_TEST_FILES) tests/data/profiles/.gitattributes
+
+UNIT_TESTS += tests/unit/test-proxy
+check_PROGRAMS += tests/unit/test-proxy
+tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
+tests_unit_test_proxy_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_proxy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)

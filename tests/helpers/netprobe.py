@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""netprobe.py - servers and probes for tests/integration/network.sh and
+host-sockets.sh (and bench/proxy).  Every probe prints one line and exits
+0 when it got through, 1 when it did not (the line names the errno).
+
+Servers (run outside, in the background; each writes its port or "ready"
+to READYFILE once it listens):
+  serve-http DIR READYFILE          HTTP/1.0 on 127.0.0.1, a free port
+  serve-udp LOGFILE READYFILE       logs every datagram, one per line
+  serve-unix PATH READYFILE         a pathname unix stream socket
+  serve-abstract NAME READYFILE     an abstract unix stream socket (@NAME)
+  serve-sink READYFILE              TCP: accepts and holds connections
+
+Probes:
+  tcp HOST PORT                     connect()
+  udp HOST PORT MESSAGE             sendto()
+  unix PATH | abstract NAME         connect()
+  raw HOST PORT HEXREQUEST          send the bytes, print the status line
+  unix-list FILE                    connect() to every path of FILE (one a
+                                    line, "@name" for abstract); prints
+                                    "PATH errno" per line; exit 1 when any
+                                    connect succeeded
+  hold PROXYPORT DEST N SECONDS     open N CONNECT tunnels to DEST, hold
+"""
+import errno
+import os
+import socket
+import sys
+import time
+
+
+def ready(path, what):
+    with open(path + ".tmp", "w") as f:
+        f.write("%s\n" % what)
+    os.rename(path + ".tmp", path)
+
+
+def err_name(e):
+    return errno.errorcode.get(e.errno, str(e.errno)) if e.errno else str(e)
+
+
+def serve_http(directory, readyfile):
+    import functools
+    import http.server
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+    handler = functools.partial(Quiet, directory=directory)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    ready(readyfile, httpd.server_address[1])
+    httpd.serve_forever()
+
+
+def serve_udp(logfile, readyfile):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    ready(readyfile, s.getsockname()[1])
+    while True:
+        data, _ = s.recvfrom(65536)
+        with open(logfile, "ab") as f:
+            f.write(data + b"\n")
+
+
+def serve_stream(s, readyfile, what):
+    s.listen(64)
+    ready(readyfile, what)
+    while True:
+        c, _ = s.accept()
+        try:
+            c.sendall(b"hello from the host\n")
+        except OSError:
+            pass
+        c.close()
+
+
+def serve_sink(readyfile):
+    import threading
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    s.listen(512)
+    ready(readyfile, s.getsockname()[1])
+    held = []
+
+    def drain(c):
+        try:
+            while c.recv(65536):
+                pass
+        except OSError:
+            pass
+        c.close()
+    while True:
+        c, _ = s.accept()
+        held.append(c)
+        threading.Thread(target=drain, args=(c,), daemon=True).start()
+
+
+def probe_tcp(host, port):
+    s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    s.settimeout(5)
+    try:
+        s.connect((host, int(port)))
+    except OSError as e:
+        print("refused %s" % err_name(e))
+        return 1
+    print("connected")
+    return 0
+
+
+def probe_udp(host, port, msg):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.sendto(msg.encode(), (host, int(port)))
+    except OSError as e:
+        print("refused %s" % err_name(e))
+        return 1
+    print("sent")
+    return 0
+
+
+def unix_connect(target):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    addr = "\0" + target[1:] if target.startswith("@") else target
+    try:
+        s.connect(addr)
+    except OSError as e:
+        return err_name(e)
+    finally:
+        s.close()
+    return "connected"
+
+
+def probe_unix(target):
+    r = unix_connect(target)
+    print(r)
+    return 0 if r == "connected" else 1
+
+
+def probe_unix_list(listfile):
+    got = 0
+    with open(listfile) as f:
+        for line in f:
+            t = line.rstrip("\n")
+            if not t:
+                continue
+            r = unix_connect(t)
+            print("%s %s" % (t, r))
+            got |= r == "connected"
+    return 1 if got else 0
+
+
+def probe_raw(host, port, hexreq):
+    s = socket.create_connection((host, int(port)), timeout=15)
+    try:
+        s.sendall(bytes.fromhex(hexreq))
+    except OSError as e:
+        print("send failed %s" % err_name(e))
+    data = b""
+    try:
+        while b"\n" not in data:
+            d = s.recv(4096)
+            if not d:
+                break
+            data += d
+    except OSError as e:
+        if not data:
+            print("recv failed %s" % err_name(e))
+            return 1
+    line = data.split(b"\r\n")[0].decode("latin-1")
+    print(line if line else "(closed)")
+    return 0
+
+
+def hold(proxyport, dest, n, seconds):
+    socks = []
+    for _ in range(int(n)):
+        s = socket.create_connection(("127.0.0.1", int(proxyport)), timeout=15)
+        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" %
+                   (dest, dest)).encode())
+        resp = s.recv(4096)
+        if not resp.startswith(b"HTTP/1.1 200"):
+            print("tunnel refused: %r" % resp[:40])
+            return 1
+        socks.append(s)
+    print("holding %d" % len(socks))
+    sys.stdout.flush()
+    time.sleep(float(seconds))
+    return 0
+
+
+def main(argv):
+    cmd, args = argv[1], argv[2:]
+    if cmd == "serve-http":
+        serve_http(*args)
+    elif cmd == "serve-udp":
+        serve_udp(*args)
+    elif cmd == "serve-unix":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(args[0])
+        serve_stream(s, args[1], "ready")
+    elif cmd == "serve-abstract":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind("\0" + args[0])
+        serve_stream(s, args[1], "ready")
+    elif cmd == "serve-sink":
+        serve_sink(*args)
+    elif cmd == "tcp":
+        return probe_tcp(*args)
+    elif cmd == "udp":
+        return probe_udp(*args)
+    elif cmd == "unix":
+        return probe_unix(args[0])
+    elif cmd == "abstract":
+        return probe_unix("@" + args[0])
+    elif cmd == "unix-list":
+        return probe_unix_list(args[0])
+    elif cmd == "raw":
+        return probe_raw(*args)
+    elif cmd == "hold":
+        return hold(*args)
+    else:
+        print("netprobe: unknown command %s" % cmd, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,416 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# network.sh - the three network modes (escape catalogue 4.7 and 4.8):
+# "none" lets nothing leave (TCP, UDP, DNS; only lo); "proxy" lets out
+# only the CONNECT tunnels its allow-list names, refuses what a client can
+# forge (names that resolve to the host, malformed requests) and counts
+# what it did; "host" shares the host's network but still no host unix
+# socket, pathname or abstract.  Servers are the test's own, on the host's
+# loopback: no internet is needed.
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
+require_userns
+command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
+command -v curl >/dev/null 2>&1 || skip_all "no curl"
+plan 26
+
+NETPROBE=$TESTS_SRCDIR/helpers/netprobe.py
+[ -r "$NETPROBE" ] || {
+	echo "Bail out! no $NETPROBE"
+	exit 1
+}
+
+# start_server NAME KIND ARG...: netprobe serve-KIND in the background;
+# prints what it wrote to its ready file (a port, or "ready").
+start_server() {
+	_rf=$TEST_TMP/ready.$1
+	_kind=$2
+	shift 2
+	python3 "$NETPROBE" "serve-$_kind" "$@" "$_rf" </dev/null \
+	    >/dev/null 2>"$TEST_TMP/server.err" &
+	track_pid $!
+	wait_for 10 test -s "$_rf" || return 1
+	cat "$_rf"
+}
+
+BODY=confine-proxy-body-$(unique_num)
+mkdir "$TEST_TMP/www"
+printf '%s\n' "$BODY" >"$TEST_TMP/www/index.html"
+HTTP_PORT=$(start_server http http "$TEST_TMP/www") &&
+HTTP2_PORT=$(start_server http2 http "$TEST_TMP/www") &&
+UDP_LOG=$TEST_TMP/udp.log &&
+UDP_PORT=$(start_server udp udp "$UDP_LOG") || {
+	echo "Bail out! cannot start the loopback servers"
+	cat "$TEST_TMP/server.err" 2>/dev/null | sed 's/^/# /'
+	exit 1
+}
+
+ONLINE=$TEST_TMP/online.ini
+printf '[profile]\nquadrant = online\n[workspace]\nprivate = no\n' >"$ONLINE"
+
+# curl through the sandbox's proxy (curl honours NO_PROXY for 127.0.0.1:
+# --noproxy '' undoes it; -p forces a CONNECT tunnel even for http://).
+PCURL="curl -sS --max-time 10 --noproxy '' -x http://127.0.0.1:3128 -p"
+
+# A workspace with the probe in it.
+net_ws() {
+	ws_new
+	cp "$NETPROBE" "$WS/.t/netprobe.py"
+	P_IN=$WS/.t/netprobe.py
+}
+
+# The exit line: "confine: network: N connection(s) through the proxy, M refused".
+assert_counts() {
+	if [ "$1" -eq 1 ]; then _c=connection; else _c=connections; fi
+	assert_file_has_content "$ERR" \
+	    "^confine: network: $1 $_c through the proxy, $2 refused( \\(-v names them\\))?\$"
+}
+
+# ---------------------------------------------------------------- none
+
+t_none_tcp() {
+	net_ws
+	st python3 "$NETPROBE" tcp 127.0.0.1 "$HTTP_PORT" >/dev/null
+	assert_status "$ST" 0
+	run_confine -- python3 "$P_IN" tcp 127.0.0.1 "$HTTP_PORT"
+	assert_status "$RC" 1
+	assert_file_has_content "$OUT" '^refused (ECONNREFUSED|EACCES|ENETUNREACH)$'
+}
+
+t_none_udp() {
+	net_ws
+	n=$(unique_num)
+	python3 "$NETPROBE" udp 127.0.0.1 "$UDP_PORT" "control-$n" >/dev/null
+	wait_for 5 grep -q "^control-$n\$" "$UDP_LOG" ||
+	    fail "control: the host's UDP listener got nothing from outside"
+	run_confine -- python3 "$P_IN" udp 127.0.0.1 "$UDP_PORT" "inside-$n"
+	sleep 0.5
+	assert_not_file_has_content "$UDP_LOG" "^inside-$n\$"
+}
+
+t_none_dns() {
+	net_ws
+	# No name is resolved, and no packet reaches the host's resolver
+	# address (no route: ENETUNREACH, escape catalogue X1/X2).
+	ns=$(sed -n 's/^nameserver[[:space:]]*\([0-9.]*\)$/\1/p' /etc/resolv.conf |
+	    head -n 1)
+	[ -n "$ns" ] || ns=192.0.2.1
+	run_confine -- sh -c "getent hosts example.com && echo RESOLVED;
+	    python3 '$P_IN' udp '$ns' 53 confine-dns-probe"
+	assert_not_file_has_content "$OUT" RESOLVED
+	assert_file_has_content "$OUT" '^refused (ENETUNREACH|EACCES|EPERM)$'
+}
+
+t_none_links() {
+	net_ws
+	run_confine -- sh -c 'ip -o link show | sed "s/^[0-9]*: \([^:@]*\).*/\1/"'
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" lo "the interfaces inside"
+}
+
+# --------------------------------------------------------------- proxy
+
+t_proxy_allowed() {
+	net_ws
+	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
+	    "$PCURL -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/index.html"
+	assert_status "$RC" 0
+	printf '%s\n200\n' "$BODY" >"$TEST_TMP/want"
+	cmp -s "$OUT" "$TEST_TMP/want" || fail "not the body and 200"
+	assert_file_has_content "$ERR" "^confine: proxy: 127\\.0\\.0\\.1:$HTTP_PORT\$"
+	assert_counts 1 0
+}
+
+t_proxy_env() {
+	net_ws
+	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
+	    'for v in HTTPS_PROXY https_proxy HTTP_PROXY http_proxy ALL_PROXY all_proxy NO_PROXY no_proxy; do
+		eval "echo $v=\${$v-unset}"; done'
+	assert_status "$RC" 0
+	cat >"$TEST_TMP/want" <<-'EOF'
+	HTTPS_PROXY=http://127.0.0.1:3128
+	https_proxy=http://127.0.0.1:3128
+	HTTP_PROXY=http://127.0.0.1:3128
+	http_proxy=http://127.0.0.1:3128
+	ALL_PROXY=http://127.0.0.1:3128
+	all_proxy=http://127.0.0.1:3128
+	NO_PROXY=localhost,127.0.0.1,::1
+	no_proxy=localhost,127.0.0.1,::1
+	EOF
+	cmp -s "$OUT" "$TEST_TMP/want" || fail "the proxy variables"
+}
+
+t_proxy_other_port() {
+	net_ws
+	# Control: the second server answers on the host.
+	st curl -sS -o /dev/null --noproxy '*' "http://127.0.0.1:$HTTP2_PORT/"
+	assert_status "$ST" 0
+	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
+	    "$PCURL -w '%{http_code}\n' http://127.0.0.1:$HTTP2_PORT/ 2>&1"
+	assert_ne "$RC" 0 "curl's status"
+	assert_file_has_content "$OUT" '^000$'
+	assert_file_has_content "$OUT" 'CONNECT.*403'
+	assert_not_file_has_content "$OUT" "$BODY"
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: refused 127\\.0\\.0\\.1:$HTTP2_PORT: not in the allow-list\$"
+	assert_counts 0 1
+}
+
+# localhost is not 127.0.0.1 to the allow-list ...
+t_proxy_localhost_unlisted() {
+	net_ws
+	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
+	    "$PCURL -w '%{http_code}\n' http://localhost:$HTTP_PORT/ 2>&1"
+	assert_ne "$RC" 0 "curl's status"
+	assert_file_has_content "$OUT" 'CONNECT.*403'
+	assert_not_file_has_content "$OUT" "$BODY"
+	assert_file_has_content "$ERR" "^confine: proxy: refused localhost:$HTTP_PORT: "
+}
+
+# ... and a name that resolves to the host is refused even when listed.
+t_proxy_localhost_listed() {
+	net_ws
+	run_confine -v -p "$ONLINE" --allow "localhost:$HTTP_PORT" -- sh -c \
+	    "$PCURL -w '%{http_code}\n' http://localhost:$HTTP_PORT/ 2>&1"
+	assert_ne "$RC" 0 "curl's status"
+	assert_file_has_content "$OUT" 'CONNECT.*403'
+	assert_not_file_has_content "$OUT" "$BODY"
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: refused localhost:$HTTP_PORT: it resolves to an address of this host"
+	assert_counts 0 1
+}
+
+t_proxy_noproxy_direct() {
+	net_ws
+	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
+	    "curl -sS --max-time 10 --noproxy '*' -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/ 2>&1"
+	assert_ne "$RC" 0 "curl's status"
+	assert_file_has_content "$OUT" '^000$'
+	assert_not_file_has_content "$OUT" "$BODY"
+}
+
+# Landlock: TCP connect to the proxy's port only (EACCES elsewhere, where
+# the network namespace alone would say ECONNREFUSED).
+t_proxy_landlock() {
+	net_ws
+	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c "
+	    for p in $HTTP_PORT 80 443 3129 22; do
+		printf '%s ' \$p; python3 '$P_IN' tcp 127.0.0.1 \$p
+	    done
+	    printf 'proxy '; python3 '$P_IN' tcp 127.0.0.1 3128"
+	assert_status "$RC" 0
+	for p in "$HTTP_PORT" 80 443 3129 22; do
+		assert_file_has_content "$OUT" "^$p refused EACCES\$"
+	done
+	assert_file_has_content "$OUT" '^proxy connected$'
+}
+
+# raw_case WHY HEX [RULE]: one raw request to the proxy gets 403 and is
+# named on stderr with WHY.
+raw_case() {
+	net_ws
+	_rule=${3:-127.0.0.1:$HTTP_PORT}
+	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" \
+	    --allow "$_rule" -- python3 "$P_IN" raw 127.0.0.1 3128 "$2"
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" "HTTP/1.1 403 Forbidden" "the proxy's answer"
+	assert_file_has_content "$ERR" "^confine: proxy: refused $1"
+	assert_counts 0 1
+}
+
+hex() {
+	printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'
+}
+
+t_raw_get() {
+	raw_case '\(unparsed request\): not a CONNECT request' \
+	    "$(hex "GET http://127.0.0.1:$HTTP_PORT/ HTTP/1.1
+Host: 127.0.0.1:$HTTP_PORT
+
+")"
+}
+
+t_raw_nul() {
+	raw_case '\(unparsed request\): a NUL byte' \
+	    "$(hex "CONNECT 127.0.0.1")00$(hex ".evil.example:$HTTP_PORT HTTP/1.1
+
+")"
+}
+
+t_raw_trailing_dot() {
+	raw_case '\(unparsed request\): a trailing dot' \
+	    "$(hex "CONNECT example.com.:80 HTTP/1.1
+
+")" example.com:80
+}
+
+t_raw_two_ports() {
+	raw_case '\(unparsed request\): the destination is not host:port' \
+	    "$(hex "CONNECT a.com:80:81 HTTP/1.1
+
+")" a.com
+}
+
+t_raw_plus_port() {
+	raw_case '\(unparsed request\): the port is not 1 to 65535' \
+	    "$(hex "CONNECT a.com:+80 HTTP/1.1
+
+")" a.com
+}
+
+t_raw_big_head() {
+	pad=$(head -c 9216 /dev/zero | tr '\0' a)
+	raw_case '\(request\): a request head over 8 KiB' \
+	    "$(hex "CONNECT 127.0.0.1:$HTTP_PORT HTTP/1.1
+X-Pad: $pad
+
+")"
+}
+
+# The name is lower-cased before the allow-list sees it: the rule for
+# example.com matches EXAMPLE.COM (which then does not resolve here).
+t_raw_upper_case() {
+	raw_case 'example\.com:80: ' \
+	    "$(hex "CONNECT EXAMPLE.COM:80 HTTP/1.1
+
+")" example.com:80
+	assert_not_file_has_content "$ERR" 'not in the allow-list'
+	assert_not_file_has_content "$ERR" EXAMPLE
+}
+
+# An endpoint is not leg C: the sealed default takes it with -n proxy.
+t_endpoint_sealed() {
+	net_ws
+	run_confine -v -n proxy --endpoint "127.0.0.1:$HTTP_PORT" -- sh -c \
+	    "$PCURL -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/index.html"
+	assert_status "$RC" 0
+	printf '%s\n200\n' "$BODY" >"$TEST_TMP/want"
+	cmp -s "$OUT" "$TEST_TMP/want" || fail "not the body and 200"
+	assert_file_has_content "$ERR" '^confine: profile: sealed'
+	assert_counts 1 0
+}
+
+# An empty allow-list allows nothing (escape catalogue X4).
+t_proxy_empty() {
+	net_ws
+	run_confine -v -n proxy -- sh -c "
+	    $PCURL -o /dev/null -w 'proxied %{http_code}\n' http://127.0.0.1:$HTTP_PORT/
+	    curl -sS --max-time 10 --noproxy '*' -o /dev/null -w 'direct %{http_code}\n' http://127.0.0.1:$HTTP_PORT/
+	    python3 '$P_IN' udp 127.0.0.1 $UDP_PORT empty-$$
+	    true"
+	assert_file_has_content "$OUT" '^proxied 000$'
+	assert_file_has_content "$OUT" '^direct 000$'
+	sleep 0.3
+	assert_not_file_has_content "$UDP_LOG" "^empty-$$\$"
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: refused 127\\.0\\.0\\.1:$HTTP_PORT: not in the allow-list\$"
+	assert_counts 0 1
+}
+
+t_proxy_counts() {
+	net_ws
+	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c "
+	    for i in 1 2; do $PCURL -o /dev/null http://127.0.0.1:$HTTP_PORT/; done
+	    for p in $HTTP2_PORT 1 2; do $PCURL -o /dev/null http://127.0.0.1:\$p/ 2>/dev/null; done
+	    true"
+	assert_status "$RC" 0
+	# Without -v: no per-connection line, the count still.
+	assert_not_file_has_content "$ERR" '^confine: proxy:'
+	assert_counts 2 3
+	assert_file_has_content "$ERR" 'refused \(-v names them\)$'
+}
+
+# ---------------------------------------------------------------- host
+
+require_host_mode() {
+	[ -x "$TRY_SYSCALL" ] || skip_case "no try-syscall helper to read the Landlock ABI"
+	abi=$(landlock_abi)
+	[ "${abi:-0}" -ge 6 ] || skip_case "landlock ABI ${abi:-none} < 6: host mode is refused"
+}
+
+t_host_loopback() {
+	require_host_mode
+	net_ws
+	run_confine -p "$ONLINE" -n host -- sh -c \
+	    "curl -sS --max-time 10 --noproxy '*' -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/index.html"
+	assert_status "$RC" 0
+	printf '%s\n200\n' "$BODY" >"$TEST_TMP/want"
+	cmp -s "$OUT" "$TEST_TMP/want" || fail "not the body and 200"
+}
+
+t_host_links() {
+	require_host_mode
+	net_ws
+	ip -o link show | sed 's/^[0-9]*: \([^:@]*\).*/\1/' >"$TEST_TMP/want"
+	run_confine -p "$ONLINE" -n host -- sh -c \
+	    'ip -o link show | sed "s/^[0-9]*: \([^:@]*\).*/\1/"'
+	assert_status "$RC" 0
+	cmp -s "$OUT" "$TEST_TMP/want" || {
+		diag_file "$TEST_TMP/want" "the host's interfaces"
+		fail "not the host's interfaces"
+	}
+}
+
+# host_unix_case DIR: a pathname socket of the host in DIR.
+host_unix_case() {
+	require_host_mode
+	[ -d "$1" ] && [ -w "$1" ] || skip_case "no writable $1"
+	net_ws
+	d=$(host_scratch "$(mktemp -d "$1/confine-net.XXXXXX")")
+	chmod 0755 "$d"
+	start_server "unix.$(basename "$d")" unix "$d/sock" >/dev/null ||
+	    fail "cannot start a unix server in $d"
+	st python3 "$NETPROBE" unix "$d/sock" >"$TEST_TMP/control"
+	assert_status "$ST" 0
+	run_confine -p "$ONLINE" -n host -- python3 "$P_IN" unix "$d/sock"
+	assert_status "$RC" 1
+	assert_file_has_content "$OUT" '^(ENOENT|ECONNREFUSED|EACCES|EPERM)$'
+}
+
+t_host_unix_tmp() {
+	host_unix_case /tmp
+}
+
+t_host_unix_vartmp() {
+	host_unix_case /var/tmp
+}
+
+t_host_abstract() {
+	require_host_mode
+	net_ws
+	name=confine-net-$(unique_num)
+	start_server "abstract" abstract "$name" >/dev/null ||
+	    fail "cannot start an abstract unix server"
+	st python3 "$NETPROBE" abstract "$name" >"$TEST_TMP/control"
+	assert_status "$ST" 0
+	run_confine -p "$ONLINE" -n host -- python3 "$P_IN" abstract "$name"
+	assert_status "$RC" 1
+	assert_eq "$(cat "$OUT")" EPERM "connect to @$name"
+}
+
+tcase "none: TCP to a host loopback listener fails" t_none_tcp
+tcase "none: UDP to a host loopback socket gets nothing through" t_none_udp
+tcase "none: no DNS, no route to the resolver" t_none_dns
+tcase "none: only lo inside" t_none_links
+tcase "proxy: an allowed destination works (200 and the body)" t_proxy_allowed
+tcase "proxy: the proxy variables point at 127.0.0.1:3128" t_proxy_env
+tcase "proxy: another port of the same host is refused (403)" t_proxy_other_port
+tcase "proxy: localhost is not the listed 127.0.0.1" t_proxy_localhost_unlisted
+tcase "proxy: a listed name that resolves to loopback is refused" t_proxy_localhost_listed
+tcase "proxy: curl --noproxy '*' to the host's loopback fails" t_proxy_noproxy_direct
+tcase "proxy: Landlock refuses TCP connect but to 3128" t_proxy_landlock
+tcase "proxy: a plain GET is refused" t_raw_get
+tcase "proxy: a NUL byte in CONNECT is refused" t_raw_nul
+tcase "proxy: a trailing dot is refused" t_raw_trailing_dot
+tcase "proxy: host:port:port is refused" t_raw_two_ports
+tcase "proxy: a port with + is refused" t_raw_plus_port
+tcase "proxy: a 9 KiB request head is refused" t_raw_big_head
+tcase "proxy: an upper-case name is lower-cased before the rules" t_raw_upper_case
+tcase "proxy: --endpoint works with the sealed profile (not leg C)" t_endpoint_sealed
+tcase "proxy: no allow-list, nothing leaves" t_proxy_empty
+tcase "proxy: the exit line counts allowed and refused" t_proxy_counts
+tcase "host: the host's loopback server is reachable" t_host_loopback
+tcase "host: the host's interfaces" t_host_links
+tcase "host: a host unix socket under /tmp is unreachable" t_host_unix_tmp
+tcase "host: a host unix socket under /var/tmp is unreachable" t_host_unix_vartmp
+tcase "host: a host abstract socket is unreachable (EPERM)" t_host_abstract
+tap_done
