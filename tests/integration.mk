@@ -38,4 +38,4 @@ EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
 
 EXTRA_DIST += tests/profile-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py
-EXTRA_DIST += tests/helpers/netprobe.py bench/proxy
+EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy

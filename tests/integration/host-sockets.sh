@@ -12,22 +12,7 @@ require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 plan 7
 
-NETPROBE=$TESTS_SRCDIR/helpers/netprobe.py
-[ -r "$NETPROBE" ] || {
-	echo "Bail out! no $NETPROBE"
-	exit 1
-}
-
-start_server() {
-	_rf=$TEST_TMP/ready.$1
-	_kind=$2
-	shift 2
-	python3 "$NETPROBE" "serve-$_kind" "$@" "$_rf" </dev/null \
-	    >/dev/null 2>"$TEST_TMP/server.err" &
-	track_pid $!
-	wait_for 10 test -s "$_rf" || return 1
-	cat "$_rf"
-}
+. "$TESTS_SRCDIR/net-lib.sh"
 
 ONLINE=$TEST_TMP/online.ini
 printf '[profile]\nquadrant = online\n[workspace]\nprivate = no\n' >"$ONLINE"
