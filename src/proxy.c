@@ -34,7 +34,7 @@
 
 #define HEAD_MAX	8192
 #define HEAD_SECONDS	10
-#define BUF		65536
+#define BUF		(512 * 1024)
 #define MAX_CONNS	256
 
 enum state { S_HEAD, S_CONNECTING, S_RELAY, S_DONE };
@@ -484,8 +484,15 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 			bool *eof = px->map[i].side ? &c->upstream_eof :
 			    &c->client_eof;
 
-			if (p[i].revents & (POLLIN | POLLHUP | POLLERR))
+			if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+				int other = px->map[i].side ? c->client :
+				    c->upstream;
+
 				buf_fill(in, fd, eof);
+				/* Pass it on at once: a poll round saved. */
+				if (in->len && !buf_drain(in, other))
+					c->state = S_DONE;
+			}
 			if ((p[i].revents & POLLOUT) && out->len &&
 			    !buf_drain(out, fd))
 				c->state = S_DONE;
