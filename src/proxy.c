@@ -34,7 +34,7 @@
 
 #define HEAD_MAX	8192
 #define HEAD_SECONDS	10
-#define BUF		(512 * 1024)
+#define BUF		(128 * 1024)
 #define MAX_CONNS	256
 
 enum state { S_HEAD, S_CONNECTING, S_RELAY, S_DONE };
