@@ -11,7 +11,7 @@
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 26
+plan 27
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -101,6 +101,18 @@ t_proxy_allowed() {
 	cmp -s "$OUT" "$TEST_TMP/want" || fail "not the body and 200"
 	assert_file_has_content "$ERR" "^confine: proxy: 127\\.0\\.0\\.1:$HTTP_PORT\$"
 	assert_counts 1 0
+}
+
+# The variables alone route curl: --noproxy '' only lifts NO_PROXY's
+# loopback exception (the test's server is on the host's loopback).
+t_proxy_env_route() {
+	net_ws
+	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
+	    "curl -sS --max-time 10 --noproxy '' -p -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/index.html"
+	assert_status "$RC" 0
+	printf '%s\n200\n' "$BODY" >"$TEST_TMP/want"
+	cmp -s "$OUT" "$TEST_TMP/want" || fail "not the body and 200"
+	assert_file_has_content "$ERR" "^confine: proxy: 127\\.0\\.0\\.1:$HTTP_PORT\$"
 }
 
 t_proxy_env() {
@@ -375,6 +387,7 @@ tcase "none: UDP to a host loopback socket gets nothing through" t_none_udp
 tcase "none: no DNS, no route to the resolver" t_none_dns
 tcase "none: only lo inside" t_none_links
 tcase "proxy: an allowed destination works (200 and the body)" t_proxy_allowed
+tcase "proxy: the proxy variables alone route curl through the proxy" t_proxy_env_route
 tcase "proxy: the proxy variables point at 127.0.0.1:3128" t_proxy_env
 tcase "proxy: another port of the same host is refused (403)" t_proxy_other_port
 tcase "proxy: localhost is not the listed 127.0.0.1" t_proxy_localhost_unlisted
