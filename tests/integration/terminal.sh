@@ -120,6 +120,10 @@ t_ctrl_c() {
 
 t_exit() {
 	send 'exit 7'
+	# Typed while confine still relays, the next line would go to the
+	# pty of the sandbox that is ending: wait for the user's shell.
+	wait_for 10 sh -c '[ "$(tmux -S "$1" display -p -t t "#{pane_current_command}")" != confine ]' \
+	    sh "$SOCK" || fail "confine is still in the foreground"
 	send 'echo "RC-$?-RC"'
 	wait_pane 10 'RC-7-RC'
 }
