@@ -308,12 +308,11 @@ else
 fi
 
 if [ -n "$session" ] && [ -f "$session/upper/README.md" ]; then
-	ok "the agent's changes are in $session/upper:"
-	(cd "$session/upper" && find . -mindepth 1 | sed 's|^\./||' |
-	    LC_ALL=C sort | sed 's/^/          /')
+	ok "the agent's changes are a patch to review, in $session:"
 	echo
-	diff -u -L 'README.md (host)' -L 'README.md (the agent'\''s, in the session)' \
-	    "$repo/README.md" "$session/upper/README.md" | sed 's/^/  /' || :
+	echo "== confine diff (what 'confine apply' would apply, after asking)"
+	(cd "$repo" && XDG_STATE_HOME=$demo/state HOME=$demo/home \
+	    "$CONFINE" diff "$(basename "$session")") | sed 's/^/  /'
 else
 	bad "the agent's edit of README.md is not in the session"
 fi
