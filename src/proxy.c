@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@
 #define BUF		(128 * 1024)
 #define MAX_CONNS	256
 
-enum state { S_HEAD, S_CONNECTING, S_RELAY, S_DONE };
+enum state { S_HEAD, S_RESOLVING, S_CONNECTING, S_RELAY, S_DONE };
 
 struct pbuf {
 	char	*data;
@@ -46,6 +47,8 @@ struct pbuf {
 
 struct conn {
 	enum state	 state;
+	char		*dest;		/* "host:port", once parsed */
+	bool		 literal;	/* the host is an IP literal */
 	int		 client, upstream;
 	time_t		 started;
 	struct pbuf	 head;		/* the request head, while reading it */
@@ -58,6 +61,7 @@ struct proxy {
 	char *const	*allow, *const *endpoint;
 	struct conn	*c[MAX_CONNS];
 	size_t		 n;
+	int		 resolved[2];	/* resolver threads -> the loop */
 	unsigned	 allowed, refused;
 	char		**refusals;	/* the first 100, for the report */
 	size_t		 nrefusals;
@@ -251,56 +255,136 @@ refuse(struct proxy *px, struct conn *c, const char *dest, const char *why)
 	c->state = S_DONE;
 }
 
-/* The head is complete: check, resolve, start connecting. */
-static void
-start(struct proxy *px, struct conn *c)
-{
-	autofree char *host = NULL, *dest = NULL, *safe = NULL;
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL, *a;
-	char portstr[8];
-	const char *why;
-	unsigned port;
-	bool literal_rule;
+/*
+ * A name is resolved in a thread of its own, so a slow resolver holds up
+ * that one tunnel, not the supervisor's loop (nor the terminal it relays).
+ * The job is self-contained: the loop matches it to a live connection.
+ */
+struct job {
+	struct conn	*conn;
+	char		*host;
+	char		 port[8];
+	int		 err;
+	struct addrinfo	*res;
+	int		 fd;		/* the loop's pipe */
+};
 
-	if (proxy_parse_connect(c->head.data, c->head.len, &host, &port,
-	    &why) < 0) {
-		refuse(px, c, "(unparsed request)", why);
-		return;
+static void *
+resolve(void *arg)
+{
+	struct job *j = arg;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+
+	j->err = getaddrinfo(j->host, j->port, &hints, &j->res);
+	if (write(j->fd, &j, sizeof(j)) != sizeof(j)) {
+		/* The proxy is gone: nobody wants the answer. */
+		if (j->res)
+			freeaddrinfo(j->res);
+		free(j->host);
+		free(j);
 	}
-	dest = xasprintf("%s:%u", host, port);
-	if (!listed(px->allow, host, port) && !listed(px->endpoint, host, port)) {
-		refuse(px, c, dest, "not in the allow-list");
-		return;
-	}
-	snprintf(portstr, sizeof(portstr), "%u", port);
-	hints.ai_flags = is_literal(host) ? AI_NUMERICHOST : 0;
-	if (getaddrinfo(host, portstr, &hints, &res) != 0 || res == NULL) {
-		refuse(px, c, dest, "the name does not resolve");
-		return;
-	}
+	return NULL;
+}
+
+/* The addresses are known: check them, start connecting. */
+static void
+connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
+{
+	struct addrinfo *a;
+
 	/* A name may not lead to the host itself; a literal rule may. */
-	literal_rule = is_literal(host);
 	for (a = res; a; a = a->ai_next)
-		if (!literal_rule && local_address(a->ai_addr)) {
-			freeaddrinfo(res);
-			refuse(px, c, dest, "it resolves to an address of this "
-			    "host (allow the address itself to reach it)");
+		if (!c->literal && local_address(a->ai_addr)) {
+			refuse(px, c, c->dest, "it resolves to an address of "
+			    "this host (allow the address itself to reach it)");
 			return;
 		}
 	c->upstream = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0);
 	if (c->upstream < 0 || (connect(c->upstream, res->ai_addr,
 	    res->ai_addrlen) < 0 && errno != EINPROGRESS)) {
-		freeaddrinfo(res);
 		px->refused++;
 		reply(c->client, "502 Bad Gateway");
 		c->state = S_DONE;
 		return;
 	}
-	freeaddrinfo(res);
 	px->allowed++;
-	log_info("proxy: %s", dest);
+	log_info("proxy: %s", c->dest);
 	c->state = S_CONNECTING;
+}
+
+/* The head is complete: check, then resolve (a literal at once). */
+static void
+start(struct proxy *px, struct conn *c)
+{
+	autofree char *host = NULL;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_NUMERICHOST }, *res = NULL;
+	char portstr[8];
+	const char *why;
+	unsigned port;
+	struct job *j;
+	pthread_t t;
+	pthread_attr_t attr;
+
+	if (proxy_parse_connect(c->head.data, c->head.len, &host, &port,
+	    &why) < 0) {
+		refuse(px, c, "(unparsed request)", why);
+		return;
+	}
+	c->dest = xasprintf("%s:%u", host, port);
+	if (!listed(px->allow, host, port) && !listed(px->endpoint, host, port)) {
+		refuse(px, c, c->dest, "not in the allow-list");
+		return;
+	}
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	if ((c->literal = is_literal(host))) {
+		if (getaddrinfo(host, portstr, &hints, &res) != 0 || !res) {
+			refuse(px, c, c->dest, "not an address");
+			return;
+		}
+		connect_to(px, c, res);
+		freeaddrinfo(res);
+		return;
+	}
+	j = xcalloc(1, sizeof(*j));
+	j->conn = c;
+	j->host = steal_ptr(&host);
+	memcpy(j->port, portstr, sizeof(j->port));
+	j->fd = px->resolved[1];
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, resolve, j) != 0) {
+		free(j->host);
+		free(j);
+		refuse(px, c, c->dest, "cannot start resolving it");
+	} else
+		c->state = S_RESOLVING;
+	pthread_attr_destroy(&attr);
+}
+
+/* Answers from the resolver threads. */
+static void
+resolved(struct proxy *px)
+{
+	struct job *j;
+	size_t i;
+
+	while (read(px->resolved[0], &j, sizeof(j)) == sizeof(j)) {
+		for (i = 0; i < px->n && px->c[i] != j->conn; i++)
+			;
+		if (i < px->n && px->c[i]->state == S_RESOLVING) {
+			if (j->err || j->res == NULL)
+				refuse(px, px->c[i], px->c[i]->dest,
+				    "the name does not resolve");
+			else
+				connect_to(px, px->c[i], j->res);
+		}
+		if (j->res)
+			freeaddrinfo(j->res);
+		free(j->host);
+		free(j);
+	}
 }
 
 struct proxy *
@@ -309,6 +393,8 @@ proxy_new(int listen_fd, char *const *allow, char *const *endpoint)
 	struct proxy *px = xcalloc(1, sizeof(*px));
 
 	px->listener = listen_fd;
+	if (pipe2(px->resolved, O_NONBLOCK | O_CLOEXEC) < 0)
+		die_errno(errno, "proxy: pipe");
 	px->allow = allow;
 	px->endpoint = endpoint;
 	fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
@@ -354,6 +440,11 @@ proxy_poll(struct proxy *px, struct pollfd *p, size_t max)
 		px->map[n].side = -1;
 		n++;
 	}
+	if (n < max) {
+		p[n] = (struct pollfd){ .fd = px->resolved[0], .events = POLLIN };
+		px->map[n].side = -2;
+		n++;
+	}
 	for (i = 0; i < px->n && n + 2 <= max; i++) {
 		struct conn *c = px->c[i];
 		short ce = 0, ue = 0;
@@ -371,6 +462,7 @@ proxy_poll(struct proxy *px, struct pollfd *p, size_t max)
 			ue = (short)((!c->upstream_eof && c->down.len < BUF ?
 			    POLLIN : 0) | (c->up.len ? POLLOUT : 0));
 			break;
+		case S_RESOLVING:
 		case S_DONE:
 			break;
 		}
@@ -446,6 +538,10 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 
 		if (p[i].revents == 0)
 			continue;
+		if (px->map[i].side == -2) {
+			resolved(px);
+			continue;
+		}
 		if (px->map[i].side < 0) {
 			int fd = accept4(px->listener, NULL, NULL,
 			    SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -533,5 +629,11 @@ proxy_free(struct proxy *px)
 	for (i = 0; i < px->n; i++)
 		conn_free(px->c[i]);
 	close(px->listener);
+	/*
+	 * A thread still resolving gets EPIPE and frees its own job.  The
+	 * write end stays open: closed, its number could be reused by a file
+	 * the thread would then write into.
+	 */
+	close(px->resolved[0]);
 	free(px);
 }
