@@ -57,7 +57,7 @@ main(int argc, char **argv)
 	case 0:
 		return 0;
 	case 1:
-		return EXPORT_NOTHING;
+		return WORKSPACE_EXPORT_NOTHING;
 	default:
 		return EXIT_CONFINE;
 	}

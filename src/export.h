@@ -20,9 +20,6 @@ struct export_opts {
 	bool		 quiet;		/* no summary on stderr */
 };
 
-/* confine-export's status when the session holds nothing to review. */
-#define EXPORT_NOTHING	3
-
 /*
  * Write changes.patch and report into the session directory (each under
  * a temporary name, then renamed), and a summary on stderr.  Returns 0, 1

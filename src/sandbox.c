@@ -423,63 +423,20 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 	return wstatus;
 }
 
-/*
- * The export program: next to this binary in a build tree, else where it
- * was installed.  Never looked up in PATH.
- */
-static char *
-export_path(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		char *slash, *p;
-
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			p = xasprintf("%s/confine-export", self);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return xstrdup(PKGLIBEXECDIR "/confine-export");
-}
-
 /* Export the session's changes; on failure the layers stay for later. */
 static void
 export_run(const struct plan *p)
 {
-	autofree char *prog = export_path();
-	char *argv[] = { prog, log_get_level() < 0 ? (char *)"-q" :
-	    (char *)"--", p->session_dir, NULL };
-	int status;
-	pid_t pid;
+	int r = workspace_export(p->session_dir, log_get_level() < 0);
 
-	if ((pid = fork()) == 0) {
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execv(prog, argv);
-		dprintf(STDERR_FILENO, "confine: export: cannot run '%s': %s\n",
-		    prog, strerror(errno));
-		_exit(EXIT_CONFINE);
-	}
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	/* Nothing to review (a refreshed .git/index, a touch): no session. */
-	if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 3 &&
-	    !p->reenter) {
-		workspace_session_remove(p);
-		log_info("session %s: nothing to review, removed", p->session_id);
-		return;
-	}
-	if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 3)
-		return;
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (r == WORKSPACE_EXPORT_NOTHING) {
+		/* Nothing to review (a refreshed .git/index, a touch). */
+		if (!p->reenter) {
+			workspace_session_remove(p);
+			log_info("session %s: nothing to review, removed",
+			    p->session_id);
+		}
+	} else if (r != 0)
 		log_warn("session %s: the export failed; the changes are kept "
 		    "in %s/upper, and 'confine show %s' exports them again",
 		    p->session_id, p->session_dir, p->session_id);

@@ -164,33 +164,14 @@ run(char *const argv[], const char *dir)
 static int
 ensure_export(const char *sdir)
 {
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	autofree char *prog = NULL;
-	char *slash;
+	int r;
 
 	if (has(sdir, "changes.patch") && has(sdir, "report"))
 		return 0;
 	if (!has(sdir, "upper"))
 		return -1;
-	if (n > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			prog = xasprintf("%s/confine-export", self);
-			if (access(prog, X_OK) < 0) {
-				free(prog);
-				prog = NULL;
-			}
-		}
-	}
-	if (prog == NULL)
-		prog = xstrdup(PKGLIBEXECDIR "/confine-export");
-	{
-		char *argv[] = { prog, (char *)"-q", (char *)sdir, NULL };
-
-		return run(argv, NULL) == 0 ? 0 : -1;
-	}
+	r = workspace_export(sdir, true);
+	return r == 0 || r == WORKSPACE_EXPORT_NOTHING ? 0 : -1;
 }
 
 static void

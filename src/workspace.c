@@ -14,10 +14,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -241,4 +244,51 @@ workspace_note_network(const struct plan *p, unsigned allowed,
 		rename(tmp, dst);
 	else
 		unlink(tmp);
+}
+
+static char *
+export_program(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash, *p;
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			p = xasprintf("%s/confine-export", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return xstrdup(PKGLIBEXECDIR "/confine-export");
+}
+
+int
+workspace_export(const char *session_dir, bool quiet)
+{
+	autofree char *prog = export_program();
+	char *argv[] = { prog, quiet ? (char *)"-q" : (char *)"--",
+	    (char *)session_dir, NULL };
+	int status;
+	pid_t pid;
+
+	if ((pid = fork()) == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execv(prog, argv);
+		dprintf(STDERR_FILENO, "confine: export: cannot run '%s': %s\n",
+		    prog, strerror(errno));
+		_exit(125);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -43,6 +43,16 @@ void	workspace_remove_tree(int dirfd, const char *name);
 void	workspace_note_network(const struct plan *, unsigned allowed,
 	    unsigned refused, char *const *refusals);
 
+/* confine-export's status when the session holds nothing to review. */
+#define WORKSPACE_EXPORT_NOTHING	3
+
+/*
+ * Run the export program on the session (confine-export, next to this
+ * binary in a build tree, else where it was installed; never looked up in
+ * PATH) and wait for it.  Its exit status, or -1.
+ */
+int	workspace_export(const char *session_dir, bool quiet);
+
 /* A value of the session's metadata file, or NULL.  Heap string. */
 char	*workspace_meta_get(const char *session_dir, const char *key);
 
