@@ -7,6 +7,8 @@
 #ifndef CONFINE_CAPS_H
 #define CONFINE_CAPS_H
 
+#include <stdbool.h>
+
 /*
  * Lock the securebits so uid 0 gains nothing at execve, empty every
  * capability set (effective, permitted, inheritable, bounding, ambient)
@@ -14,5 +16,13 @@
  * on failure *what names the set that is not empty.
  */
 int	caps_drop_all(const char **what);
+
+/*
+ * Are the effective, permitted, inheritable and ambient sets empty, and
+ * with bounding the bounding set too?  0 or -EPERM with *what naming the
+ * set; for a process that has no capabilities to drop (with no_new_privs
+ * an execve cannot raise them from the bounding set).
+ */
+int	caps_verify(bool bounding, const char **what);
 
 #endif

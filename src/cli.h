@@ -33,6 +33,9 @@ struct cli_opts {
 	bool		 net_set;
 	enum plan_backend backend;
 	bool		 backend_set;
+	const char	*backend_origin;	/* "option --backend" or the
+						   environment's CONFINE_BACKEND */
+	const char	*session_layout;	/* enter: "overlay" or "copy" */
 	bool		 dry_run;
 	bool		 yes;		/* apply --yes */
 	bool		 commits;	/* apply --commits */

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -197,8 +198,14 @@ import(git_odb *odb, int dirfd, const char *name)
 	ssize_t n;
 	int zr = Z_OK;
 	char *sp;
+	struct stat st;
 
-	if (fd < 0 || inflateInit(&z) != Z_OK)
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -1;
+	/* A whole copy holds the host's objects too: only the new ones. */
+	if (upper_copy_unchanged(&st))
+		return 0;
+	if (inflateInit(&z) != Z_OK)
 		return -1;
 	out = xmalloc(cap);
 	while (zr != Z_STREAM_END && (n = read(fd, in, sizeof(in))) > 0) {

@@ -25,6 +25,7 @@
 #include "doctor.h"
 #include "ns.h"
 #include "policy.h"
+#include "probe.h"
 #include "sys.h"
 #include "util.h"
 
@@ -140,14 +141,59 @@ landlock_report(int abi, int err)
 			printf("  lacks (ABI %d): %s\n", v, missing[v]);
 }
 
+/* Each backend: can it run here, and why not; then what auto picks. */
+static int
+backends(int abi, const char *overlay_why)
+{
+	struct host h = { .uid = getuid(), .landlock_abi = abi };
+	const char *native_why, *auto_pick;
+	int status;
+
+	h.userns_why = probe_userns_why(h.uid);
+	native_why = h.userns_why ? h.userns_why : overlay_why;
+	probe_bwrap_found(&h);
+	probe_bwrap(&h);
+	printf("backends:\n");
+	printf("  native: %s%s\n", native_why ? "no: " : "yes",
+	    native_why ? native_why : "");
+	if (!h.bwrap.found)
+		printf("  bwrap: no: %s is not installed\n", BWRAP_PATH);
+	else
+		printf("  bwrap: %s%s (%s%s%s)\n", h.bwrap.why ? "no: " : "yes",
+		    h.bwrap.why ? h.bwrap.why : "", BWRAP_PATH,
+		    h.bwrap.setuid ? ", setuid" : "", h.bwrap.disable_userns ?
+		    ", has --disable-userns" : "");
+	if (abi >= 3) {
+		printf("  landlock: yes (weaker: no pid or mount namespace; "
+		    "the workspace is a copy; network none or host only%s)\n",
+		    abi < 9 ? "; socket(AF_UNIX) refused, as landlock ABI < 9 "
+		    "cannot keep the host's unix sockets out" : "");
+	} else
+		printf("  landlock: no: it needs landlock ABI 3, this kernel "
+		    "has %d\n", abi);
+	auto_pick = !native_why ? "native" : (h.bwrap.found && !h.bwrap.why) ?
+	    "bwrap" : abi >= 3 ? "landlock" : NULL;
+	if (auto_pick) {
+		printf("auto: %s\n", auto_pick);
+		status = 0;
+	} else {
+		printf("auto: none: confine refuses to run here\n");
+		printf("hint: allow unprivileged user namespaces, install a "
+		    "setuid %s, or boot a kernel with landlock ABI 3 or "
+		    "later\n", BWRAP_PATH);
+		status = 1;
+	}
+	host_free(&h);
+	return status;
+}
+
 int
 doctor_run(void)
 {
 	struct utsname u;
-	struct stat st;
 	autofree char *why = NULL;
 	int err = 0, abi;
-	bool userns, bwrap;
+	bool userns;
 
 	if (uname(&u) == 0)
 		printf("kernel: %s %s %s\n", u.sysname, u.release, u.machine);
@@ -174,15 +220,5 @@ doctor_run(void)
 	    "under a seccomp filter");
 	print_file("actions", "/proc/sys/kernel/seccomp/actions_avail");
 
-	bwrap = stat(BWRAP_PATH, &st) == 0;
-	printf("bwrap: %s%s%s\n", BWRAP_PATH, bwrap ? "" : " (not found)",
-	    bwrap && (st.st_mode & S_ISUID) ? " (setuid)" : "");
-
-	if (userns && abi >= 1) {
-		printf("auto: native\n");
-		return 0;
-	}
-	printf("auto: none: confine refuses to run here (%s)\n",
-	    !userns ? "no usable user namespaces" : "no landlock");
-	return 1;
+	return backends(abi, userns ? NULL : why);
 }

@@ -17,6 +17,7 @@
 
 #include "export.h"
 #include "log.h"
+#include "upper.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -24,7 +25,8 @@ int
 main(int argc, char **argv)
 {
 	struct export_opts o = { 0 };
-	autofree char *ws = NULL, *started = NULL, *id = NULL;
+	autofree char *ws = NULL, *started = NULL, *id = NULL, *layout = NULL;
+	autostrv char **hidden = NULL;
 	int c;
 
 	while ((c = getopt(argc, argv, "q")) != -1) {
@@ -52,6 +54,14 @@ main(int argc, char **argv)
 
 		o.started.tv_sec = (time_t)(ns / 1000000000LL);
 		o.started.tv_nsec = (long)(ns % 1000000000LL);
+	}
+	/* bwrap and landlock: the workspace's copy, judged by ctime. */
+	layout = workspace_meta_get(o.session_dir, "layout");
+	if (layout && streq(layout, "copy")) {
+		if (started == NULL)
+			die("export: session '%s' has no start time", id);
+		hidden = workspace_meta_all(o.session_dir, "hidden");
+		upper_set_copy(&o.started, hidden);
 	}
 	switch (export_session(&o)) {
 	case 0:

@@ -10,8 +10,10 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,23 +45,92 @@ landlock_rights(unsigned int access, bool is_dir)
 }
 
 static int
-add_path(int ruleset, const struct plan_path *p, uint64_t handled)
+add_fd(int ruleset, int fd, unsigned int access, uint64_t handled)
 {
-	autoclose int fd = -1;
-	struct confine_ll_path_beneath_attr attr = { .parent_fd = -1 };
+	struct confine_ll_path_beneath_attr attr = { .parent_fd = fd };
 	struct stat st;
 
-	if ((fd = open(p->path, O_PATH | O_CLOEXEC)) < 0)
-		return -errno;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	attr.parent_fd = fd;
-	attr.allowed_access = landlock_rights(p->access, S_ISDIR(st.st_mode)) &
+	attr.allowed_access = landlock_rights(access, S_ISDIR(st.st_mode)) &
 	    handled;
 	if (sys_landlock_add_rule(ruleset, CONFINE_LL_RULE_PATH_BENEATH,
 	    &attr, 0) < 0)
 		return -errno;
 	return 0;
+}
+
+/* Is some exception strictly beneath path?  Is path one of them? */
+static bool
+holds_exception(char *const *except, const char *path, bool *is_one)
+{
+	bool below = false;
+	size_t i;
+
+	*is_one = false;
+	for (i = 0; except[i]; i++) {
+		if (streq(except[i], path))
+			*is_one = true;
+		else if (path_has_prefix(except[i], path))
+			below = true;
+	}
+	return below;
+}
+
+/*
+ * A rule on every entry of dir but the exceptions, going down only into
+ * the directories that hold one.  Symlinks get no rule: what they point
+ * to is reached by its own path and its own rule, or not at all.
+ */
+static int
+add_except(int ruleset, int dirfd, const char *path, unsigned int access,
+    char *const *except, uint64_t handled, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > 64)
+		return -ELOOP;
+	if ((d = fdopendir(openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC))) == NULL)
+		return -errno;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		autofree char *sub = NULL;
+		autoclose int fd = -1;
+		struct stat st;
+		bool is_one;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		sub = path_join(path, e->d_name);
+		if ((fd = openat(dirfd, e->d_name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0)
+			continue;	/* gone meanwhile */
+		if (S_ISLNK(st.st_mode))
+			continue;
+		if (holds_exception(except, sub, &is_one) && S_ISDIR(st.st_mode))
+			r = add_except(ruleset, fd, sub, access, except, handled,
+			    depth + 1);
+		else if (!is_one)
+			r = add_fd(ruleset, fd, access, handled);
+	}
+	closedir(d);
+	return r;
+}
+
+static int
+add_path(int ruleset, const struct plan_path *p, uint64_t handled)
+{
+	autoclose int fd = -1;
+	bool is_one;
+
+	if ((fd = open(p->path, O_PATH | O_CLOEXEC)) < 0)
+		return -errno;
+	if (p->except && holds_exception(p->except, p->path, &is_one))
+		return add_except(ruleset, fd, p->path, p->access, p->except,
+		    handled, 0);
+	return add_fd(ruleset, fd, p->access, handled);
 }
 
 int

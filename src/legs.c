@@ -111,7 +111,7 @@ legs_effective(struct eff *e, const struct profile *pr, const struct cli_opts *o
 	value_or(&e->backend, &pr->backend, "auto");
 	if (o->backend_set)
 		pvalue_set(&e->backend, syntax_backends[o->backend],
-		    "option --backend");
+		    o->backend_origin ? o->backend_origin : "option --backend");
 	value_or(&e->net_mode, &pr->net_mode, "none");
 	if (o->net_set)
 		pvalue_set(&e->net_mode, syntax_net_modes[o->net],

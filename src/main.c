@@ -12,10 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bwrap.h"
 #include "choose.h"
 #include "cli.h"
 #include "doctor.h"
 #include "env.h"
+#include "inner.h"
 #include "log.h"
 #include "plan.h"
 #include "policy.h"
@@ -43,6 +45,42 @@ sanitize_fds(void)
 			close(fd);
 }
 
+/*
+ * CONFINE_BACKEND: the backend when neither --backend nor the profile's
+ * backend key says which.
+ */
+static int
+backend_from_env(struct cli_opts *o, char *const *env, char **cause)
+{
+	const char *v = env_get(env, "CONFINE_BACKEND");
+	autofree char *why = NULL;
+	int w;
+
+	if (o->backend_set || v == NULL || v[0] == '\0')
+		return 0;
+	if ((w = syntax_word(v, syntax_backends, &why)) < 0) {
+		*cause = xasprintf("CONFINE_BACKEND: %s", why);
+		return -1;
+	}
+	o->backend = (enum plan_backend)w;
+	o->backend_set = true;
+	o->backend_origin = "environment CONFINE_BACKEND";
+	return 0;
+}
+
+/* The backend asked for, before the policy: is bwrap worth probing? */
+static bool
+may_use_bwrap(const struct cli_opts *o, const struct profile *pr,
+    const struct host *h)
+{
+	const char *want = o->backend_set ? syntax_backends[o->backend] :
+	    pr->backend.value ? pr->backend.value : "auto";
+
+	if (o->session_layout && streq(o->session_layout, "copy"))
+		return true;
+	return streq(want, "bwrap") || (streq(want, "auto") && h->userns_why);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -55,6 +93,9 @@ main(int argc, char **argv)
 	size_t i;
 	int status;
 
+	/* bwrap runs confine again inside its sandbox: the inner stage. */
+	if (argc > 1 && streq(argv[1], BWRAP_INNER_ARG))
+		return inner_main(argc, argv);
 	sanitize_fds();
 	env = env_snapshot(argc, argv);
 	if (cli_parse(argc, argv, &opts, &cause) < 0) {
@@ -101,6 +142,10 @@ main(int argc, char **argv)
 		die("%s", cause);
 	if (choose_profile(&opts, &host, &profile, &reason, &cause, &hint) < 0)
 		goto refuse;
+	if (!profile.backend.value && backend_from_env(&opts, env, &cause) < 0)
+		goto refuse;
+	if (may_use_bwrap(&opts, &profile, &host))
+		probe_bwrap(&host);
 	/* The profile may name the workspace; an option still wins. */
 	if (!opts.workspace && profile.ws_path.value) {
 		autofree char *ws = syntax_expand(profile.ws_path.value,
@@ -112,20 +157,14 @@ main(int argc, char **argv)
 			goto refuse;
 		}
 	}
+again:
 	if (policy_compute(&opts, &host, env, &profile, reason, &plan, &cause,
 	    &hint) < 0)
 		goto refuse;
-	profile_free(&profile);
-	host_free(&host);
 	if (opts.dry_run) {
 		plan_dump(&plan, stdout);
 		plan_free(&plan);
 		return 0;
-	}
-	if (plan.not_here) {
-		cause = xasprintf("%s", plan.not_here);
-		hint = xasprintf("--dry-run shows the whole plan");
-		goto refuse;
 	}
 	if (plan.warn_trusted)
 		log_warn("quadrant trusted (profile %s): the command may read "
@@ -136,12 +175,34 @@ main(int argc, char **argv)
 	log_info("landlock: ABI %d", plan.landlock.abi);
 	for (i = 0; i < plan.ndegraded; i++)
 		log_info("missing: %s", plan.degraded[i]);
+	if (plan.nweaker && log_get_level() >= 0)
+		log_msg("backend %s: weaker than native: %s%s",
+		    plan.backend == PLAN_BACKEND_BWRAP ? "bwrap" : "landlock",
+		    plan.weaker[0], plan.nweaker > 1 ? " (and more: "
+		    "--dry-run)" : "");
+	for (i = 1; i < plan.nweaker; i++)
+		log_info("weaker: %s", plan.weaker[i]);
 	log_info("workspace: %s", plan.workspace);
 	log_info("session: %s", plan.session_dir);
 	if (plan.reenter)
 		log_msg("session %s: entering its tree (%s)", plan.session_id,
 		    plan.workspace);
 	status = sandbox_run(&plan);
+	if (status == SANDBOX_NO_USERNS && !opts.backend_set &&
+	    !(profile.backend.value && !streq(profile.backend.value, "auto"))) {
+		/* auto: a container's filter said no; the next backend. */
+		free(host.userns_why);
+		host.userns_why = xstrdup("creating them fails (a container's "
+		    "seccomp filter, or a sysctl)");
+		log_info("backend: native cannot start, trying the next");
+		plan_free(&plan);
+		probe_bwrap(&host);
+		goto again;
+	}
+	if (status == SANDBOX_NO_USERNS)
+		status = EXIT_CONFINE;
+	profile_free(&profile);
+	host_free(&host);
 	plan_free(&plan);
 	cli_opts_free(&opts);
 	return status;

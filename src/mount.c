@@ -487,6 +487,10 @@ apply(const struct plan_mount *m, char *const *nodes, const char **where)
 		return scratch(m, (unsigned int)(m - first_mount));
 	case PLAN_MOUNT_HIDE:
 		return hide(m, false);
+	case PLAN_MOUNT_COPY:
+	case PLAN_MOUNT_LINK:
+		/* The other backends' (policy.c never plans them here). */
+		break;
 	}
 	return -EINVAL;
 }

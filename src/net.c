@@ -39,8 +39,8 @@ lo_up(void)
 }
 
 /* The proxy's socket, in this network namespace, for the supervisor. */
-static int
-listener(void)
+int
+net_proxy_listener(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 	    .sin_port = htons(PLAN_PROXY_PORT),
@@ -71,7 +71,7 @@ net_setup(enum plan_net mode, int *ret_listener)
 	case PLAN_NET_PROXY:
 		if ((r = lo_up()) < 0)
 			return r;
-		if ((r = listener()) < 0)
+		if ((r = net_proxy_listener()) < 0)
 			return r;
 		*ret_listener = r;
 		return 0;

@@ -16,5 +16,7 @@
  * supervisor to accept on.  0 or -errno.
  */
 int	net_setup(enum plan_net, int *ret_listener);
+/* The proxy's listening socket on this namespace's 127.0.0.1.  fd or -errno. */
+int	net_proxy_listener(void);
 
 #endif

@@ -75,7 +75,9 @@ plan_free(struct plan *p)
 	strv_free(p->explain);
 	strv_free(p->allow);
 	strv_free(p->endpoint);
-	free(p->not_here);
+	strv_free(p->weaker);
+	free(p->bwrap);
+	free(p->home);
 	free(p->workspace);
 	free(p->session_id);
 	free(p->session_dir);
@@ -85,11 +87,14 @@ plan_free(struct plan *p)
 		free(p->mounts.v[i].src);
 		free(p->mounts.v[i].upper);
 		free(p->mounts.v[i].work);
+		strv_free(p->mounts.v[i].except);
 	}
 	free(p->mounts.v);
 	strv_free(p->mounts.dev_nodes);
-	for (i = 0; i < p->landlock.npaths; i++)
+	for (i = 0; i < p->landlock.npaths; i++) {
 		free(p->landlock.paths[i].path);
+		strv_free(p->landlock.paths[i].except);
+	}
 	free(p->landlock.paths);
 	free(p->sys.families);
 	strv_free(p->degraded);
@@ -120,6 +125,10 @@ mount_kind_name(enum plan_mount_kind k)
 		return "scratch";
 	case PLAN_MOUNT_HIDE:
 		return "hide";
+	case PLAN_MOUNT_COPY:
+		return "copy";
+	case PLAN_MOUNT_LINK:
+		return "link";
 	}
 	return "?";
 }
@@ -160,6 +169,12 @@ dump_mount(const struct plan_mount *m, FILE *f)
 	case PLAN_MOUNT_HIDE:
 		fprintf(f, " (made invisible)");
 		break;
+	case PLAN_MOUNT_COPY:
+		fprintf(f, " (a copy, writable, in %s)", m->upper);
+		break;
+	case PLAN_MOUNT_LINK:
+		fprintf(f, " (host's, through a link at %s)", m->upper);
+		break;
 	}
 	fputc('\n', f);
 }
@@ -181,8 +196,6 @@ plan_dump_policy(const struct plan *p, FILE *f)
 		fprintf(f, "  %s\n", p->legs_why[i]);
 	fprintf(f, "verdict: allowed (%u of 3 legs)\n",
 	    (unsigned)__builtin_popcount(p->legs));
-	if (p->not_here)
-		fprintf(f, "cannot run here: %s\n", p->not_here);
 }
 
 void
@@ -199,6 +212,13 @@ plan_dump(const struct plan *p, FILE *f)
 
 	plan_dump_policy(p, f);
 	fprintf(f, "backend: %s\n", p->backend_reason);
+	for (i = 0; i < p->nweaker; i++)
+		fprintf(f, "  weaker here: %s\n", p->weaker[i]);
+	if (p->bwrap)
+		fprintf(f, "bwrap: %s%s%s%s\n", p->bwrap, p->bwrap_setuid ?
+		    " (setuid)" : "", p->bwrap_unshare_user ?
+		    ", --unshare-user" : "", p->bwrap_disable_userns ?
+		    ", --disable-userns" : "");
 	fprintf(f, "command:");
 	for (i = 0; p->argv[i]; i++)
 		fprintf(f, " %s", p->argv[i]);
@@ -209,12 +229,19 @@ plan_dump(const struct plan *p, FILE *f)
 	for (i = 0; i < nitems(ns); i++)
 		if (p->clone_flags & ns[i].flag)
 			fprintf(f, " %s", ns[i].name);
+	if (p->clone_flags == 0)
+		fprintf(f, " none%s", p->backend == PLAN_BACKEND_BWRAP ?
+		    " of confine's own: bwrap makes them (user-try, mount, pid, "
+		    "net, ipc, uts, cgroup-try)" : "");
 	fprintf(f, "\nnetwork: %s%s\n", plan_net_name(p->net),
-	    p->net == PLAN_NET_NONE ? " (a private loopback, up)" : "");
+	    p->net != PLAN_NET_NONE ? "" : p->backend ==
+	    PLAN_BACKEND_LANDLOCK ? " (no socket but AF_UNIX; TCP refused "
+	    "by landlock)" : " (a private loopback, up)");
 	fprintf(f, "workspace: %s (writes kept in the session, host "
 	    "unchanged)\n", p->workspace);
 	fprintf(f, "session: %s\n", p->session_dir);
-	fprintf(f, "mounts:\n");
+	fprintf(f, "%s:\n", p->backend == PLAN_BACKEND_LANDLOCK ?
+	    "prepared in the session (no mount namespace)" : "mounts");
 	for (i = 0; i < p->mounts.n; i++)
 		dump_mount(&p->mounts.v[i], f);
 	fprintf(f, "landlock: ABI %d; handled fs 0x%llx, net 0x%llx, "
@@ -222,16 +249,28 @@ plan_dump(const struct plan *p, FILE *f)
 	    (unsigned long long)p->landlock.handled_fs,
 	    (unsigned long long)p->landlock.handled_net,
 	    (unsigned long long)p->landlock.scoped);
-	for (i = 0; i < p->landlock.npaths; i++)
-		fprintf(f, "  %-4s %s\n", plan_access_name(
-		    p->landlock.paths[i].access, buf), p->landlock.paths[i].path);
+	for (i = 0; i < p->landlock.npaths; i++) {
+		const struct plan_path *r = &p->landlock.paths[i];
+		size_t j;
+
+		fprintf(f, "  %-4s %s\n", plan_access_name(r->access, buf),
+		    r->path);
+		for (j = 0; r->except && r->except[j]; j++)
+			fprintf(f, "       except %s\n", r->except[j]);
+	}
 	if (p->landlock.handled_net)
 		fprintf(f, "  tcp: bind and connect denied\n");
 	fprintf(f, "seccomp: deny-list, native architecture only; "
 	    "socket families:");
 	for (i = 0; i < p->sys.nfamilies; i++)
 		fprintf(f, " %d", p->sys.families[i]);
-	fprintf(f, "\ncapabilities: all sets empty, no_new_privs\n");
+	fputc('\n', f);
+	if (p->sys.unix_pairs_only)
+		fprintf(f, "  socket(AF_UNIX) refused; socketpair(AF_UNIX) "
+		    "stream and seqpacket only\n");
+	if (p->sys.no_kill_all)
+		fprintf(f, "  kill(-1) refused\n");
+	fprintf(f, "capabilities: all sets empty, no_new_privs\n");
 	fprintf(f, "terminal: %s\n", p->tty.pty ?
 	    "new pseudo-terminal relayed by confine" :
 	    "new session, stdio passed through");

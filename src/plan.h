@@ -44,6 +44,11 @@ enum plan_mount_kind {
 				   overlay (upper, work), a file a private
 				   copy, a missing path an empty directory */
 	PLAN_MOUNT_HIDE,	/* an empty directory or file over dst */
+	PLAN_MOUNT_COPY,	/* a real copy of src made at upper (in the
+				   session; a missing src: an empty
+				   directory), writable at dst */
+	PLAN_MOUNT_LINK,	/* landlock backend: a symlink at upper (in
+				   the session's home) to the host's src */
 };
 
 struct plan_mount {
@@ -55,6 +60,8 @@ struct plan_mount {
 	unsigned int		 mode;	/* tmpfs root mode */
 	bool			 exec;	/* tmpfs: allow executing files */
 	bool			 file_only; /* bind: refuse anything but a file */
+	char			**except;	/* copy: paths below src (relative)
+						   left out: the hidden ones */
 };
 
 struct plan_mounts {
@@ -66,6 +73,7 @@ struct plan_mounts {
 struct plan_path {
 	char		*path;		/* absolute, normalised, in the sandbox */
 	unsigned int	 access;	/* PLAN_FS_* */
+	char		**except;	/* paths beneath it left out, or NULL */
 };
 
 struct plan_landlock {
@@ -81,6 +89,9 @@ struct plan_landlock {
 struct plan_syscalls {
 	int		*families;	/* socket families allowed */
 	size_t		 nfamilies;
+	bool		 unix_pairs_only; /* socket(AF_UNIX) refused; only
+					   connected stream pairs */
+	bool		 no_kill_all;	/* kill(-1, ...) refused */
 };
 
 struct plan_tty {
@@ -116,7 +127,6 @@ struct plan {
 	char		**allow;	/* proxy destinations (leg C) */
 	char		**endpoint;	/* the model endpoint (not leg C) */
 	bool		 warn_trusted;	/* the trusted quadrant: say so */
-	char		*not_here;	/* why this build cannot run the plan */
 	char		*workspace;	/* host path, writable through the overlay */
 	char		*session_id;
 	char		*session_dir;	/* host path */
@@ -128,6 +138,13 @@ struct plan {
 	struct plan_tty		tty;
 	char		**degraded;	/* one line per missing kernel feature */
 	size_t		 ndegraded;
+	char		**weaker;	/* what this backend does not give */
+	size_t		 nweaker;
+	char		*bwrap;		/* the bwrap binary (backend bwrap) */
+	bool		 bwrap_setuid;
+	bool		 bwrap_unshare_user;	/* user namespaces work here */
+	bool		 bwrap_disable_userns;	/* it has --disable-userns */
+	char		*home;		/* $HOME in the sandbox */
 };
 
 void	plan_free(struct plan *);

@@ -78,7 +78,7 @@ add_mount(struct plan *p, enum plan_mount_kind kind, const char *dst,
 	m->exec = exec;
 }
 
-static void
+static struct plan_path *
 add_path(struct plan *p, const char *path, unsigned int access)
 {
 	struct plan_path *r;
@@ -88,6 +88,25 @@ add_path(struct plan *p, const char *path, unsigned int access)
 	r = &p->landlock.paths[p->landlock.npaths++];
 	r->path = xstrdup(path);
 	r->access = access;
+	r->except = NULL;
+	return r;
+}
+
+/* A rule on path, leaving out every one of hidden[] strictly beneath it. */
+static void
+add_path_except(struct plan *p, const char *path, unsigned int access,
+    char *const *hidden)
+{
+	struct plan_path *r = add_path(p, path, access);
+	size_t i, n = 0;
+
+	for (i = 0; hidden[i]; i++)
+		if (path_has_prefix(hidden[i], path) &&
+		    !streq(hidden[i], path)) {
+			if (r->except == NULL)
+				r->except = xcalloc(1, sizeof(char *));
+			strv_push(&r->except, &n, xstrdup(hidden[i]));
+		}
 }
 
 static void
@@ -141,12 +160,12 @@ check_workspace(const struct host *h, const char *ws, char **cause,
 }
 
 
+/* The handled rights of the host's ABI, and what is missing, said once. */
 static void
-landlock_plan(struct plan *p, const struct host *h, const char *ws,
-    const struct eff *e)
+landlock_rights_plan(struct plan *p, const struct host *h)
 {
 	const int abi = h->landlock_abi;
-	size_t i;
+	const bool ll = p->backend == PLAN_BACKEND_LANDLOCK;
 
 	p->landlock.abi = abi;
 	p->landlock.handled_fs = policy_landlock_fs(abi);
@@ -163,27 +182,50 @@ landlock_plan(struct plan *p, const struct host *h, const char *ws,
 		degrade(p, "landlock ABI < 3: truncation is not restricted "
 		    "by landlock (read-only mounts still apply)");
 	if (abi < 4)
-		degrade(p, "landlock ABI < 4: no TCP layer; the network "
-		    "namespace alone keeps the network closed");
+		degrade(p, ll ? "landlock ABI < 4: no TCP layer; the seccomp "
+		    "socket families alone keep the network closed" :
+		    "landlock ABI < 4: no TCP layer; the network namespace "
+		    "alone keeps the network closed");
 	if (abi < 5)
 		degrade(p, "landlock ABI < 5: ioctl on devices is not "
 		    "restricted by landlock");
 	if (abi < 6)
-		degrade(p, "landlock ABI < 6: no abstract-socket or signal "
+		degrade(p, ll ? "landlock ABI < 6: no abstract-socket or signal "
+		    "scope; socket(AF_UNIX) is refused, signals are not" :
+		    "landlock ABI < 6: no abstract-socket or signal "
 		    "scope; the network and pid namespaces alone apply");
 	if (abi < 9)
-		degrade(p, "landlock ABI < 9: pathname unix sockets are not "
+		degrade(p, ll ? "landlock ABI < 9: pathname unix sockets are "
+		    "not covered by landlock; socket(AF_UNIX) is refused" :
+		    "landlock ABI < 9: pathname unix sockets are not "
 		    "covered by landlock; the mount layout hides the host's");
+}
 
-	add_path(p, "/", PLAN_FS_READ | PLAN_FS_EXEC);
-	add_path(p, "/tmp", PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
-	add_path(p, "/dev/shm", PLAN_FS_READ | PLAN_FS_WRITE);
-	add_path(p, "/dev/pts", PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_DEV);
+static void
+dev_paths(struct plan *p)
+{
+	size_t i;
+
 	for (i = 0; dev_nodes[i]; i++) {
 		autofree char *d = path_join("/dev", dev_nodes[i]);
 
 		add_path(p, d, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_DEV);
 	}
+}
+
+/* native and bwrap: paths as the sandbox's own mounts show them. */
+static void
+landlock_plan(struct plan *p, const struct host *h, const char *ws,
+    const struct eff *e)
+{
+	size_t i;
+
+	landlock_rights_plan(p, h);
+	add_path(p, "/", PLAN_FS_READ | PLAN_FS_EXEC);
+	add_path(p, "/tmp", PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
+	add_path(p, "/dev/shm", PLAN_FS_READ | PLAN_FS_WRITE);
+	add_path(p, "/dev/pts", PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_DEV);
+	dev_paths(p);
 	add_path(p, h->home, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
 	if (!path_has_prefix(ws, h->home) && !path_has_prefix(ws, "/tmp"))
 		add_path(p, ws, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
@@ -245,9 +287,33 @@ shown(const struct eff *e, const char *path)
 	return false;
 }
 
+/* A copy leaves out the hidden paths below it (relative to it). */
+static void
+copy_excepts(struct plan *p, const struct eff *e)
+{
+	size_t i, j, n;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind != PLAN_MOUNT_COPY)
+			continue;
+		n = 0;
+		m->except = xcalloc(1, sizeof(char *));
+		for (j = 0; j < e->hide.n; j++) {
+			const char *h = e->hide.v[j].value;
+
+			if (path_has_prefix(h, m->src) && !streq(h, m->src))
+				strv_push(&m->except, &n, xstrdup(h +
+				    strlen(m->src) + 1));
+		}
+	}
+}
+
+/* native and bwrap: the sandbox's own mount tree; copy: for bwrap. */
 static void
 mounts_plan(struct plan *p, const struct host *h, const char *ws,
-    const struct eff *e)
+    const struct eff *e, bool copy)
 {
 	struct plan_mount *m;
 	unsigned int seq = 0;
@@ -276,28 +342,33 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	 * holds the planning order while sorting.
 	 */
 	first = p->mounts.n;
-	add_mount(p, PLAN_MOUNT_OVERLAY, ws, seq++, true);
+	add_mount(p, copy ? PLAN_MOUNT_COPY : PLAN_MOUNT_OVERLAY, ws, seq++,
+	    true);
 	m = &p->mounts.v[p->mounts.n - 1];
 	m->src = xstrdup(ws);
 	m->upper = path_join(p->session_dir, "upper");
-	m->work = path_join(p->session_dir, "work");
+	if (!copy)
+		m->work = path_join(p->session_dir, "work");
 	add_list(p, PLAN_MOUNT_BIND_RO, &e->ro, &seq, false);
 	/* A credential is a file; a directory would show far more. */
 	add_list(p, PLAN_MOUNT_BIND_RO, &e->cred_file, &seq, true);
-	add_list(p, PLAN_MOUNT_SCRATCH, &e->scratch, &seq, false);
+	add_list(p, copy ? PLAN_MOUNT_COPY : PLAN_MOUNT_SCRATCH, &e->scratch,
+	    &seq, false);
 	add_list(p, PLAN_MOUNT_BIND_RW, &e->direct, &seq, false);
 	add_list(p, PLAN_MOUNT_HIDE, &e->hide, &seq, false);
 	qsort(p->mounts.v + first, p->mounts.n - first, sizeof(*p->mounts.v),
 	    by_depth);
 	for (i = first; i < p->mounts.n; i++) {
 		m = &p->mounts.v[i];
-		if (m->kind == PLAN_MOUNT_SCRATCH) {
+		if (m->kind == PLAN_MOUNT_SCRATCH ||
+		    (m->kind == PLAN_MOUNT_COPY && m->upper == NULL)) {
 			autofree char *d = xasprintf("scratch/%u", m->mode);
 
 			m->upper = path_join(p->session_dir, d);
 			free(d);
 			d = xasprintf("scratch/%u.work", m->mode);
-			m->work = path_join(p->session_dir, d);
+			if (!copy)
+				m->work = path_join(p->session_dir, d);
 		}
 		m->mode = 0;
 		m->exec = m->kind != PLAN_MOUNT_HIDE;
@@ -319,27 +390,244 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	}
 }
 
-/* What the plan asks for that this build cannot enforce yet. */
+/* The landlock backend's copy or link of a home path, in the session. */
 static char *
-not_here(const struct eff *e)
+in_session_home(const struct plan *p, const struct host *h, const char *path)
 {
-	if (!streq(e->backend.value, "auto") &&
-	    !streq(e->backend.value, "native"))
-		return xasprintf("backend '%s' (%s) is not available in this "
-		    "version of confine", e->backend.value, e->backend.origin);
-	return NULL;
+	const char *rel = path + strlen(h->home);
+
+	while (*rel == '/')
+		rel++;
+	return *rel ? path_join(p->home, rel) : xstrdup(p->home);
+}
+
+static void
+add_prepared(struct plan *p, enum plan_mount_kind kind, const char *src,
+    char *upper)
+{
+	add_mount(p, kind, src, 0, true);
+	p->mounts.v[p->mounts.n - 1].src = xstrdup(src);
+	p->mounts.v[p->mounts.n - 1].upper = upper;
+}
+
+/*
+ * The landlock backend: no mount namespace, so nothing is mounted; the
+ * host is seen as it is, read-only, except the trees hidden[] names, which
+ * Landlock leaves out.  The workspace is a copy in the session, and the
+ * home is a directory of the session, where the profile's home paths
+ * appear: scratch paths as copies, read-only and direct ones as links to
+ * the host's, which Landlock grants.
+ */
+static int
+landlock_backend_plan(struct plan *p, const struct host *h, const char *ws,
+    const struct eff *e, char **cause, char **hint)
+{
+	const struct plist *ro[] = { &e->ro, &e->cred_file };
+	autofree char *tmp = path_join(p->session_dir, "tmp");
+	char **hidden = xcalloc(1, sizeof(char *));
+	size_t nh = 0, i, j;
+
+	strv_push(&hidden, &nh, xstrdup(h->home));
+	if (h->pw_home && !streq(h->pw_home, h->home))
+		strv_push(&hidden, &nh, xstrdup(h->pw_home));
+	strv_push(&hidden, &nh, xstrdup("/tmp"));
+	strv_push(&hidden, &nh, xstrdup("/dev"));
+	if (h->has_run)
+		strv_push(&hidden, &nh, xstrdup("/run"));
+	if (h->var_run_is_dir)
+		strv_push(&hidden, &nh, xstrdup("/var/run"));
+	if (h->runtime_dir)
+		strv_push(&hidden, &nh, xstrdup(h->runtime_dir));
+	for (i = 0; i < e->hide.n; i++)
+		strv_push(&hidden, &nh, xstrdup(e->hide.v[i].value));
+
+	add_prepared(p, PLAN_MOUNT_COPY, ws, path_join(p->session_dir,
+	    "upper"));
+	for (i = 0; i < e->scratch.n; i++) {
+		const char *s = e->scratch.v[i].value;
+
+		if (!path_has_prefix(s, h->home)) {
+			*cause = xasprintf("scratch = %s (%s): the landlock "
+			    "backend has no mount namespace, so only paths in "
+			    "the home directory can be given a private copy",
+			    s, e->scratch.v[i].origin);
+			*hint = xasprintf("use the native or bwrap backend, or "
+			    "drop the path");
+			strv_free(hidden);
+			return -1;
+		}
+		add_prepared(p, PLAN_MOUNT_COPY, s, in_session_home(p, h, s));
+	}
+	for (j = 0; j < nitems(ro); j++)
+		for (i = 0; i < ro[j]->n; i++) {
+			const char *s = ro[j]->v[i].value;
+
+			if (path_has_prefix(s, h->home))
+				add_prepared(p, PLAN_MOUNT_LINK, s,
+				    in_session_home(p, h, s));
+			add_path_except(p, s, PLAN_FS_READ | PLAN_FS_EXEC, hidden);
+		}
+	for (i = 0; i < e->direct.n; i++) {
+		const char *s = e->direct.v[i].value;
+
+		if (path_has_prefix(s, h->home))
+			add_prepared(p, PLAN_MOUNT_LINK, s,
+			    in_session_home(p, h, s));
+		add_path_except(p, s, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC,
+		    hidden);
+	}
+
+	landlock_rights_plan(p, h);
+	add_path_except(p, "/", PLAN_FS_READ | PLAN_FS_EXEC, hidden);
+	dev_paths(p);
+	add_path(p, p->mounts.v[0].upper, PLAN_FS_READ | PLAN_FS_WRITE |
+	    PLAN_FS_EXEC);
+	add_path(p, p->home, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
+	add_path(p, tmp, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
+	strv_free(hidden);
+	return 0;
+}
+
+/* What the landlock backend does not give, said on every run. */
+static void
+landlock_backend_weaker(struct plan *p, const struct host *h)
+{
+	strv_push(&p->weaker, &p->nweaker, xstrdup("no pid namespace: the "
+	    "command sees the host's processes (their command lines too)"));
+	strv_push(&p->weaker, &p->nweaker, xstrdup("no mount namespace: "
+	    "hidden paths can still be stat()ed and listed in "
+	    "/proc/self/mountinfo; the host's /tmp is out of reach, TMPDIR "
+	    "is the session's"));
+	if (h->landlock_abi < 9)
+		strv_push(&p->weaker, &p->nweaker, xstrdup("landlock ABI < 9: "
+		    "the host's pathname unix sockets are kept out only by "
+		    "refusing socket(AF_UNIX) (socketpair still works)"));
+	if (h->landlock_abi < 6)
+		strv_push(&p->weaker, &p->nweaker, xstrdup("landlock ABI < 6: "
+		    "the command can signal the host's processes of this user "
+		    "(kill(-1) is refused)"));
+	strv_push(&p->weaker, &p->nweaker, xstrdup("processes the command "
+	    "leaves behind are killed when it exits, but not if confine "
+	    "itself is killed with SIGKILL"));
+}
+
+/*
+ * auto: native when user namespaces work; else bwrap when it can build a
+ * sandbox here (setuid, or allowed by the host's policy); else landlock.
+ */
+static int
+backend_choose(struct plan *p, const struct eff *e, const struct host *h,
+    const char *layout, char **cause, char **hint)
+{
+	const char *want = e->backend.value, *origin = e->backend.origin;
+	bool is_auto = streq(want, "auto");
+	const char *no_bwrap = !h->bwrap.found ? "not installed" :
+	    h->bwrap.why ? h->bwrap.why : NULL;
+
+	if (layout && streq(layout, "overlay")) {
+		if (!is_auto && !streq(want, "native")) {
+			*cause = xasprintf("backend %s (%s): this session's "
+			    "workspace is an overlay, which only the native "
+			    "backend can enter", want, origin);
+			return -1;
+		}
+		want = "native";
+	} else if (layout && streq(layout, "copy") &&
+	    streq(want, "native")) {
+		*cause = xasprintf("backend native (%s): this session's "
+		    "workspace is a copy, made by the bwrap or landlock "
+		    "backend", origin);
+		*hint = xasprintf("enter it with --backend bwrap or landlock");
+		return -1;
+	} else if (layout && streq(layout, "copy") && is_auto) {
+		want = !no_bwrap ? "bwrap" : "landlock";
+		origin = "auto: the session's workspace is a copy";
+		is_auto = false;
+	}
+	if (streq(want, "native") || (is_auto && h->userns_why == NULL)) {
+		if (h->userns_why) {
+			*cause = xasprintf("backend native (%s): user namespaces "
+			    "cannot be used here: %s", origin, h->userns_why);
+			*hint = xasprintf("'confine doctor' says which backends "
+			    "work here; --backend auto picks one");
+			return -1;
+		}
+		p->backend = PLAN_BACKEND_NATIVE;
+		p->backend_reason = is_auto ? xstrdup("native (auto: user "
+		    "namespaces work)") : xasprintf("native (asked for: %s)",
+		    origin);
+		return 0;
+	}
+	if (streq(want, "bwrap") || (is_auto && !no_bwrap)) {
+		if (!h->bwrap.found) {
+			*cause = xasprintf("backend bwrap (%s): %s is not "
+			    "installed", origin, BWRAP_PATH);
+			*hint = xasprintf("install bubblewrap; its path is fixed "
+			    "when confine is built (--with-bwrap)");
+			return -1;
+		}
+		if (h->bwrap.why) {
+			*cause = xasprintf("backend bwrap (%s): %s", origin,
+			    h->bwrap.why);
+			return -1;
+		}
+		p->backend = PLAN_BACKEND_BWRAP;
+		p->bwrap = xstrdup(BWRAP_PATH);
+		p->bwrap_setuid = h->bwrap.setuid;
+		p->bwrap_unshare_user = h->userns_why == NULL;
+		p->bwrap_disable_userns = h->bwrap.disable_userns &&
+		    h->userns_why == NULL;
+		p->backend_reason = is_auto ? xasprintf("bwrap (auto: no user "
+		    "namespaces for confine: %s; %s%s can build the "
+		    "sandbox)", h->userns_why, BWRAP_PATH, h->bwrap.setuid ?
+		    ", setuid," : "") : xasprintf("bwrap (asked for: %s)",
+		    origin);
+		return 0;
+	}
+	if (h->landlock_abi < 3) {
+		*cause = xasprintf("backend landlock (%s): it needs landlock ABI "
+		    "3 or later (truncation rights), this kernel has %d",
+		    is_auto ? "auto: the last resort" : origin, h->landlock_abi);
+		*hint = xasprintf("allow user namespaces, or install a setuid "
+		    "bwrap; 'confine doctor' explains");
+		if (is_auto) {
+			free(*cause);
+			*cause = xasprintf("no backend can confine here: user "
+			    "namespaces: %s; bwrap: %s; landlock: ABI %d, 3 "
+			    "needed", h->userns_why, no_bwrap, h->landlock_abi);
+		}
+		return -1;
+	}
+	if (p->net == PLAN_NET_PROXY) {
+		*cause = xasprintf("backend landlock (%s) cannot offer network "
+		    "mode proxy: without a network namespace of its own, a "
+		    "connection to the proxy's port could go to any host",
+		    is_auto ? "auto: no user namespaces, no usable bwrap" :
+		    origin);
+		*hint = xasprintf("use --network none, or allow user namespaces "
+		    "or install a setuid bwrap (%s)", BWRAP_PATH);
+		return -1;
+	}
+	p->backend = PLAN_BACKEND_LANDLOCK;
+	p->backend_reason = is_auto ? xasprintf("landlock (auto: no user "
+	    "namespaces: %s; bwrap: %s)", h->userns_why, no_bwrap) :
+	    xasprintf("landlock (asked for: %s)", origin);
+	landlock_backend_weaker(p, h);
+	return 0;
 }
 
 static void
 env_plan(struct plan *p, const struct host *h, char *const *host_env,
     const struct eff *e)
 {
-	autofree char *home = xasprintf("HOME=%s", h->home);
+	autofree char *home = xasprintf("HOME=%s", p->home);
 	autofree char *user = xasprintf("USER=%s", h->user);
 	autofree char *logname = xasprintf("LOGNAME=%s", h->user);
 	autofree char *session = xasprintf("CONFINE_SESSION=%s",
 	    p->session_id);
-	char tmpdir[] = "TMPDIR=/tmp";
+	autofree char *tmpdir = p->backend == PLAN_BACKEND_LANDLOCK ?
+	    xasprintf("TMPDIR=%s/tmp", p->session_dir) :
+	    xstrdup("TMPDIR=/tmp");
 	char path[] = "PATH=/usr/local/bin:/usr/bin:/bin";
 	const char **allow = NULL, **opts = NULL;
 	char *set[] = { home, user, logname, tmpdir, session, NULL, NULL };
@@ -447,19 +735,18 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		return -1;
 	}
 	legs_explain(&p, &e, ws, ws_origin);
-	p.not_here = not_here(&e);
-	p.backend = PLAN_BACKEND_NATIVE;
-	p.backend_reason = streq(e.backend.value, "auto") ?
-	    xstrdup("native (auto: the strongest backend of this version)") :
-	    xasprintf("%s (asked for: %s)", e.backend.value,
-	    e.backend.origin);
-	p.uid = h->uid;
-	p.gid = h->gid;
-	p.clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
-	    CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 	for (i = 0; syntax_net_modes[i]; i++)
 		if (streq(syntax_net_modes[i], e.net_mode.value))
 			p.net = (enum plan_net)i;
+	if (backend_choose(&p, &e, h, o->session_layout, cause, hint) < 0) {
+		plan_free(&p);
+		return -1;
+	}
+	p.uid = h->uid;
+	p.gid = h->gid;
+	p.clone_flags = p.backend != PLAN_BACKEND_NATIVE ? 0 :
+	    CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
+	    CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 	if (p.net == PLAN_NET_HOST) {
 		/*
 		 * The host's network: no network namespace, so only the
@@ -484,7 +771,6 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		p.endpoint[i] = xstrdup(e.endpoint.v[i].value);
 	p.workspace = xstrdup(ws);
 	p.argv = strv_copy(o->argv ? o->argv : (char *[]){ NULL });
-	p.cwd = xstrdup(path_has_prefix(h->cwd, ws) ? h->cwd : ws);
 
 	gmtime_r(&h->now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
@@ -497,12 +783,38 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	sessions = path_join(h->state_home, "confine/sessions");
 	p.session_dir = path_join(sessions, p.session_id);
 
-	mounts_plan(&p, h, ws, &e);
-	landlock_plan(&p, h, ws, &e);
+	if (p.backend == PLAN_BACKEND_LANDLOCK) {
+		const char *rel = path_has_prefix(h->cwd, ws) ?
+		    h->cwd + strlen(ws) : "";
 
-	p.sys.nfamilies = nitems(families);
-	p.sys.families = xcalloc(nitems(families), sizeof(int));
-	memcpy(p.sys.families, families, sizeof(families));
+		p.home = path_join(p.session_dir, "home");
+		if (landlock_backend_plan(&p, h, ws, &e, cause, hint) < 0) {
+			plan_free(&p);
+			return -1;
+		}
+		/* The command works in the copy: the host's path is not it. */
+		p.cwd = xasprintf("%s%s", p.mounts.v[0].upper, rel);
+	} else {
+		p.home = xstrdup(h->home);
+		mounts_plan(&p, h, ws, &e, p.backend == PLAN_BACKEND_BWRAP);
+		landlock_plan(&p, h, ws, &e);
+		p.cwd = xstrdup(path_has_prefix(h->cwd, ws) ? h->cwd : ws);
+	}
+
+	copy_excepts(&p, &e);
+	if (p.backend == PLAN_BACKEND_LANDLOCK && p.net == PLAN_NET_NONE) {
+		/* No network namespace: no socket family but AF_UNIX. */
+		p.sys.nfamilies = 1;
+		p.sys.families = xcalloc(1, sizeof(int));
+		p.sys.families[0] = AF_UNIX;
+	} else {
+		p.sys.nfamilies = nitems(families);
+		p.sys.families = xcalloc(nitems(families), sizeof(int));
+		memcpy(p.sys.families, families, sizeof(families));
+	}
+	p.sys.unix_pairs_only = p.backend == PLAN_BACKEND_LANDLOCK &&
+	    h->landlock_abi < 9;
+	p.sys.no_kill_all = p.backend == PLAN_BACKEND_LANDLOCK;
 
 	p.tty.pty = h->is_tty[0];
 	memcpy(p.tty.is_tty, h->is_tty, sizeof(p.tty.is_tty));

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "env.h"
@@ -119,6 +120,120 @@ landlock_abi(int *err)
 	return abi;
 }
 
+/* The first number in a /proc/sys file, or -1. */
+static long
+sysctl_num(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * Can this user create user namespaces?  The knobs that say no: the
+ * namespace limit, Debian's and Ubuntu's switches for unprivileged users.
+ * A container's seccomp filter is found only by trying (sandbox.c).
+ */
+char *
+probe_userns_why(uid_t uid)
+{
+	if (sysctl_num("/proc/sys/user/max_user_namespaces") == 0)
+		return xstrdup("user.max_user_namespaces is 0");
+	if (uid == 0)
+		return NULL;
+	if (sysctl_num("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		return xstrdup("kernel.unprivileged_userns_clone is 0");
+	if (sysctl_num("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+	    == 1)
+		return xstrdup("kernel.apparmor_restrict_unprivileged_userns "
+		    "is 1 (AppArmor takes the capabilities of the user "
+		    "namespaces of unconfined programs)");
+	return NULL;
+}
+
+/* Run argv (no shell, no environment, output to a pipe); its status. */
+static int
+run_quiet(const char *const *argv, char *out, size_t outlen)
+{
+	int p[2], status = -1;
+	ssize_t n;
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+
+		dup2(devnull, 0);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execve(argv[0], (char *const *)argv, (char *[]){ NULL });
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && len + 1 < outlen &&
+	    (n = read(p[0], out + len, outlen - len - 1)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return status;
+}
+
+void
+probe_bwrap_found(struct host *h)
+{
+	struct stat st;
+
+	if (stat(BWRAP_PATH, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(BWRAP_PATH, X_OK) == 0) {
+		h->bwrap.found = true;
+		h->bwrap.setuid = (st.st_mode & S_ISUID) && st.st_uid == 0;
+	}
+}
+
+void
+probe_bwrap(struct host *h)
+{
+	char out[512];
+	int major = 0, minor = 0, status;
+
+	if (!h->bwrap.found || h->bwrap.probed)
+		return;
+	h->bwrap.probed = true;
+	if (run_quiet((const char *[]){ BWRAP_PATH, "--version", NULL }, out,
+	    sizeof(out)) != 0 ||
+	    sscanf(out, "bubblewrap %d.%d", &major, &minor) != 2) {
+		h->bwrap.why = xasprintf("%s --version fails", BWRAP_PATH);
+		return;
+	}
+	h->bwrap.disable_userns = major > 0 || minor >= 8;
+	/*
+	 * A sandbox of its own, as small as can be: can it make one here, and
+	 * does it take every capability away (as uid 0 without a user
+	 * namespace, it keeps the bounding set)?
+	 */
+	status = run_quiet((const char *[]){ BWRAP_PATH, "--unshare-all",
+	    h->userns_why ? "--unshare-all" : "--unshare-user",
+	    "--cap-drop", "ALL", "--ro-bind", "/", "/", "--proc", "/proc",
+	    "--dev", "/dev", "--", "/bin/cat", "/proc/self/status", NULL }, out,
+	    sizeof(out));
+	if (status != 0) {
+		out[strcspn(out, "\n")] = '\0';
+		h->bwrap.why = xasprintf("%s cannot build a sandbox here: %s",
+		    BWRAP_PATH, out[0] ? out : "no message");
+	} else if (strstr(out, "CapBnd:\t0000000000000000\n") == NULL)
+		h->bwrap.why = xasprintf("%s leaves capabilities in the bounding "
+		    "set here (uid 0 without a user namespace)", BWRAP_PATH);
+}
+
 static char *
 resolve_dir_abs(const char *p)
 {
@@ -183,6 +298,8 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	h.var_run_is_dir = lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode);
 	h.unix_sockets = unix_sockets();
 	h.landlock_abi = landlock_abi(&h.landlock_errno);
+	h.userns_why = probe_userns_why(h.uid);
+	probe_bwrap_found(&h);
 	for (i = 0; i < 3; i++)
 		h.is_tty[i] = isatty(i);
 	for (i = 0; i < 3; i++) {
@@ -213,5 +330,7 @@ host_free(struct host *h)
 	free(h->config_home);
 	free(h->runtime_dir);
 	strv_free(h->unix_sockets);
+	free(h->userns_why);
+	free(h->bwrap.why);
 	memset(h, 0, sizeof(*h));
 }

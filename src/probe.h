@@ -27,6 +27,15 @@ struct host {
 	bool		 has_run;	/* /run is a directory */
 	bool		 var_run_is_dir;	/* /var/run is a directory, not a link */
 	char		**unix_sockets;	/* bound pathname sockets, /proc/net/unix */
+	char		*userns_why;	/* why user namespaces cannot be used,
+					   or NULL when they seem to work */
+	struct {
+		bool	 found;		/* BWRAP_PATH is an executable file */
+		bool	 setuid;	/* owned by root and setuid */
+		bool	 probed;	/* probe_bwrap() ran: the rest is known */
+		bool	 disable_userns;	/* it has --disable-userns */
+		char	*why;		/* why it cannot be used, or NULL */
+	} bwrap;
 	int		 landlock_abi;	/* 0: none */
 	int		 landlock_errno;	/* why not, when 0 */
 	bool		 is_tty[3];
@@ -43,6 +52,17 @@ struct host {
 int	probe_host(char *const *env, const char *workspace, struct host *ret,
 	    char **cause);
 void	host_free(struct host *);
+
+/*
+ * The bubblewrap facts that need running it: its version, and whether it
+ * can build a sandbox here.  Costs a few milliseconds, so only called when
+ * the bwrap backend may be used.
+ */
+void	probe_bwrap(struct host *);
+/* Is BWRAP_PATH there (h->bwrap.found, .setuid)?  A stat only. */
+void	probe_bwrap_found(struct host *);
+/* Why this user cannot create user namespaces, or NULL.  Heap string. */
+char	*probe_userns_why(uid_t);
 
 /* Walk up from dir to the first directory holding .git; NULL if none. */
 char	*probe_git_top(const char *dir);

@@ -44,25 +44,14 @@
 #include "proxy.h"
 #include "pty.h"
 #include "sandbox.h"
+#include "sandbox-int.h"
 #include "sys.h"
 #include "syscall-filter.h"
 #include "util.h"
 #include "workspace.h"
 
-/* Status records: the first byte says what happened. */
-#define REC_READY	0	/* set-up done, the command is being started */
-
-struct fds {
-	int	status[2];	/* packet pipe: sandbox -> supervisor */
-	int	bpf[2];		/* the seccomp program: supervisor -> command */
-	int	ptysock[2];	/* the pty master passes out through it */
-	int	proxysock[2];	/* the proxy's listener, likewise */
-	int	parent;		/* pidfd of the supervisor */
-	int	sigfd;
-};
-
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-static struct sigaction saved_sigpipe;
+struct sigaction sandbox_saved_sigpipe;
 
 static void
 sigset_all(sigset_t *set)
@@ -130,9 +119,12 @@ exec_command(const struct plan *p)
 	die_hint(EXIT_NOEXEC, err, NULL, "cannot run '%s'", file);
 }
 
-/* The command's process: terminal, fds, then Landlock and seccomp, exec. */
-static noreturn void
-command(const struct plan *p, int slave, int status_fd, int bpf_fd)
+/*
+ * The command's process: terminal, fds, then Landlock and seccomp, exec.
+ * bpf_fd < 0: the filter is loaded already (bwrap loads it).
+ */
+noreturn void
+sandbox_command(const struct plan *p, int slave, int status_fd, int bpf_fd)
 {
 	struct syscall_filter_prog prog;
 	const char *where;
@@ -141,9 +133,9 @@ command(const struct plan *p, int slave, int status_fd, int bpf_fd)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	sigaction(SIGPIPE, &saved_sigpipe, NULL);
+	sigaction(SIGPIPE, &sandbox_saved_sigpipe, NULL);
 	/* A new session: no controlling terminal of the user's (TIOCSTI). */
-	if (setsid() < 0)
+	if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
 		die_errno(errno, "setsid");
 	if (slave >= 0) {
 		if (ioctl(slave, TIOCSCTTY, 0) < 0)
@@ -155,7 +147,7 @@ command(const struct plan *p, int slave, int status_fd, int bpf_fd)
 		close(slave);
 	}
 	/* The supervisor compiled the filter while we were setting up. */
-	if ((r = syscall_filter_read(bpf_fd, &prog)) < 0)
+	if (bpf_fd >= 0 && (r = syscall_filter_read(bpf_fd, &prog)) < 0)
 		die_errno(-r, "seccomp: no filter from the supervisor");
 	/* Only 0, 1, 2 (and the status pipe, closed at exec) stay open. */
 	if (sys_close_range(3, (unsigned)status_fd - 1, 0) < 0 ||
@@ -166,7 +158,7 @@ command(const struct plan *p, int slave, int status_fd, int bpf_fd)
 	if ((r = landlock_apply(&p->landlock, &where)) < 0)
 		die_errno(-r, "landlock: cannot restrict (%s)", where);
 	/* Last: the filter may deny any of the steps above. */
-	if ((r = syscall_filter_load(&prog)) < 0)
+	if (bpf_fd >= 0 && (r = syscall_filter_load(&prog)) < 0)
 		die_errno(-r, "seccomp: cannot load the filter");
 	exec_command(p);
 }
@@ -270,7 +262,7 @@ sandbox_init(const struct plan *p, struct fds *f)
 	if ((cmd = fork()) < 0)
 		die_errno(errno, "fork");
 	if (cmd == 0)
-		command(p, slave, f->status[1], f->bpf[0]);
+		sandbox_command(p, slave, f->status[1], f->bpf[0]);
 	close(f->status[1]);
 	close(f->bpf[0]);
 	if (slave >= 0)
@@ -320,7 +312,22 @@ read_record(int fd, struct record *rec, bool *open)
 	}
 }
 
-/* The supervisor: relay, forward, wait.  Returns the wait status of pid 1. */
+static void
+relay_start(const struct plan *p, struct pty_relay *relay, int master)
+{
+	int out = p->tty.is_tty[1] ? 1 : p->tty.is_tty[2] ? 2 : 1;
+	int r;
+
+	if ((r = pty_raw(0)) < 0)
+		log_warn("cannot put the terminal in raw mode: %s",
+		    strerror(-r));
+	pty_relay_init(relay, master, 0, out);
+}
+
+/*
+ * The supervisor: relay, forward, wait.  Returns the wait status of the
+ * sandbox's first process.
+ */
 static int
 supervise(const struct plan *p, pid_t child, struct fds *f,
     struct record *rec)
@@ -328,7 +335,12 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 	struct pty_relay relay;
 	struct proxy *px = NULL;
 	bool done = false, relaying = false, status_open = true;
-	int wstatus = 0, master = -1;
+	int wstatus = 0, master = f->master;
+
+	if (master >= 0) {
+		relay_start(p, &relay, master);
+		relaying = true;
+	}
 
 	while (!done || relaying || status_open) {
 		struct pollfd pfd[8 + 2 * 256 + 1];
@@ -369,8 +381,12 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 				else if (sig != SIGCHLD && sig != SIGWINCH)
 					forward(done ? -1 : child, sig);
 			}
-			if (!done && waitpid(child, &wstatus, WNOHANG) == child)
+			if (!done && waitpid(child, &wstatus, WNOHANG) == child) {
 				done = true;
+				/* No pid namespace: its end ends the rest. */
+				if (p->backend == PLAN_BACKEND_LANDLOCK)
+					backend_landlock_reap();
+			}
 		}
 		if (stfd && pfd[stfd].revents)
 			read_record(f->status[0], rec, &status_open);
@@ -379,14 +395,7 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 			close(f->ptysock[0]);
 			f->ptysock[0] = -1;
 			if (master >= 0) {
-				int out = p->tty.is_tty[1] ? 1 :
-				    p->tty.is_tty[2] ? 2 : 1;
-				int r;
-
-				if ((r = pty_raw(0)) < 0)
-					log_warn("cannot put the terminal in "
-					    "raw mode: %s", strerror(-r));
-				pty_relay_init(&relay, master, 0, out);
+				relay_start(p, &relay, master);
 				relaying = true;
 			}
 		}
@@ -442,34 +451,66 @@ export_run(const struct plan *p)
 		    p->session_id, p->session_dir, p->session_id);
 }
 
+/* native: clone(2) into new namespaces; pid 1 sets the sandbox up. */
+static pid_t
+native_start(const struct plan *p, struct fds *f)
+{
+	/* fork-like clone(2): no new stack, the child returns here too. */
+	pid_t child = (pid_t)syscall(SYS_clone, (unsigned long)p->clone_flags |
+	    SIGCHLD, NULL, NULL, NULL, 0);
+
+	if (child < 0)
+		return -errno;
+	if (child == 0)
+		sandbox_init(p, f);
+	return child;
+}
+
+static bool
+userns_refused(int err)
+{
+	return err == EPERM || err == ENOSPC || err == EUSERS ||
+	    err == EINVAL || err == EACCES;
+}
+
 int
 sandbox_run(const struct plan *p)
 {
 	struct fds f = { .status = { -1, -1 }, .bpf = { -1, -1 },
-	    .ptysock = { -1, -1 }, .proxysock = { -1, -1 } };
+	    .ptysock = { -1, -1 }, .proxysock = { -1, -1 }, .master = -1,
+	    .slave = -1 };
 	struct record rec = { 0 };
-	const char *where;
+	const bool native = p->backend == PLAN_BACKEND_NATIVE;
+	const bool bwrap = p->backend == PLAN_BACKEND_BWRAP;
+	const char *where = NULL;
 	sigset_t set;
 	pid_t child;
-	int r, wstatus, filter_err;
+	int r, wstatus, filter_err = 0;
 
-	if ((r = workspace_session_create(p, &where)) < 0)
+	if ((r = workspace_session_create(p, &where)) < 0) {
+		if (!p->reenter)
+			workspace_session_remove(p);
 		die_errno(-r, "session: cannot create '%s'", where);
+	}
 	/*
 	 * A sandbox that fails early closes the filter pipe: take EPIPE, not
 	 * SIGPIPE, and read its reason.  The command gets the caller's own
 	 * disposition back.
 	 */
 	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN },
-	    &saved_sigpipe);
+	    &sandbox_saved_sigpipe);
 	if (pipe2(f.status, O_CLOEXEC | O_DIRECT) < 0 ||
-	    pipe2(f.bpf, O_CLOEXEC) < 0)
+	    (!bwrap && pipe2(f.bpf, O_CLOEXEC) < 0))
 		die_errno(errno, "pipe");
-	if ((p->tty.pty && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC,
-	    0, f.ptysock) < 0) || (p->net == PLAN_NET_PROXY &&
+	if ((native && p->tty.pty && socketpair(AF_UNIX, SOCK_SEQPACKET |
+	    SOCK_CLOEXEC, 0, f.ptysock) < 0) || (p->net == PLAN_NET_PROXY &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    f.proxysock) < 0))
 		die_errno(errno, "socketpair");
+	/* The other backends' pty is on the host's devpts: opened here. */
+	if (!native && p->tty.pty &&
+	    (r = pty_open(&p->tty, &f.master, &f.slave)) < 0)
+		die_errno(-r, "pty: cannot open a pseudo-terminal");
 	if ((f.parent = sys_pidfd_open(getpid(), 0)) < 0)
 		die_errno(errno, "pidfd_open");
 	sigset_all(&set);
@@ -478,32 +519,49 @@ sandbox_run(const struct plan *p)
 		die_errno(errno, "signalfd");
 	log_set_exit_hook(pty_restore);
 
-	/* fork-like clone(2): no new stack, the child returns here too. */
-	child = (pid_t)syscall(SYS_clone, (unsigned long)p->clone_flags |
-	    SIGCHLD, NULL, NULL, NULL, 0);
+	if (native)
+		child = native_start(p, &f);
+	else if (bwrap)
+		child = backend_bwrap_start(p, &f, &where);
+	else
+		child = backend_landlock_start(p, &f);
 	if (child < 0) {
-		int err = errno;
+		int err = (int)-child;
 
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		log_set_exit_hook(NULL);
 		workspace_session_finish(p);
-		die_hint(EXIT_CONFINE, err, "unprivileged user namespaces "
-		    "are needed and seem disabled here (a sysctl, AppArmor's "
-		    "restriction, or a container); see 'confine doctor'",
-		    "namespaces: cannot create them");
+		if (!p->reenter)
+			workspace_session_remove(p);
+		if (native && userns_refused(err))
+			return SANDBOX_NO_USERNS;
+		if (native)
+			die_hint(EXIT_CONFINE, err, "unprivileged user namespaces "
+			    "are needed and seem disabled here (a sysctl, "
+			    "AppArmor's restriction, or a container); see "
+			    "'confine doctor'", "namespaces: cannot create "
+			    "them");
+		die_errno(err, "%s: cannot start the sandbox%s%s",
+		    bwrap ? "bwrap" : "landlock", where ? ": " : "",
+		    where ? where : "");
 	}
-	if (child == 0)
-		sandbox_init(p, &f);
 
 	close(f.status[1]);
 	close(f.parent);
-	close(f.bpf[0]);
-	/*
-	 * Compile the filter while the sandbox sets itself up.  If that
-	 * fails, closing the pipe makes the sandbox stop; if the sandbox
-	 * failed first (EPIPE, or libseccomp's ECANCELED for it), its own
-	 * status record says why, and that is what is reported.
-	 */
-	filter_err = syscall_filter_export(&p->sys, f.bpf[1], &where);
-	close(f.bpf[1]);
+	if (f.slave >= 0)
+		close(f.slave);
+	if (!bwrap) {
+		close(f.bpf[0]);
+		/*
+		 * Compile the filter while the sandbox sets itself up.  If
+		 * that fails, closing the pipe makes the sandbox stop; if the
+		 * sandbox failed first (EPIPE, or libseccomp's ECANCELED for
+		 * it), its own status record says why, and that is what is
+		 * reported.
+		 */
+		filter_err = syscall_filter_export(&p->sys, f.bpf[1], &where);
+		close(f.bpf[1]);
+	}
 	if (f.ptysock[1] >= 0)
 		close(f.ptysock[1]);
 	if (f.proxysock[1] >= 0)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * sandbox.h - the native backend: namespaces built by confine itself.
+ * sandbox.h - run the plan with its backend, and supervise it.
  *
  * Runs in: the supervisor, which stays outside the sandbox.
  */
@@ -16,5 +16,9 @@
  * command could not be executed or found.
  */
 int	sandbox_run(const struct plan *);
+
+/* sandbox_run(): the native backend found no user namespaces (auto goes on
+ * to the next backend); nothing ran and the session is gone. */
+#define SANDBOX_NO_USERNS	(-2)
 
 #endif

@@ -521,6 +521,7 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 	autofree char *sdir = pick(dir, o->session_id);
 	char *ws = workspace_meta_get(sdir, "workspace");
 	char *prof = workspace_meta_get(sdir, "profile_arg");
+	char *layout = workspace_meta_get(sdir, "layout");
 	char *id = xstrdup(strrchr(sdir, '/') + 1);
 	const char *shell = NULL;
 	size_t n = 0, i;
@@ -537,6 +538,11 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 	strv_push(keep, &n, id);
 	o->workspace = ws;
 	o->session_id = id;
+	/* Sessions older than the copy layout have none: an overlay. */
+	if (layout == NULL)
+		layout = xstrdup("overlay");
+	strv_push(keep, &n, layout);
+	o->session_layout = layout;
 	if (prof && prof[0]) {
 		strv_push(keep, &n, prof);
 		o->profile = prof;

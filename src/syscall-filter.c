@@ -200,6 +200,33 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 
 	if ((r = socket_rules(ctx, s, where)) < 0)
 		return r;
+	if (s->unix_pairs_only) {
+		/*
+		 * No path to connect from: socket(AF_UNIX) is refused, and a
+		 * pair is connected for good only when it is a stream.
+		 */
+		*where = "socket (AF_UNIX)";
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		    SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_MASKED_EQ,
+		    0xffffffffU, AF_UNIX))) < 0)
+			return r;
+		/* AF_UNIX makes SOCK_RAW a datagram socket too. */
+		*where = "socketpair (AF_UNIX, SOCK_DGRAM)";
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		    SCMP_SYS(socketpair), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
+		    SOCK_DGRAM))) < 0 ||
+		    (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
+		    SCMP_SYS(socketpair), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
+		    SOCK_RAW))) < 0)
+			return r;
+	}
+	if (s->no_kill_all) {
+		*where = "kill (-1)";
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffU,
+		    0xffffffffU))) < 0)
+			return r;
+	}
 
 	*where = "seccomp_export_bpf";
 	return seccomp_export_bpf(ctx, fd);

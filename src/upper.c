@@ -32,6 +32,46 @@
 
 #define MAX_DEPTH	256
 
+/* The upper layer is a whole copy (upper_set_copy()), not an overlay's. */
+static bool copy_mode;
+static struct timespec copy_since;
+static char *const *copy_hidden;
+
+void
+upper_set_copy(const struct timespec *since, char *const *hidden)
+{
+	copy_mode = true;
+	copy_since = *since;
+	copy_hidden = hidden;
+}
+
+static bool
+is_hidden(const char *path)
+{
+	size_t i;
+
+	for (i = 0; copy_hidden && copy_hidden[i]; i++)
+		if (path_has_prefix(path, copy_hidden[i]))
+			return true;
+	return false;
+}
+
+bool
+upper_copy_unchanged(const struct stat *st)
+{
+	return copy_mode && !(st->st_ctim.tv_sec > copy_since.tv_sec ||
+	    (st->st_ctim.tv_sec == copy_since.tv_sec &&
+	    st->st_ctim.tv_nsec >= copy_since.tv_nsec));
+}
+
+bool	upper_copy_unchanged(const struct stat *);
+
+static bool
+changed_since(const struct stat *st)
+{
+	return !upper_copy_unchanged(st);
+}
+
 struct walk {
 	struct upper_changes	*out;
 	char			**paths;	/* candidates, unsorted */
@@ -77,6 +117,9 @@ skip(struct walk *w, const char *path, const char *why)
 static void
 candidate(struct walk *w, const char *path)
 {
+	/* Left out of the copy, so absent there: not a deletion. */
+	if (is_hidden(path))
+		return;
 	strv_push(&w->paths, &w->npaths, xstrdup(path));
 }
 
@@ -208,6 +251,114 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 	return r;
 }
 
+/* Is name an entry of dirfd?  Without following it. */
+static bool
+has_entry(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/*
+ * A whole copy: a path is a candidate when it changed since the copy was
+ * made (its ctime, which no program can set back), or when its directory
+ * did (entries made, removed or renamed there); and lower's entries that
+ * such a directory no longer has are gone.
+ */
+static int
+walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
+    const char **where)
+{
+	struct stat dst;
+	bool dir_changed;
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > MAX_DEPTH)
+		return -ELOOP;
+	if (fstat(dirfd, &dst) < 0)
+		return -errno;
+	dir_changed = changed_since(&dst);
+	if ((d = fdopendir(dup(dirfd))) == NULL)
+		return -errno;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		autofree char *path = NULL;
+		struct stat st;
+		enum upper_type lt;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		path = path_join_rel(prefix, e->d_name);
+		if (strcasecmp(e->d_name, ".git") == 0) {
+			if (dir_changed || prefix[0])
+				skip(w, path, "git internals are never exported");
+			continue;
+		}
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			*where = "the workspace's copy";
+			r = -errno;
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			autoclose int sub = -1;
+
+			if ((st.st_mode & S_IRWXU) != S_IRWXU &&
+			    st.st_uid == geteuid())
+				fchmodat(dirfd, e->d_name, st.st_mode | S_IRWXU, 0);
+			if ((sub = openat(dirfd, e->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+				*where = "the workspace's copy";
+				r = -errno;
+				break;
+			}
+			if (dir_changed) {
+				lt = lower_type(w, path);
+				if (lt == UPPER_FILE || lt == UPPER_LINK)
+					candidate(w, path);
+			}
+			r = walk_copy(w, sub, path, depth + 1, where);
+		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+			if (!dir_changed && !changed_since(&st))
+				continue;
+			if (lower_type(w, path) == UPPER_DIR)
+				r = lower_subtree(w, path, depth + 1);
+			candidate(w, path);
+		} else if (changed_since(&st)) {
+			skip(w, path, S_ISFIFO(st.st_mode) ? "a fifo" :
+			    S_ISSOCK(st.st_mode) ? "a socket" : "a device node");
+		}
+	}
+	closedir(d);
+	if (r < 0 || !dir_changed)
+		return r;
+	/* What lower has here and the copy no longer does: removed. */
+	{
+		autoclose int lfd = prefix[0] ? open_beneath(w->lower, prefix,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW) : openat(w->lower, ".",
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (lfd < 0 || (d = fdopendir(dup(lfd))) == NULL)
+			return 0;
+		while (r == 0 && (e = readdir(d)) != NULL) {
+			autofree char *path = NULL;
+
+			if (streq(e->d_name, ".") || streq(e->d_name, "..") ||
+			    strcasecmp(e->d_name, ".git") == 0 ||
+			    has_entry(dirfd, e->d_name))
+				continue;
+			path = path_join_rel(prefix, e->d_name);
+			if (lower_type(w, path) == UPPER_DIR)
+				r = lower_subtree(w, path, depth + 1);
+			else
+				candidate(w, path);
+		}
+		closedir(d);
+	}
+	return r;
+}
+
 /*
  * The state of path in the merged view: upper over lower, with whiteouts
  * and opaque directories, one component at a time.
@@ -216,7 +367,7 @@ static void
 merged_state(int lower, int upper, const char *path, struct upper_state *st)
 {
 	autofree char *copy = xstrdup(path);
-	int ufd = dup(upper), lfd = dup(lower), next;
+	int ufd = dup(upper), lfd = copy_mode ? -1 : dup(lower), next;
 	char *comp, *save = NULL, *following;
 	struct stat s;
 
@@ -317,7 +468,8 @@ upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
 	int r;
 
 	*where = "upper layer";
-	if ((r = walk_upper(&w, upper_fd, "", 0, where)) < 0) {
+	if ((r = copy_mode ? walk_copy(&w, upper_fd, "", 0, where) :
+	    walk_upper(&w, upper_fd, "", 0, where)) < 0) {
 		strv_free(w.paths);
 		upper_changes_free(&out);
 		return r;

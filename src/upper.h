@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -48,6 +49,17 @@ struct upper_changes {
 int	upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
 	    const char **where);
 void	upper_changes_free(struct upper_changes *);
+
+/*
+ * The "upper layer" is a whole copy of the workspace made before since
+ * (the bwrap and landlock backends), not an overlay's: the merged view is
+ * the copy alone, and what changed is told by ctime.  The hidden paths
+ * (relative) were left out of the copy: nothing at or below them is a
+ * change.  For the rest of the process; hidden must outlive it.
+ */
+void	upper_set_copy(const struct timespec *since, char *const *hidden);
+/* In copy mode: is this file of the copy as it was made (ctime < since)? */
+bool	upper_copy_unchanged(const struct stat *);
 
 /* Is an ancestor of path a file or link in the merged view (a directory
  * replaced by one)? */

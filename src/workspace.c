@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "copy.h"
+#include "log.h"
 #include "sys.h"
 #include "util.h"
 #include "workspace.h"
@@ -54,10 +56,24 @@ write_meta(int dirfd, const struct plan *p)
 	/* The coarse clock is the one file timestamps are taken from. */
 	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 	fprintf(f, "version=1\nid=%s\nstarted=%s\nstarted_ns=%lld\n"
-	    "workspace=%s\nbackend=native\nquadrant=%s\nprofile=%s\n"
+	    "workspace=%s\nbackend=%s\nlayout=%s\nquadrant=%s\nprofile=%s\n"
 	    "profile_arg=%s\n", p->session_id, stamp,
 	    (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, p->workspace,
+	    p->backend == PLAN_BACKEND_BWRAP ? "bwrap" :
+	    p->backend == PLAN_BACKEND_LANDLOCK ? "landlock" : "native",
+	    p->backend == PLAN_BACKEND_NATIVE ? "overlay" : "copy",
 	    p->quadrant, p->profile, p->profile_arg);
+	/* Left out of the workspace's copy: the export leaves them alone. */
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+		size_t j;
+
+		if (m->kind != PLAN_MOUNT_COPY || !streq(m->src, p->workspace))
+			continue;
+		for (j = 0; m->except && m->except[j]; j++)
+			if (!strchr(m->except[j], '\n'))
+				fprintf(f, "hidden=%s\n", m->except[j]);
+	}
 	for (i = 0; p->argv[i]; i++) {
 		/* One argument a line; a newline inside one is escaped. */
 		const char *c;
@@ -80,6 +96,74 @@ write_meta(int dirfd, const struct plan *p)
 	return 0;
 }
 
+/* One copy or link of the plan, made in the session. */
+static int
+prepare(const struct plan *p, const struct plan_mount *m, const char **where)
+{
+	autofree char *parent = xstrdup(m->upper);
+	struct copy_stats st;
+	int r;
+
+	*strrchr(parent, '/') = '\0';
+	*where = m->upper;
+	if ((r = sys_mkdirs(parent)) < 0)
+		return r;
+	if (m->kind == PLAN_MOUNT_LINK)
+		return symlink(m->src, m->upper) < 0 ? -errno : 0;
+	if (access(m->src, F_OK) < 0 && errno == ENOENT)
+		return mkdir(m->upper, 0700) < 0 ? -errno : 0;
+	if ((r = copy_tree(m->src, m->upper, m->except, &st, where)) < 0)
+		return r;
+	if (st.skipped)
+		log_info("copy of %s: %zu unreadable or special files left out",
+		    m->src, st.skipped);
+	log_debug("copy of %s: %zu files, %zu of them reflinked", m->src,
+	    st.files, st.cloned);
+	(void)p;
+	return 0;
+}
+
+/*
+ * bwrap and landlock: real copies of the workspace and the scratch paths;
+ * landlock: the session's home (holding its copies and links) and tmp.
+ * Entered again, the workspace's copy stays and the rest is made anew.
+ */
+static int
+copies_create(const struct plan *p, int fd, const char **where)
+{
+	size_t i;
+	int r;
+
+	if (p->backend == PLAN_BACKEND_LANDLOCK) {
+		remove_tree(fd, "home", 0);
+		remove_tree(fd, "tmp", 0);
+		*where = p->session_dir;
+		if (mkdirat(fd, "home", 0700) < 0 || mkdirat(fd, "tmp", 0700) < 0)
+			return -errno;
+	}
+	if (p->backend == PLAN_BACKEND_BWRAP) {
+		/* Over a socket or a hidden file: an empty, read-only file. */
+		unlinkat(fd, "empty", 0);
+		if ((r = openat(fd, "empty", O_WRONLY | O_CREAT | O_EXCL |
+		    O_CLOEXEC | O_NOFOLLOW, 0444)) < 0)
+			return -errno;
+		close(r);
+		remove_tree(fd, "scratch", 0);
+	}
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind != PLAN_MOUNT_COPY && m->kind != PLAN_MOUNT_LINK)
+			continue;
+		if (p->reenter && streq(m->src, p->workspace))
+			continue;
+		if ((r = prepare(p, m, where)) < 0)
+			return r;
+	}
+	*where = p->session_dir;
+	return p->reenter ? 0 : write_meta(fd, p);
+}
+
 int
 workspace_session_create(const struct plan *p, const char **where)
 {
@@ -98,6 +182,8 @@ workspace_session_create(const struct plan *p, const char **where)
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return -errno;
+	if (p->backend != PLAN_BACKEND_NATIVE)
+		return copies_create(p, fd, where);
 	/* The overlay's root takes upper/'s mode: give it the workspace's. */
 	if (stat(p->workspace, &st) < 0)
 		return -errno;
@@ -158,6 +244,14 @@ workspace_session_finish(const struct plan *p)
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return true;
+	if (p->backend != PLAN_BACKEND_NATIVE) {
+		/* Scratch is discarded; the copy is for the export to judge. */
+		remove_tree(fd, "home", 0);
+		remove_tree(fd, "tmp", 0);
+		remove_tree(fd, "scratch", 0);
+		unlinkat(fd, "empty", 0);
+		return true;
+	}
 	/* overlayfs's own scratch (mode 000 entries, volatile markers). */
 	remove_tree(fd, "work", 0);
 	for (i = 0; i < p->mounts.n; i++) {
@@ -201,6 +295,24 @@ void
 workspace_remove_tree(int dirfd, const char *name)
 {
 	remove_tree(dirfd, name, 0);
+}
+
+char **
+workspace_meta_all(const char *session_dir, const char *key)
+{
+	autofree char *path = path_join(session_dir, "meta"), *line = NULL;
+	AUTO(fclose_p) FILE *f = fopen(path, "re");
+	size_t cap = 0, n = strlen(key), nv = 0;
+	char **v = xcalloc(1, sizeof(*v));
+	ssize_t len;
+
+	while (f && (len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (strncmp(line, key, n) == 0 && line[n] == '=')
+			strv_push(&v, &nv, xstrdup(line + n + 1));
+	}
+	return v;
 }
 
 char *

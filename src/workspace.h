@@ -55,5 +55,7 @@ int	workspace_export(const char *session_dir, bool quiet);
 
 /* A value of the session's metadata file, or NULL.  Heap string. */
 char	*workspace_meta_get(const char *session_dir, const char *key);
+/* Every value of key, in order; an empty list when none. */
+char	**workspace_meta_all(const char *session_dir, const char *key);
 
 #endif

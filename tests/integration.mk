@@ -39,3 +39,22 @@ EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/profile-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py
 EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy
+
+# Every integration test once more on each of the other backends: the same
+# script, run with CONFINE_BACKEND set (NAME.bwrap and NAME.landlock are
+# copies of NAME.sh made here).  A backend this machine cannot run skips
+# the whole script, with the reason (tests/lib.sh).
+BACKEND_TESTS = $(INTEGRATION_TESTS:.sh=.bwrap) \
+	$(INTEGRATION_TESTS:.sh=.landlock)
+TESTS += $(BACKEND_TESTS)
+CLEANFILES += $(BACKEND_TESTS)
+TEST_EXTENSIONS += .bwrap .landlock
+SUFFIXES += .sh .bwrap .landlock
+BWRAP_LOG_DRIVER = $(LOG_DRIVER)
+BWRAP_LOG_COMPILER = env CONFINE_BACKEND=bwrap $(SHELL)
+LANDLOCK_LOG_DRIVER = $(LOG_DRIVER)
+LANDLOCK_LOG_COMPILER = env CONFINE_BACKEND=landlock $(SHELL)
+.sh.bwrap:
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && cp $< $@
+.sh.landlock:
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && cp $< $@

@@ -46,6 +46,19 @@ export CONFINE TESTS_SRCDIR TESTS_BUILDDIR
 # Seconds before a confine run is stopped; no test may hang.
 CONFINE_TIMEOUT=${CONFINE_TIMEOUT:-30}
 
+# The backend under test: confine reads CONFINE_BACKEND when no --backend
+# is given.  Unset, confine's auto picks native on a machine that can.
+BACKEND=${CONFINE_BACKEND:-native}
+
+# A case whose subject one backend does not have: skip it there, saying
+# what that backend lacks (it is in confine(1) and 'confine doctor').
+# Usage: not_on landlock "no pid namespace".
+not_on() {
+	case " $1 " in
+	*" $BACKEND "*) skip_case "the $BACKEND backend: $2" ;;
+	esac
+}
+
 # ---------------------------------------------------------------- TAP
 
 TAP_N=0
@@ -53,6 +66,7 @@ TAP_FAILED=0
 TAP_PLANNED=
 
 plan() {
+	require_backend
 	TAP_PLANNED=$1
 	echo "1..$1"
 }
@@ -389,3 +403,22 @@ wait_for() {
 unique_num() {
 	printf '%s%s' "$$" "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
 }
+
+# The backend under test must be able to run on this machine; a build
+# chroot without user namespaces, or a host without bwrap, skips the
+# script with confine's own reason.  Each script runs it before plan.
+require_backend() {
+	_d=$(mktemp -d /tmp/confine-backend.XXXXXX) || exit 1
+	_why=$(cd "$_d" && XDG_STATE_HOME=$_d/state \
+	    "$CONFINE" -w "$_d" --dry-run -- true 2>&1 >/dev/null)
+	_rc=$?
+	rm -rf "$_d"
+	if [ "$_rc" -eq 125 ]; then
+		case $_why in
+		*backend*) skip_all "the $BACKEND backend cannot run here:" \
+		    "$(printf '%s' "$_why" | head -n 1 | sed 's/^confine: //')" ;;
+		esac
+	fi
+}
+CONFINE_BACKEND=$BACKEND
+export CONFINE_BACKEND

@@ -26,7 +26,8 @@ tests_unit_test_profile_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $
 
 TESTS += $(UNIT_TESTS) tests/check-layering.sh
 EXTRA_DIST += tests/unit/tap.h tests/check-layering.sh \
-	tests/data/plan-dump.golden
+	tests/data/plan-dump.golden tests/data/plan-dump-bwrap.golden \
+	tests/data/plan-dump-landlock.golden tests/data/bwrap-argv.golden
 
 # The profile loader's data: bad/*.ini with the expected error (.err),
 # good/*.ini with the expected merged profile (.expect), and the profile

@@ -4,7 +4,7 @@
 # maybe a "hint: " line, the command not run and no session left.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 10
+plan 11
 
 # t_refused PATTERN [CONFINE-ARG...]: refused, saying PATTERN.
 t_refused() {
@@ -18,6 +18,11 @@ t_refused() {
 	assert_file_empty "$OUT"
 	assert_no_session
 	assert_ws_unchanged
+}
+
+t_env_backend() {
+	CONFINE_BACKEND=chroot
+	t_refused "^confine: CONFINE_BACKEND: " -- echo ran
 }
 
 t_home() {
@@ -58,8 +63,10 @@ tcase "--workspace / (contains the home directory)" t_refused \
     "^confine: workspace '/' contains the home directory" -w / -- echo ran
 tcase "an unknown option, with a hint" t_unknown
 tcase "--network host" t_network
-tcase "--backend bwrap: not in this version" t_refused "^confine: backend 'bwrap' \\(option --backend\\) is not available" \
-    --backend bwrap -- echo ran
+tcase "--backend landlock with the proxy: no network namespace to hold it" \
+    t_refused "^confine: backend landlock (option --backend) cannot offer network mode proxy" \
+    --backend landlock --endpoint api.example.com -- echo ran
+tcase "CONFINE_BACKEND with a bad value" t_env_backend
 tcase "a workspace overlapping the state directory" t_refused \
     "^confine: workspace .* overlaps confine's state directory" \
     -w "$TEST_TMP" -- echo ran

@@ -23,7 +23,9 @@
 
 #include "env.h"
 #include "policy.h"
+#include "bwrap.h"
 #include "profile.h"
+#include "syntax.h"
 #include "util.h"
 
 #include "tap.h"
@@ -155,6 +157,10 @@ mount_str(const struct plan_mount *m)
 		    m->upper, m->work);
 	case PLAN_MOUNT_HIDE:
 		return xasprintf("hide %s%s", m->dst, m->exec ? " exec" : "");
+	case PLAN_MOUNT_COPY:
+		return xasprintf("copy %s upper=%s", m->dst, m->upper);
+	case PLAN_MOUNT_LINK:
+		return xasprintf("link %s upper=%s", m->dst, m->upper);
 	}
 	return xstrdup("?");
 }
@@ -194,6 +200,8 @@ socket_covered(const struct plan_mounts *m, const char *s)
 	case PLAN_MOUNT_BIND_RO:
 	case PLAN_MOUNT_BIND_RW:
 	case PLAN_MOUNT_SCRATCH:
+	case PLAN_MOUNT_COPY:
+	case PLAN_MOUNT_LINK:
 		return false;		/* the host's file shows through */
 	case PLAN_MOUNT_PROC:
 	case PLAN_MOUNT_DEV:
@@ -812,7 +820,6 @@ test_fixed(void)
 		    "A: untrusted = yes  (built-in default)"),
 		    "A is granted by the built-in untrusted = yes");
 		ok(!p.warn_trusted, "no trusted warning");
-		is_str(p.not_here, NULL, "this build can run it");
 		ok(p.allow && p.allow[0] == NULL && p.endpoint &&
 		    p.endpoint[0] == NULL, "no destinations, no endpoint");
 		ok(p.sys.nfamilies == 4 && p.sys.families[0] == AF_UNIX &&
@@ -1195,7 +1202,7 @@ quadrant_case(const char *q, const char *u, const struct bway_row *b,
 			ok(p.legs == legs && p.quadrant_legs == allowed &&
 			    streq(p.quadrant, qname) && streq(got, wanted) &&
 			    p.warn_trusted == streq(qname, "trusted") &&
-			    p.net == c->net && p.not_here == NULL,
+			    p.net == c->net,
 			    "%s: legs %s, why %s, warn_trusted %d, network %s, "
 			    "runs here", name, plan_legs_name(legs, lb),
 			    wanted, streq(qname, "trusted"),
@@ -1379,8 +1386,6 @@ test_destinations(void)
 
 			ok(p.net == PLAN_NET_PROXY && explains(&p, line),
 			    "%s: %s", rows[i].name, line);
-			is_str(p.not_here, NULL, "%s: the proxy runs here",
-			    rows[i].name);
 			ok(p.landlock.connect_port == PLAN_PROXY_PORT,
 			    "%s: landlock lets the command reach the proxy's "
 			    "port only", rows[i].name);
@@ -1497,42 +1502,49 @@ test_overrides(void)
 		int		 omode, obackend;	/* -1: not given */
 		enum plan_net	 net;
 		const char	*mode_line, *backend_line, *reason;
+		enum plan_backend backend;
 	} rows[] = {
 		{ "nothing set", NULL, NULL, -1, -1, PLAN_NET_NONE,
 		    "network.mode = none  (built-in default)",
 		    "backend = auto  (built-in default)",
-		    "native (auto: the strongest backend of this version)" },
+		    "native (auto: user namespaces work)", PLAN_BACKEND_NATIVE },
 		{ "profile host, -n none", "host", NULL, PLAN_NET_NONE, -1,
 		    PLAN_NET_NONE, "network.mode = none  (option --network)",
-		    "backend = auto  (built-in default)", NULL },
+		    "backend = auto  (built-in default)", NULL,
+		    PLAN_BACKEND_NATIVE },
 		{ "profile proxy, -n none", "proxy", NULL, PLAN_NET_NONE, -1,
 		    PLAN_NET_NONE, "network.mode = none  (option --network)",
-		    NULL, NULL },
+		    NULL, NULL, PLAN_BACKEND_NATIVE },
 		{ "profile none, -n host", "none", NULL, PLAN_NET_HOST, -1,
 		    PLAN_NET_HOST, "network.mode = host  (option --network)",
-		    NULL, NULL },
+		    NULL, NULL, PLAN_BACKEND_NATIVE },
 		{ "profile host, -n proxy", "host", NULL, PLAN_NET_PROXY, -1,
 		    PLAN_NET_PROXY, "network.mode = proxy  (option --network)",
-		    NULL, NULL },
+		    NULL, NULL, PLAN_BACKEND_NATIVE },
 		{ "profile host", "host", NULL, -1, -1, PLAN_NET_HOST,
-		    "network.mode = host  (t.ini:20)", NULL, NULL },
+		    "network.mode = host  (t.ini:20)", NULL, NULL,
+		    PLAN_BACKEND_NATIVE },
 		{ "profile bwrap, --backend native", NULL, "bwrap", -1,
 		    PLAN_BACKEND_NATIVE, PLAN_NET_NONE, NULL,
 		    "backend = native  (option --backend)",
-		    "native (asked for: option --backend)" },
+		    "native (asked for: option --backend)",
+		    PLAN_BACKEND_NATIVE },
 		{ "profile landlock, --backend auto", NULL, "landlock", -1,
 		    PLAN_BACKEND_AUTO, PLAN_NET_NONE, NULL,
 		    "backend = auto  (option --backend)",
-		    "native (auto: the strongest backend of this version)" },
+		    "native (auto: user namespaces work)", PLAN_BACKEND_NATIVE },
 		{ "profile native, --backend bwrap", NULL, "native", -1,
 		    PLAN_BACKEND_BWRAP, PLAN_NET_NONE, NULL,
-		    "backend = bwrap  (option --backend)", NULL },
+		    "backend = bwrap  (option --backend)",
+		    "bwrap (asked for: option --backend)", PLAN_BACKEND_BWRAP },
 		{ "profile native", NULL, "native", -1, -1, PLAN_NET_NONE,
 		    NULL, "backend = native  (t.ini:30)",
-		    "native (asked for: t.ini:30)" },
+		    "native (asked for: t.ini:30)", PLAN_BACKEND_NATIVE },
 		{ "profile auto, --backend landlock", NULL, "auto", -1,
 		    PLAN_BACKEND_LANDLOCK, PLAN_NET_NONE, NULL,
-		    "backend = landlock  (option --backend)", NULL },
+		    "backend = landlock  (option --backend)",
+		    "landlock (asked for: option --backend)",
+		    PLAN_BACKEND_LANDLOCK },
 	};
 	size_t i;
 
@@ -1542,6 +1554,7 @@ test_overrides(void)
 		struct profile pr;
 		struct plan p = { 0 };
 
+		h.bwrap.found = h.bwrap.probed = true;
 		/* online: A+C, so that -n host may stay. */
 		prof(&pr, "online");
 		if (rows[i].pmode)
@@ -1574,8 +1587,8 @@ test_overrides(void)
 		if (rows[i].reason)
 			is_str(p.backend_reason, rows[i].reason,
 			    "%s: backend reason", rows[i].name);
-		is_int(p.backend, PLAN_BACKEND_NATIVE, "%s: this build plans "
-		    "the native backend", rows[i].name);
+		is_int(p.backend, rows[i].backend, "%s: the backend planned",
+		    rows[i].name);
 		plan_free(&p);
 		profile_free(&pr);
 	}
@@ -1681,64 +1694,298 @@ test_tilde(void)
 	profile_free(&pr);
 }
 
-/* What this build cannot run yet: proxy and host, bwrap and landlock. */
-static void
-test_not_here(void)
+/* Compute with a host and a backend; NULL cause when it is accepted. */
+static char *
+try_backend(const struct host *h, struct cli_opts *o, const struct profile *pr,
+    const char *want, struct plan *p)
 {
-	size_t n, b;
-	int src;
+	char *cause = NULL, *hint = NULL;
+	int w;
 
-	for (n = 0; n < 3; n++)
-		for (b = 0; b < 4; b++)
-			for (src = SRC_PROFILE; src <= SRC_OPTION; src++) {
-				static const char *const nets[] = { "none",
-				    "proxy", "host" };
-				static const char *const backends[] = { "auto",
-				    "native", "bwrap", "landlock" };
-				struct host h = base_host();
-				struct cli_opts o = base_opts();
-				struct profile pr;
-				struct plan p = { 0 };
-				autofree char *name = xasprintf("not here: "
-				    "mode %s, backend %s, from the %s", nets[n],
-				    backends[b], src == SRC_OPTION ? "options" :
-				    "profile");
-				const char *origin = src == SRC_OPTION ?
-				    NULL : T_INI;
+	for (w = 0; syntax_backends[w]; w++)
+		if (streq(syntax_backends[w], want)) {
+			o->backend = (enum plan_backend)w;
+			o->backend_set = true;
+		}
+	memset(p, 0, sizeof(*p));
+	if (policy_compute(o, h, NULL, pr, "test", p, &cause, &hint) < 0) {
+		free(hint);
+		return cause;
+	}
+	free(hint);
+	return NULL;
+}
 
-				prof(&pr, "online");
-				if (src == SRC_PROFILE) {
-					pvalue_set(&pr.net_mode, nets[n],
-					    T_INI ":20");
-					pvalue_set(&pr.backend, backends[b],
-					    T_INI ":30");
-				} else {
-					o.net = (enum plan_net)n;
-					o.net_set = true;
-					o.backend = (enum plan_backend)b;
-					o.backend_set = true;
-				}
-				if (!compute_pr(&h, &o, NULL, &pr, &p, name)) {
-					profile_free(&pr);
-					continue;
-				}
-				/* Every network mode runs in this version. */
-				if (b >= 2) {
-					autofree char *w = xasprintf("backend "
-					    "'%s' (%s) is not available",
-					    backends[b], origin ? T_INI ":30" :
-					    "option --backend");
+/* auto's order, each backend's refusals, and what each one plans. */
+static void
+test_backends(void)
+{
+	static const struct {
+		const char	*name;
+		bool		 userns, bwrap_found, bwrap_ok;
+		int		 abi;
+		const char	*want, *quadrant;
+		const char	*backend;	/* NULL: refused */
+		const char	*says;		/* in the reason or the cause */
+	} rows[] = {
+		{ "auto, user namespaces work", true, true, true, 6, "auto",
+		    "sealed", "native", "native (auto: user namespaces work)" },
+		{ "auto, no user namespaces, bwrap works", false, true, true,
+		    6, "auto", "sealed", "bwrap", "bwrap (auto: no user "
+		    "namespaces for confine: user.max_user_namespaces is 0; "
+		    BWRAP_PATH " can build the sandbox)" },
+		{ "auto, no user namespaces, no bwrap", false, false, false, 6,
+		    "auto", "sealed", "landlock", "landlock (auto: no user "
+		    "namespaces: user.max_user_namespaces is 0; bwrap: not "
+		    "installed)" },
+		{ "auto, no user namespaces, bwrap fails", false, true, false,
+		    4, "auto", "sealed", "landlock", "bwrap: it failed" },
+		{ "auto, nothing works", false, true, false, 2, "auto",
+		    "sealed", NULL, "no backend can confine here: user "
+		    "namespaces: user.max_user_namespaces is 0; bwrap: it "
+		    "failed; landlock: ABI 2, 3 needed" },
+		{ "auto, landlock only, proxy", false, false, false, 6, "auto",
+		    "online", NULL, "cannot offer network mode proxy" },
+		{ "native asked for, no user namespaces", false, true, true, 6,
+		    "native", "sealed", NULL, "backend native (option "
+		    "--backend): user namespaces cannot be used here: "
+		    "user.max_user_namespaces is 0" },
+		{ "bwrap asked for, not installed", true, false, false, 6,
+		    "bwrap", "sealed", NULL, "is not installed" },
+		{ "bwrap asked for, it fails", true, true, false, 6, "bwrap",
+		    "sealed", NULL, "backend bwrap (option --backend): it "
+		    "failed" },
+		{ "landlock asked for, ABI 2", true, true, true, 2, "landlock",
+		    "sealed", NULL, "needs landlock ABI 3 or later" },
+		{ "landlock asked for, proxy", true, true, true, 6, "landlock",
+		    "online", NULL, "without a network namespace of its own" },
+		{ "bwrap asked for, proxy", true, true, true, 6, "bwrap",
+		    "online", "bwrap", "bwrap (asked for: option --backend)" },
+	};
+	size_t i;
 
-					if (!ok(has(p.not_here, w), "%s: not "
-					    "here: %s", name, w))
-						diag("got: %s", p.not_here ?
-						    p.not_here : "(NULL)");
-				} else
-					is_str(p.not_here, NULL, "%s: runs "
-					    "here", name);
-				plan_free(&p);
-				profile_free(&pr);
-			}
+	for (i = 0; i < nitems(rows); i++) {
+		static const char *const allow[] = { "example.com" };
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p;
+		autofree char *cause = NULL;
+
+		prof(&pr, rows[i].quadrant);
+		if (streq(rows[i].quadrant, "online"))
+			LIST1(o.allow, allow);
+		if (!rows[i].userns)
+			h.userns_why = S("user.max_user_namespaces is 0");
+		h.bwrap.found = rows[i].bwrap_found;
+		h.bwrap.probed = true;
+		if (rows[i].bwrap_found && !rows[i].bwrap_ok)
+			h.bwrap.why = S("it failed");
+		h.landlock_abi = rows[i].abi;
+		cause = try_backend(&h, &o, &pr, rows[i].want, &p);
+		if (rows[i].backend == NULL) {
+			if (!ok(cause && has(cause, rows[i].says), "%s: refused: "
+			    "%s", rows[i].name, rows[i].says))
+				diag("cause: %s", cause ? cause : "(accepted)");
+		} else if (ok(cause == NULL, "%s: accepted", rows[i].name)) {
+			is_str(syntax_backends[p.backend], rows[i].backend,
+			    "%s: backend", rows[i].name);
+			if (!ok(has(p.backend_reason, rows[i].says), "%s: the "
+			    "reason says %s", rows[i].name, rows[i].says))
+				diag("reason: %s", p.backend_reason);
+			is_int(p.nweaker > 0, streq(rows[i].backend,
+			    "landlock"), "%s: what is weaker is said for "
+			    "landlock only", rows[i].name);
+			is_int(p.bwrap_unshare_user, rows[i].userns &&
+			    streq(rows[i].backend, "bwrap"), "%s: bwrap gets "
+			    "--unshare-user only where user namespaces work",
+			    rows[i].name);
+			plan_free(&p);
+		} else
+			diag("cause: %s", cause);
+		h.userns_why = NULL;
+		h.bwrap.why = NULL;
+		profile_free(&pr);
+	}
+}
+
+static const struct plan_mount *
+find_mount(const struct plan *p, enum plan_mount_kind kind, const char *dst)
+{
+	size_t i;
+
+	for (i = 0; i < p->mounts.n; i++)
+		if (p->mounts.v[i].kind == kind &&
+		    streq(p->mounts.v[i].dst, dst))
+			return &p->mounts.v[i];
+	return NULL;
+}
+
+/* bwrap: the same mounts, but copies where native has overlays. */
+static void
+test_bwrap_plan(void)
+{
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr;
+	struct plan p;
+	autofree char *cause = NULL;
+	const struct plan_mount *m;
+	size_t i, overlays = 0;
+
+	prof(&pr, "trusted");
+	pvalue_set(&pr.untrusted, "no", T_INI ":3");
+	plist_add(&pr.scratch, "~/.cache/go", T_INI ":13");
+	h.bwrap.found = h.bwrap.probed = true;
+	if ((cause = try_backend(&h, &o, &pr, "bwrap", &p)) != NULL) {
+		ok(false, "bwrap plan: accepted (%s)", cause);
+		profile_free(&pr);
+		return;
+	}
+	for (i = 0; i < p.mounts.n; i++)
+		overlays += p.mounts.v[i].kind == PLAN_MOUNT_OVERLAY ||
+		    p.mounts.v[i].kind == PLAN_MOUNT_SCRATCH ||
+		    p.mounts.v[i].kind == PLAN_MOUNT_LINK;
+	is_int(overlays, 0, "bwrap plan: no overlay, no scratch overlay");
+	m = find_mount(&p, PLAN_MOUNT_COPY, PROJ);
+	ok(m && streq(m->upper, SESSION "/upper") && m->work == NULL,
+	    "bwrap plan: the workspace is a copy in the session's upper/");
+	m = find_mount(&p, PLAN_MOUNT_COPY, HOME "/.cache/go");
+	ok(m && has(m->upper, SESSION "/scratch/") && m->work == NULL,
+	    "bwrap plan: a scratch path is a copy in the session's scratch/");
+	is_int(p.clone_flags, 0, "bwrap plan: confine makes no namespace");
+	is_str(p.cwd, PROJ "/lib", "bwrap plan: the command starts where "
+	    "the caller is");
+	is_str(env_get(p.envp, "HOME"), HOME, "bwrap plan: HOME is the "
+	    "caller's (a tmpfs inside)");
+	plan_free(&p);
+	profile_free(&pr);
+}
+
+/* landlock: nothing mounted; the home and the workspace in the session. */
+static void
+test_landlock_plan(void)
+{
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr;
+	struct plan p;
+	autofree char *cause = NULL;
+	const struct plan_mount *m;
+	const struct plan_path *root;
+	size_t i, j;
+	bool gitconfig = false, token_ro = false;
+
+	prof(&pr, "trusted");
+	pvalue_set(&pr.untrusted, "no", T_INI ":3");
+	plist_add(&pr.scratch, "~/.cache/go", T_INI ":13");
+	plist_add(&pr.home, ".gitconfig", T_INI ":11");
+	plist_add(&pr.hide, "/srv/keys", T_INI ":12");
+	if ((cause = try_backend(&h, &o, &pr, "landlock", &p)) != NULL) {
+		ok(false, "landlock plan: accepted (%s)", cause);
+		profile_free(&pr);
+		return;
+	}
+	is_int(p.clone_flags, 0, "landlock plan: no namespaces");
+	is_str(p.cwd, SESSION "/upper/lib", "landlock plan: the command "
+	    "starts in the copy, where the caller is in the workspace");
+	is_str(env_get(p.envp, "HOME"), SESSION "/home", "landlock plan: "
+	    "HOME is the session's");
+	is_str(env_get(p.envp, "TMPDIR"), SESSION "/tmp", "landlock plan: "
+	    "TMPDIR is the session's");
+	m = find_mount(&p, PLAN_MOUNT_COPY, PROJ);
+	ok(m && streq(m->upper, SESSION "/upper"), "landlock plan: the "
+	    "workspace is a copy in the session");
+	m = find_mount(&p, PLAN_MOUNT_COPY, HOME "/.cache/go");
+	ok(m && streq(m->upper, SESSION "/home/.cache/go"), "landlock plan: "
+	    "a scratch path under the home is a copy in the session's home");
+	m = find_mount(&p, PLAN_MOUNT_LINK, HOME "/.gitconfig");
+	ok(m && streq(m->upper, SESSION "/home/.gitconfig"), "landlock plan: "
+	    "a read-only path under the home is a link in the session's home");
+	for (i = 0; i < p.mounts.n; i++)
+		ok(p.mounts.v[i].kind == PLAN_MOUNT_COPY ||
+		    p.mounts.v[i].kind == PLAN_MOUNT_LINK, "landlock plan: "
+		    "%s is prepared, not mounted", p.mounts.v[i].dst);
+	root = &p.landlock.paths[0];
+	for (i = 0; i < p.landlock.npaths; i++)
+		if (streq(p.landlock.paths[i].path, "/"))
+			root = &p.landlock.paths[i];
+		else if (streq(p.landlock.paths[i].path, HOME "/.gitconfig"))
+			gitconfig = p.landlock.paths[i].access ==
+			    (PLAN_FS_READ | PLAN_FS_EXEC);
+	ok(gitconfig, "landlock plan: the linked file is granted read-only");
+	ok(streq(root->path, "/") && root->access == (PLAN_FS_READ |
+	    PLAN_FS_EXEC), "landlock plan: the host is read-only");
+	{
+		static const char *const want[] = { HOME, "/tmp", "/dev",
+		    "/run", "/run/user/1000", "/srv/keys" };
+
+		for (i = 0; i < nitems(want); i++) {
+			bool found = false;
+
+			for (j = 0; root->except && root->except[j]; j++)
+				found |= streq(root->except[j], want[i]);
+			ok(found, "landlock plan: %s is left out of /", want[i]);
+		}
+	}
+	ok(p.sys.nfamilies == 1 && p.sys.families[0] == AF_UNIX,
+	    "landlock plan: network none is no socket family but AF_UNIX");
+	ok(p.sys.unix_pairs_only, "landlock plan: ABI < 9: socket(AF_UNIX) "
+	    "is refused");
+	ok(p.sys.no_kill_all, "landlock plan: kill(-1) is refused");
+	ok(p.landlock.handled_net != 0 && p.landlock.connect_port == 0,
+	    "landlock plan: TCP handled, nothing granted");
+	plan_free(&p);
+	(void)token_ro;
+
+	/* Outside the home, a scratch path cannot be given a copy. */
+	plist_add(&pr.scratch, "/var/cache/x", T_INI ":14");
+	cause = try_backend(&h, &o, &pr, "landlock", &p);
+	ok(cause && has(cause, "scratch = /var/cache/x (t.ini:14)"),
+	    "landlock plan: a scratch path outside the home is refused");
+	if (cause == NULL)
+		plan_free(&p);
+	profile_free(&pr);
+}
+
+/* Entering a session: its layout decides which backends can. */
+static void
+test_backend_layout(void)
+{
+	static const struct {
+		const char *layout, *want, *backend, *says;
+	} rows[] = {
+		{ "overlay", "auto", "native", NULL },
+		{ "overlay", "bwrap", NULL, "only the native backend" },
+		{ "copy", "native", NULL, "made by the bwrap or landlock" },
+		{ "copy", "auto", "bwrap", NULL },
+		{ "copy", "landlock", "landlock", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct plan p;
+		autofree char *cause = NULL;
+
+		h.bwrap.found = h.bwrap.probed = true;
+		o.session_layout = rows[i].layout;
+		o.session_id = (char *)SESSION_ID;
+		cause = try_backend(&h, &o, &builtin, rows[i].want, &p);
+		if (rows[i].backend == NULL)
+			ok(cause && has(cause, rows[i].says), "enter a %s "
+			    "session with %s: refused", rows[i].layout,
+			    rows[i].want);
+		else if (ok(cause == NULL, "enter a %s session with %s: "
+		    "accepted", rows[i].layout, rows[i].want)) {
+			is_str(syntax_backends[p.backend], rows[i].backend,
+			    "enter a %s session with %s: backend %s",
+			    rows[i].layout, rows[i].want, rows[i].backend);
+			plan_free(&p);
+		} else
+			diag("cause: %s", cause);
+	}
 }
 
 /* The profile's paths as mounts: parents first, in planning order. */
@@ -2101,7 +2348,7 @@ test_loader_to_policy(void)
 #define GOLDEN_INI	"/etc/confine/profiles/golden.ini"
 
 static bool
-golden_plan(struct plan *p)
+golden_plan(struct plan *p, const char *backend)
 {
 	static const char *const sockets[] = { "/run/user/1000/bus",
 	    "/srv/work/proj/.devserver.sock", "/tmp/.X11-unix/X0",
@@ -2126,11 +2373,14 @@ golden_plan(struct plan *p)
 	pvalue_set(&pr.quadrant, "online", GOLDEN_INI ":2");
 	pvalue_set(&pr.description, "the golden plan", GOLDEN_INI ":3");
 	plist_add(&pr.hide, "/srv/keys", GOLDEN_INI ":6");
-	plist_add(&pr.scratch, "/var/cache/golden", GOLDEN_INI ":7");
+	/* landlock copies scratch paths into the session's home only. */
+	if (!streq(backend, "landlock"))
+		plist_add(&pr.scratch, "/var/cache/golden", GOLDEN_INI ":7");
 	pvalue_set(&pr.ws_private, "no", GOLDEN_INI ":10");
 	pvalue_set(&pr.net_mode, "none", GOLDEN_INI ":13");
 	plist_add(&pr.env_set, "NO_COLOR=1", GOLDEN_INI ":16");
-	pvalue_set(&pr.backend, "native", GOLDEN_INI ":19");
+	pvalue_set(&pr.backend, backend, GOLDEN_INI ":19");
+	h.bwrap.found = h.bwrap.probed = h.bwrap.disable_userns = true;
 	h.cwd = S("/srv/work/proj/src");
 	h.git_top = S("/srv/work/proj");
 	h.var_run_is_dir = true;
@@ -2191,39 +2441,106 @@ diff_lines(const char *want, const char *got)
 	}
 }
 
+/* got against the golden file NAME, or rewritten with it. */
 static void
-test_golden(void)
+golden_check(const char *name, const char *got)
 {
 	const char *srcdir = getenv("TESTS_SRCDIR");
 	const char *regen = getenv("CONFINE_REGEN_GOLDEN");
-	autofree char *path = xasprintf("%s/data/plan-dump.golden",
-	    srcdir ? srcdir : "tests");
-	autofree char *got = NULL, *want = NULL;
-	struct plan p = { 0 };
+	autofree char *path = xasprintf("%s/data/%s",
+	    srcdir ? srcdir : "tests", name);
+	autofree char *want = NULL;
 	FILE *f;
 
-	if (!golden_plan(&p))
-		return;
-	got = dump(&p);
-	plan_free(&p);
 	if (regen && streq(regen, "1")) {
 		bool written = (f = fopen(path, "we")) != NULL &&
 		    fputs(got, f) >= 0;
 
 		written = (f && fclose(f) == 0) && written;
-		ok(written, "golden plan # SKIP regenerated %s", path);
+		ok(written, "golden %s # SKIP regenerated %s", name, path);
 		return;
 	}
 	if ((want = read_all(path)) == NULL) {
-		ok(false, "golden plan: cannot read %s", path);
+		ok(false, "golden: cannot read %s", path);
 		diag("make it with CONFINE_REGEN_GOLDEN=1 TESTS_SRCDIR=DIR");
 		return;
 	}
-	if (!ok(streq(got, want), "plan_dump matches %s", path)) {
+	if (!ok(streq(got, want), "matches %s", path)) {
 		diff_lines(want, got);
 		diag("if the change is intended: CONFINE_REGEN_GOLDEN=1 "
 		    "TESTS_SRCDIR=<srcdir>/tests tests/unit/test-policy");
 	}
+}
+
+static void
+test_golden(void)
+{
+	static const char *const backends[][2] = {
+		{ "native", "plan-dump.golden" },
+		{ "bwrap", "plan-dump-bwrap.golden" },
+		{ "landlock", "plan-dump-landlock.golden" },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(backends); i++) {
+		autofree char *got = NULL;
+		struct plan p = { 0 };
+
+		if (!golden_plan(&p, backends[i][0]))
+			continue;
+		got = dump(&p);
+		plan_free(&p);
+		golden_check(backends[i][1], got);
+	}
+}
+
+/* The bwrap backend's command line for the golden plan. */
+static void
+test_bwrap_argv(void)
+{
+	struct plan p = { 0 };
+	bool *is_dir;
+	struct bwrap_in in = { .exe_fd = 10, .stage_fd = 11, .status_fd = 12,
+	    .proxy_fd = -1, .seccomp_fd = 13, .empty_file = SESSION "/empty" };
+	char **argv, *got = NULL;
+	size_t i, len = 0;
+	FILE *f;
+
+	if (!golden_plan(&p, "bwrap"))
+		return;
+	is_dir = xcalloc(p.mounts.n + 1, sizeof(*is_dir));
+	/* The hidden secrets are a directory, the rest as they come. */
+	for (i = 0; i < p.mounts.n; i++)
+		is_dir[i] = p.mounts.v[i].kind == PLAN_MOUNT_HIDE &&
+		    has(p.mounts.v[i].dst, "secrets");
+	in.is_dir = is_dir;
+	argv = bwrap_argv(&p, &in);
+	if ((f = open_memstream(&got, &len)) == NULL)
+		abort();
+	for (i = 0; argv[i]; i++)
+		fprintf(f, "%s\n", argv[i]);
+	fclose(f);
+	golden_check("bwrap-argv.golden", got);
+	ok(strv_len(argv) > 4 && streq(argv[0], BWRAP_PATH) &&
+	    streq(argv[strv_len(argv) - 5], "/proc/self/fd/10") &&
+	    streq(argv[strv_len(argv) - 4], BWRAP_INNER_ARG),
+	    "bwrap argv: bwrap first, confine's inner stage last, from its fd");
+	{
+		bool clearenv = false, die = false, caps = false;
+
+		for (i = 0; argv[i]; i++) {
+			clearenv |= streq(argv[i], "--clearenv");
+			die |= streq(argv[i], "--die-with-parent");
+			caps |= streq(argv[i], "--cap-drop") && argv[i + 1] &&
+			    streq(argv[i + 1], "ALL");
+		}
+		ok(clearenv && die && caps, "bwrap argv: --clearenv, "
+		    "--die-with-parent, --cap-drop ALL");
+	}
+	strv_free(argv);
+	free(got);
+	free(is_dir);
+	plan_free(&p);
 }
 
 /* The same inputs give the same plan, whatever the process around them. */
@@ -2233,7 +2550,7 @@ test_deterministic(void)
 	struct plan a = { 0 }, b = { 0 };
 	autofree char *da = NULL, *db = NULL;
 
-	if (!golden_plan(&a))
+	if (!golden_plan(&a, "native"))
 		return;
 	da = dump(&a);
 	setenv("TZ", "America/New_York", 1);
@@ -2242,7 +2559,7 @@ test_deterministic(void)
 	setenv("XDG_STATE_HOME", "/evil/state", 1);
 	setenv("XDG_RUNTIME_DIR", "/evil/run", 1);
 	tzset();
-	if (golden_plan(&b)) {
+	if (golden_plan(&b, "native")) {
 		db = dump(&b);
 		is_str(db, da, "the same inputs give the same plan_dump");
 		plan_free(&b);
@@ -2268,13 +2585,17 @@ main(void)
 	test_destination_lists();
 	test_overrides();
 	test_tilde();
-	test_not_here();
+	test_backends();
+	test_bwrap_plan();
+	test_landlock_plan();
+	test_backend_layout();
 	test_profile_mounts();
 	test_env_profile();
 	test_parents_of_home();
 	test_reshown_sockets();
 	test_loader_to_policy();
 	test_golden();
+	test_bwrap_argv();
 	test_deterministic();
 	return done();
 }

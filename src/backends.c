@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: ISC
+/*
+ * backends.c - the bwrap and landlock backends' start, and confine's inner
+ * stage, which bwrap runs in its sandbox.
+ *
+ * bwrap: the supervisor compiles the seccomp filter into a sealed memfd,
+ * writes the stage (stage.c) into another, and runs bwrap with the argv
+ * bwrap.c builds and an empty environment.  bwrap makes the namespaces and
+ * mounts, drops the capabilities and loads the filter, then runs confine
+ * again from /proc/self/fd as the inner stage: it takes the terminal,
+ * makes the proxy's socket in bwrap's network namespace, applies Landlock
+ * (after bwrap's mounts, which it would forbid) and execs the command.
+ *
+ * landlock: no namespaces at all.  The supervisor becomes a subreaper and
+ * forks the command's process, which drops capabilities, sets
+ * no_new_privs, applies Landlock and the filter, and execs.
+ *
+ * Runs in: the supervisor (start), bwrap's sandbox (inner stage), the
+ * landlock backend's child.
+ * MUST: the inner stage reports every failure on the status pipe and
+ * never execs the command unconfined.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bwrap.h"
+#include "caps.h"
+#include "inner.h"
+#include "log.h"
+#include "net.h"
+#include "pty.h"
+#include "sandbox-int.h"
+#include "stage.h"
+#include "sys.h"
+#include "syscall-filter.h"
+#include "util.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC	(1U << 2)
+#endif
+
+/* A memfd that nobody can change once written: for the filter's BPF. */
+static int
+sealed_filter(const struct plan *p, const char **where)
+{
+	autoclose int fd = memfd_create("confine-seccomp", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if ((r = syscall_filter_export(&p->sys, fd, where)) < 0)
+		return r;
+	*where = "seal the filter";
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return steal_fd(&fd);
+}
+
+static int
+stage_memfd(const struct plan *p)
+{
+	autoclose int fd = memfd_create("confine-stage", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if ((r = stage_write(p, fd)) < 0)
+		return r;
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return steal_fd(&fd);
+}
+
+/* The facts bwrap.c needs: is each mount's host dst a directory? */
+static bool *
+dst_is_dir(const struct plan *p)
+{
+	bool *v = xcalloc(p->mounts.n + 1, sizeof(*v));
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < p->mounts.n; i++)
+		v[i] = stat(p->mounts.v[i].dst, &st) == 0 &&
+		    S_ISDIR(st.st_mode);
+	return v;
+}
+
+/* A credential is a file: refuse anything else, as the native mounts do. */
+static int
+check_files(const struct plan *p, const char **where)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (!m->file_only)
+			continue;
+		*where = m->src;
+		if (stat(m->src, &st) < 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+pid_t
+backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
+{
+	autoclose int seccomp = -1, stage = -1, exe = -1;
+	autofree char *empty = path_join(p->session_dir, "empty");
+	autofree bool *is_dir = NULL;
+	struct bwrap_in in;
+	char **argv;
+	size_t i;
+	pid_t pid;
+	int r, keep[8], nkeep = 0;
+
+	if ((r = check_files(p, where)) < 0)
+		return r;
+	if ((r = seccomp = sealed_filter(p, where)) < 0)
+		return r;
+	*where = "the inner stage";
+	if ((r = stage = stage_memfd(p)) < 0)
+		return r;
+	if ((exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	is_dir = dst_is_dir(p);
+	in = (struct bwrap_in){ .exe_fd = exe, .stage_fd = stage,
+	    .status_fd = f->status[1], .proxy_fd = f->proxysock[1],
+	    .seccomp_fd = seccomp, .empty_file = empty, .is_dir = is_dir };
+	argv = bwrap_argv(p, &in);
+	if (log_get_level() >= LOG_DEBUG)
+		for (i = 0; argv[i]; i++)
+			log_debug("bwrap argv[%zu]: %s", i, argv[i]);
+	keep[nkeep++] = exe;
+	keep[nkeep++] = stage;
+	keep[nkeep++] = seccomp;
+	keep[nkeep++] = f->status[1];
+	if (f->proxysock[1] >= 0)
+		keep[nkeep++] = f->proxysock[1];
+
+	if ((pid = fork()) < 0) {
+		strv_free(argv);
+		return -errno;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		int k;
+
+		/* bwrap's own --die-with-parent covers the sandbox; this, bwrap. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (f->slave >= 0)
+			for (k = 0; k < 3; k++)
+				if (p->tty.is_tty[k])
+					dup2(f->slave, k);
+		/* Only 0, 1, 2 and the fds named on bwrap's command line. */
+		sys_close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		for (k = 0; k < nkeep; k++)
+			fcntl(keep[k], F_SETFD, 0);
+		execve(argv[0], argv, (char *[]){ NULL });
+		dprintf(STDERR_FILENO, "confine: cannot run %s: %s\n", argv[0],
+		    strerror(errno));
+		_exit(EXIT_CONFINE);
+	}
+	strv_free(argv);
+	return pid;
+}
+
+/*
+ * The inner stage, inside bwrap's sandbox: confine STAGE_FD STATUS_FD
+ * PROXY_FD after BWRAP_INNER_ARG.  bwrap has made the namespaces and
+ * mounts, dropped the capabilities, set no_new_privs and loaded the filter.
+ */
+int
+inner_main(int argc, char **argv)
+{
+	struct plan p;
+	int stage, status, proxy, i, r;
+	const char *what;
+	char ready = REC_READY;
+
+	if (argc != 5)
+		return EXIT_CONFINE;
+	stage = atoi(argv[2]);
+	status = atoi(argv[3]);
+	proxy = atoi(argv[4]);
+	if (stage < 3 || status < 3 || fcntl(status, F_SETFD, FD_CLOEXEC) < 0)
+		return EXIT_CONFINE;
+	log_set_child(status);
+	if ((r = stage_read(stage, &p)) < 0)
+		die_errno(-r, "bwrap: the inner stage cannot read its plan");
+	close(stage);
+	/* What bwrap promised, checked. */
+	if ((r = caps_verify(true, &what)) < 0)
+		die_errno(-r, "capabilities: bwrap left the %s non-empty", what);
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		die("bwrap did not set no_new_privs");
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
+		die("seccomp: bwrap did not load the filter");
+	if (p.tty.pty) {
+		/* bwrap's --new-session made this process a session leader. */
+		for (i = 0; i < 3 && !p.tty.is_tty[i]; i++)
+			;
+		if (i == 3 || ioctl(i, TIOCSCTTY, 0) < 0)
+			die_errno(errno, "pty: cannot make it the controlling "
+			    "terminal");
+	}
+	if (p.net == PLAN_NET_PROXY) {
+		int l;
+
+		if (proxy < 3)
+			die("network: no channel for the proxy's socket");
+		if ((l = net_proxy_listener()) < 0)
+			die_errno(-l, "network: cannot listen for the proxy");
+		if ((r = pty_send_fd(proxy, l)) < 0)
+			die_errno(-r, "network: cannot pass the proxy's socket "
+			    "out");
+		close(l);
+		close(proxy);
+	}
+	if (write(status, &ready, 1) != 1)
+		die_errno(errno, "status pipe");
+	sandbox_command(&p, -1, status, -1);
+}
+
+pid_t
+backend_landlock_start(const struct plan *p, struct fds *f)
+{
+	pid_t pid;
+
+	/* Orphans of the command come to us, to be ended with it. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		return -errno;
+	if ((pid = fork()) < 0)
+		return -errno;
+	if (pid == 0) {
+		struct pollfd pfd = { .fd = f->parent, .events = POLLIN };
+		const char *what;
+		char ready = REC_READY;
+		int r;
+
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || poll(&pfd, 1, 0) != 0)
+			_exit(EXIT_CONFINE);
+		close(f->parent);
+		close(f->status[0]);
+		close(f->sigfd);
+		close(f->bpf[1]);
+		if (f->master >= 0)
+			close(f->master);
+		log_set_child(f->status[1]);
+		/* Root drops everything; anyone else must have nothing. */
+		if (geteuid() == 0 ? (r = caps_drop_all(&what)) < 0 :
+		    (r = caps_verify(false, &what)) < 0)
+			die_errno(-r, "capabilities: cannot drop (%s)", what);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			die_errno(errno, "cannot set no_new_privs");
+		if (write(f->status[1], &ready, 1) != 1)
+			die_errno(errno, "status pipe");
+		sandbox_command(p, f->slave, f->status[1], f->bpf[0]);
+	}
+	return pid;
+}
+
+/* Every pid in /proc/self/task/TID/children, the supervisor's threads'. */
+static size_t
+kill_children(void)
+{
+	autoclose int tasks = open("/proc/self/task", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+	size_t n = 0;
+
+	if (tasks < 0 || (d = fdopendir(dup(tasks))) == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		autofree char *path = NULL;
+		FILE *f;
+		long pid;
+
+		if (e->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/children", e->d_name);
+		if ((f = fdopen(openat(tasks, path, O_RDONLY | O_CLOEXEC),
+		    "r")) == NULL)
+			continue;
+		while (fscanf(f, "%ld", &pid) == 1)
+			if (pid > 1 && kill((pid_t)pid, SIGKILL) == 0)
+				n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+void
+backend_landlock_reap(void)
+{
+	int i;
+
+	/*
+	 * Each round kills our children; their own children then come to
+	 * us (we are their subreaper) for the next.  A fork bomb grows by
+	 * at most a generation a round.
+	 */
+	for (i = 0; i < 1000; i++) {
+		size_t n = kill_children();
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (n == 0)
+			break;
+		usleep(1000);
+	}
+}

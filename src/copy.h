@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * copy.h - a real copy of a host tree in the session, for the backends
+ * that cannot mount an overlay (bwrap, landlock).
+ *
+ * Runs in: the supervisor, before the sandbox starts.
+ */
+#ifndef CONFINE_COPY_H
+#define CONFINE_COPY_H
+
+#include <stddef.h>
+
+struct copy_stats {
+	size_t	files;		/* regular files copied */
+	size_t	cloned;		/* of which shared by reflink */
+	size_t	skipped;	/* unreadable files, fifos, sockets, devices */
+};
+
+/*
+ * Copy src (a directory, a file or a symlink on the host) to dst, which
+ * must not exist: directories, regular files (reflinked where the
+ * filesystem can, else copied; never hard-linked to the host's), symlinks
+ * as they are, modes without setuid and setgid, and modification times.
+ * Files that cannot be read, fifos, sockets and device nodes are left out
+ * and counted; so are the paths except names, relative to src.  0 or -errno, with *where naming the path that failed.
+ */
+int	copy_tree(const char *src, const char *dst, char *const *except,
+	    struct copy_stats *, const char **where);
+
+#endif

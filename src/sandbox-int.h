@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * sandbox-int.h - what the backends share with the supervisor in
+ * sandbox.c: the fds between them, the status records, the command's
+ * last steps.  Private to sandbox.c and backends.c.
+ */
+#ifndef CONFINE_SANDBOX_INT_H
+#define CONFINE_SANDBOX_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "log.h"
+#include "plan.h"
+
+/* Status records: the first byte says what happened. */
+#define REC_READY	0	/* set-up done, the command is being started */
+
+struct fds {
+	int	status[2];	/* packet pipe: sandbox -> supervisor */
+	int	bpf[2];		/* the seccomp program: supervisor -> command */
+	int	ptysock[2];	/* the pty master passes out through it */
+	int	proxysock[2];	/* the proxy's listener, likewise */
+	int	parent;		/* pidfd of the supervisor */
+	int	sigfd;
+	int	master;		/* a pty the supervisor opened itself */
+	int	slave;
+};
+
+/* The caller's SIGPIPE disposition, for the command. */
+extern struct sigaction sandbox_saved_sigpipe;
+
+/* Terminal, fds, Landlock, seccomp (bpf_fd < 0: loaded already), exec. */
+noreturn void	sandbox_command(const struct plan *, int slave, int status_fd,
+		    int bpf_fd);
+
+/*
+ * Start the backend's sandbox; its first process's pid, or -errno with
+ * *where set.  The supervisor has made the fds the backend uses.
+ */
+pid_t	backend_bwrap_start(const struct plan *, struct fds *,
+	    const char **where);
+pid_t	backend_landlock_start(const struct plan *, struct fds *);
+
+/* landlock backend: kill and reap whatever the command left behind. */
+void	backend_landlock_reap(void);
+
+#endif
