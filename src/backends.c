@@ -89,17 +89,25 @@ stage_memfd(const struct plan *p)
 	return steal_fd(&fd);
 }
 
-/* The facts bwrap.c needs: is each mount's host dst a directory? */
+/*
+ * The facts bwrap.c needs: is each mount's host dst a directory; is a
+ * socket to mask gone since the probe (bwrap cannot make a mount point
+ * for it on the read-only root, and there is nothing left to mask)?
+ */
 static bool *
-dst_is_dir(const struct plan *p)
+dst_facts(const struct plan *p, bool **gone)
 {
 	bool *v = xcalloc(p->mounts.n + 1, sizeof(*v));
 	struct stat st;
 	size_t i;
 
-	for (i = 0; i < p->mounts.n; i++)
+	*gone = xcalloc(p->mounts.n + 1, sizeof(**gone));
+	for (i = 0; i < p->mounts.n; i++) {
 		v[i] = stat(p->mounts.v[i].dst, &st) == 0 &&
 		    S_ISDIR(st.st_mode);
+		(*gone)[i] = p->mounts.v[i].kind == PLAN_MOUNT_MASK &&
+		    lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT;
+	}
 	return v;
 }
 
@@ -129,7 +137,7 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 {
 	autoclose int seccomp = -1, stage = -1, exe = -1;
 	autofree char *empty = path_join(p->session_dir, "empty");
-	autofree bool *is_dir = NULL;
+	autofree bool *is_dir = NULL, *gone = NULL;
 	struct bwrap_in in;
 	char **argv;
 	size_t i;
@@ -145,10 +153,11 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 		return r;
 	if ((exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
-	is_dir = dst_is_dir(p);
+	is_dir = dst_facts(p, &gone);
 	in = (struct bwrap_in){ .exe_fd = exe, .stage_fd = stage,
 	    .status_fd = f->status[1], .proxy_fd = f->proxysock[1],
-	    .seccomp_fd = seccomp, .empty_file = empty, .is_dir = is_dir };
+	    .seccomp_fd = seccomp, .empty_file = empty, .is_dir = is_dir,
+	    .gone = gone };
 	argv = bwrap_argv(p, &in);
 	if (log_get_level() >= LOG_DEBUG)
 		for (i = 0; argv[i]; i++)

@@ -132,7 +132,9 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 	add2(&a, "--cap-drop", "ALL");
 	add(&a, "--clearenv");
 	for (i = 0; i < p->mounts.n; i++)
-		mount_args(&a, &p->mounts.v[i], in->is_dir[i], in->empty_file);
+		if (!(in->gone && in->gone[i]))
+			mount_args(&a, &p->mounts.v[i], in->is_dir[i],
+			    in->empty_file);
 	add_fd(&a, "--seccomp", in->seccomp_fd);
 	add(&a, "--");
 	add(&a, exe);

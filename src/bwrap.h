@@ -22,6 +22,7 @@ struct bwrap_in {
 	int		 seccomp_fd;	/* sealed memfd with the BPF program */
 	const char	*empty_file;	/* an empty read-only file (masks) */
 	const bool	*is_dir;	/* per mount: the host's dst is a dir */
+	const bool	*gone;		/* per mount: a masked socket is gone */
 };
 
 /* The whole argv, bwrap's path first.  strv_free() it. */

@@ -45,6 +45,19 @@ excepted(const struct copy *c)
 	return false;
 }
 
+/*
+ * Root reads every file; the copy must not hand a file of another user to
+ * the command, which has no capability to read it on the host: it keeps
+ * its owner.  Anyone else copies only what they could read anyway.
+ */
+static int
+own(int fd, const struct stat *st)
+{
+	if (geteuid() != 0 || (st->st_uid == 0 && st->st_gid == 0))
+		return 0;
+	return fchown(fd, st->st_uid, st->st_gid);
+}
+
 /* The bytes of in to out: a reflink, else the kernel's copy, else ours. */
 static int
 copy_bytes(int in, int out, off_t size, bool *cloned)
@@ -104,7 +117,8 @@ copy_file(struct copy *c, int sdir, const char *name, int ddir,
 		return r;
 	c->st->files++;
 	c->st->cloned += cloned;
-	if (fchmod(out, st->st_mode & 01777) < 0 || futimens(out, t) < 0)
+	if (own(out, st) < 0 || fchmod(out, st->st_mode & 01777) < 0 ||
+	    futimens(out, t) < 0)
 		return -errno;
 	return 0;
 }
@@ -132,6 +146,9 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 		target[n] = '\0';
 		if (symlinkat(target, ddir, dname) < 0)
 			return -errno;
+		if (geteuid() == 0)
+			fchownat(ddir, dname, st.st_uid, st.st_gid,
+			    AT_SYMLINK_NOFOLLOW);
 		utimensat(ddir, dname, t, AT_SYMLINK_NOFOLLOW);
 		return 0;
 	}
@@ -153,7 +170,8 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 			return -errno;
 		if ((r = copy_dir(c, s, d, depth + 1)) < 0)
 			return r;
-		if (fchmod(d, st.st_mode & 01777) < 0 || futimens(d, t) < 0)
+		if (own(d, &st) < 0 || fchmod(d, st.st_mode & 01777) < 0 ||
+		    futimens(d, t) < 0)
 			return -errno;
 		return 0;
 	}

@@ -661,16 +661,16 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 		goto out;
 	}
 	report = NULL;
-	if (!o->quiet) {
+	/* Nothing for the user: the caller drops the session. */
+	ret = git_diff_num_deltas(diff) == 0 && ch.nskipped == 0 &&
+	    !has_commits ? 1 : 0;
+	if (!o->quiet && ret == 0) {
 		if (cnt.ignored)
 			fprintf(stderr, "  %zu ignored by .gitignore, not "
 			    "exported\n", cnt.ignored);
 		fprintf(stderr, "  review: confine diff %s    apply: confine "
 		    "apply %s\n", o->session_id, o->session_id);
 	}
-	/* Nothing for the user: the caller drops the session. */
-	ret = git_diff_num_deltas(diff) == 0 && ch.nskipped == 0 &&
-	    !has_commits ? 1 : 0;
 	goto out;
 giterr:
 	log_warn("export: %s", git_err());

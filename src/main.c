@@ -58,10 +58,12 @@ backend_from_env(struct cli_opts *o, char *const *env, char **cause)
 
 	if (o->backend_set || v == NULL || v[0] == '\0')
 		return 0;
-	if ((w = syntax_word(v, syntax_backends, &why)) < 0) {
+	if (syntax_word(v, syntax_backends, &why) < 0) {
 		*cause = xasprintf("CONFINE_BACKEND: %s", why);
 		return -1;
 	}
+	for (w = 0; !streq(syntax_backends[w], v); w++)
+		;
 	o->backend = (enum plan_backend)w;
 	o->backend_set = true;
 	o->backend_origin = "environment CONFINE_BACKEND";
@@ -175,8 +177,9 @@ again:
 	log_info("landlock: ABI %d", plan.landlock.abi);
 	for (i = 0; i < plan.ndegraded; i++)
 		log_info("missing: %s", plan.degraded[i]);
-	if (plan.nweaker && log_get_level() >= 0)
-		log_msg("backend %s: weaker than native: %s%s",
+	/* On every run, -q or not: what this backend does not protect. */
+	if (plan.nweaker)
+		fprintf(stderr, "confine: backend %s: weaker than native: %s%s\n",
 		    plan.backend == PLAN_BACKEND_BWRAP ? "bwrap" : "landlock",
 		    plan.weaker[0], plan.nweaker > 1 ? " (and more: "
 		    "--dry-run)" : "");

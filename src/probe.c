@@ -202,7 +202,7 @@ probe_bwrap_found(struct host *h)
 void
 probe_bwrap(struct host *h)
 {
-	char out[512];
+	char out[4096];
 	int major = 0, minor = 0, status;
 
 	if (!h->bwrap.found || h->bwrap.probed)

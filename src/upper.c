@@ -291,15 +291,17 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
 		path = path_join_rel(prefix, e->d_name);
-		if (strcasecmp(e->d_name, ".git") == 0) {
-			if (dir_changed || prefix[0])
-				skip(w, path, "git internals are never exported");
-			continue;
-		}
 		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			*where = "the workspace's copy";
 			r = -errno;
 			break;
+		}
+		/* As an overlay's upper layer would hold it: when written. */
+		if (strcasecmp(e->d_name, ".git") == 0) {
+			if (changed_since(&st) || (dir_changed &&
+			    lower_type(w, path) != type_of(&st)))
+				skip(w, path, "git internals are never exported");
+			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
 			autoclose int sub = -1;

@@ -131,6 +131,7 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 static int
 copies_create(const struct plan *p, int fd, const char **where)
 {
+	struct timespec t0, t1;
 	size_t i;
 	int r;
 
@@ -161,7 +162,20 @@ copies_create(const struct plan *p, int fd, const char **where)
 			return r;
 	}
 	*where = p->session_dir;
-	return p->reenter ? 0 : write_meta(fd, p);
+	if (p->reenter)
+		return 0;
+	/*
+	 * The export tells the command's changes by ctime >= the start:
+	 * let the clock tick past the copy's last change first, so that no
+	 * file copied shares a tick with the start (the coarse clock, the
+	 * one timestamps are taken from, ticks every few milliseconds).
+	 */
+	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
+	do {
+		nanosleep(&(struct timespec){ .tv_nsec = 500000 }, NULL);
+		clock_gettime(CLOCK_REALTIME_COARSE, &t1);
+	} while (t1.tv_sec == t0.tv_sec && t1.tv_nsec == t0.tv_nsec);
+	return write_meta(fd, p);
 }
 
 int

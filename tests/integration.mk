@@ -41,20 +41,22 @@ EXTRA_DIST += tests/helpers/changeset.py
 EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy
 
 # Every integration test once more on each of the other backends: the same
-# script, run with CONFINE_BACKEND set (NAME.bwrap and NAME.landlock are
-# copies of NAME.sh made here).  A backend this machine cannot run skips
-# the whole script, with the reason (tests/lib.sh).
-BACKEND_TESTS = $(INTEGRATION_TESTS:.sh=.bwrap) \
-	$(INTEGRATION_TESTS:.sh=.landlock)
+# script, run with CONFINE_BACKEND set (tests/bwrap/NAME.bwrap and
+# tests/landlock/NAME.landlock are copies of tests/integration/NAME.sh made
+# here, in directories of their own so that their logs do not collide).
+# A backend this machine cannot run skips the whole script, with the
+# reason (tests/lib.sh).
+BACKEND_TESTS = \
+	$(INTEGRATION_TESTS:tests/integration/%.sh=tests/bwrap/%.bwrap) \
+	$(INTEGRATION_TESTS:tests/integration/%.sh=tests/landlock/%.landlock)
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock
-SUFFIXES += .sh .bwrap .landlock
 BWRAP_LOG_DRIVER = $(LOG_DRIVER)
 BWRAP_LOG_COMPILER = env CONFINE_BACKEND=bwrap $(SHELL)
 LANDLOCK_LOG_DRIVER = $(LOG_DRIVER)
 LANDLOCK_LOG_COMPILER = env CONFINE_BACKEND=landlock $(SHELL)
-.sh.bwrap:
+tests/bwrap/%.bwrap: tests/integration/%.sh
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && cp $< $@
-.sh.landlock:
+tests/landlock/%.landlock: tests/integration/%.sh
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && cp $< $@

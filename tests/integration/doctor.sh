@@ -51,9 +51,27 @@ t_seccomp() {
 	fi
 }
 
-t_bwrap() {
+# Each backend's line; the ones it says yes to do run.
+t_backends() {
+	ws_new
 	run_doctor
-	assert_file_has_content "$OUT" '^bwrap: /'
+	assert_file_has_content "$OUT" '^backends:$'
+	assert_file_has_content "$OUT" '^  native: yes$'
+	assert_file_has_content "$OUT" '^  landlock: yes \(weaker: '
+	assert_file_has_content "$OUT" '^  bwrap: '
+	cp "$OUT" "$TEST_TMP/doctor.out"
+	for b in native bwrap landlock; do
+		if grep -q "^  $b: yes" "$TEST_TMP/doctor.out"; then
+			run_confine --backend "$b" -- true
+			assert_status "$RC" 0
+		fi
+	done
+	if [ -x /usr/bin/bwrap ]; then
+		assert_file_has_content "$TEST_TMP/doctor.out" '^  bwrap: yes \(/'
+	else
+		assert_file_has_content "$TEST_TMP/doctor.out" \
+		    '^  bwrap: no: .* is not installed$'
+	fi
 }
 
 t_auto() {
@@ -74,7 +92,7 @@ t_auto_runs() {
 tcase "landlock: the kernel's ABI" t_landlock
 tcase "user namespaces with overlayfs: yes" t_userns_overlay
 tcase "seccomp: available" t_seccomp
-tcase "bwrap: a path" t_bwrap
+tcase "backends: each named, and each it says yes to runs" t_backends
 tcase "auto: native, exit 0" t_auto
 tcase "confine runs here, and doctor agrees" t_auto_runs
 tap_done
