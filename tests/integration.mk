@@ -36,6 +36,10 @@ INTEGRATION_TESTS = \
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
 
+# auto's fallbacks on a host without user namespaces: once, not per backend.
+TESTS += tests/integration/backends.sh
+EXTRA_DIST += tests/integration/backends.sh
+
 EXTRA_DIST += tests/profile-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py
 EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy
