@@ -574,9 +574,11 @@ backend_choose(struct plan *p, const struct eff *e, const struct host *h,
 		p->backend = PLAN_BACKEND_BWRAP;
 		p->bwrap = xstrdup(BWRAP_PATH);
 		p->bwrap_setuid = h->bwrap.setuid;
-		p->bwrap_unshare_user = h->userns_why == NULL;
+		/* A setuid bwrap makes its own namespaces as root. */
+		p->bwrap_unshare_user = h->userns_why == NULL &&
+		    !h->bwrap.setuid;
 		p->bwrap_disable_userns = h->bwrap.disable_userns &&
-		    h->userns_why == NULL;
+		    p->bwrap_unshare_user;
 		p->backend_reason = is_auto ? xasprintf("bwrap (auto: no user "
 		    "namespaces for confine: %s; %s%s can build the "
 		    "sandbox)", h->userns_why, BWRAP_PATH, h->bwrap.setuid ?

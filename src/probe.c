@@ -221,7 +221,8 @@ probe_bwrap(struct host *h)
 	 * namespace, it keeps the bounding set)?
 	 */
 	status = run_quiet((const char *[]){ BWRAP_PATH, "--unshare-all",
-	    h->userns_why ? "--unshare-all" : "--unshare-user",
+	    h->userns_why || h->bwrap.setuid ? "--unshare-all" :
+	    "--unshare-user",
 	    "--cap-drop", "ALL", "--ro-bind", "/", "/", "--proc", "/proc",
 	    "--dev", "/dev", "--", "/bin/cat", "/proc/self/status", NULL }, out,
 	    sizeof(out));
