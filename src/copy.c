@@ -246,3 +246,57 @@ copy_tree(const char *src, const char *dst, char *const *except,
 	}
 	return copy_entry(&c, s, sname, d, dname, 0);
 }
+
+static bool
+after(const struct stat *st, const struct timespec *t)
+{
+	return st->st_ctim.tv_sec > t->tv_sec || (st->st_ctim.tv_sec ==
+	    t->tv_sec && st->st_ctim.tv_nsec >= t->tv_nsec);
+}
+
+/* Anything at or below dirfd changed since t?  Unreadable: yes. */
+static bool
+changed_below(int dirfd, const struct timespec *t, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	bool changed = false;
+
+	if (depth > MAX_DEPTH || (d = fdopendir(dup(dirfd))) == NULL)
+		return true;
+	while (!changed && (e = readdir(d)) != NULL) {
+		struct stat st;
+		int sub;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    after(&st, t)) {
+			changed = true;
+			break;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		if ((sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			changed = true;
+			break;
+		}
+		changed = changed_below(sub, t, depth + 1);
+		close(sub);
+	}
+	closedir(d);
+	return changed;
+}
+
+bool
+copy_changed_since(const char *dir, const struct timespec *t)
+{
+	autoclose int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return true;
+	return after(&st, t) || changed_below(fd, t, 0);
+}

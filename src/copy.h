@@ -8,7 +8,9 @@
 #ifndef CONFINE_COPY_H
 #define CONFINE_COPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 struct copy_stats {
 	size_t	files;		/* regular files copied */
@@ -26,5 +28,12 @@ struct copy_stats {
  */
 int	copy_tree(const char *src, const char *dst, char *const *except,
 	    struct copy_stats *, const char **where);
+
+/*
+ * Has the command changed anything in the copy at dir: is any entry's
+ * ctime (the root's included) at or after t?  Stops at the first; true
+ * when something cannot be read.
+ */
+bool	copy_changed_since(const char *dir, const struct timespec *t);
 
 #endif

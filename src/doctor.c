@@ -152,7 +152,7 @@ backends(int abi, const char *overlay_why)
 	h.userns_why = probe_userns_why(h.uid);
 	native_why = h.userns_why ? h.userns_why : overlay_why;
 	probe_bwrap_found(&h);
-	probe_bwrap(&h);
+	probe_bwrap(&h, true);
 	printf("backends:\n");
 	printf("  native: %s%s\n", native_why ? "no: " : "yes",
 	    native_why ? native_why : "");

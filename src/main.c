@@ -70,14 +70,18 @@ backend_from_env(struct cli_opts *o, char *const *env, char **cause)
 	return 0;
 }
 
-/* The backend asked for, before the policy: is bwrap worth probing? */
+/*
+ * The backend asked for, before the policy: is bwrap worth probing, and
+ * must the probe try a sandbox (auto's choice depends on it)?
+ */
 static bool
 may_use_bwrap(const struct cli_opts *o, const struct profile *pr,
-    const struct host *h)
+    const struct host *h, bool *trial)
 {
 	const char *want = o->backend_set ? syntax_backends[o->backend] :
 	    pr->backend.value ? pr->backend.value : "auto";
 
+	*trial = !streq(want, "bwrap");
 	if (o->session_layout && streq(o->session_layout, "copy"))
 		return true;
 	return streq(want, "bwrap") || (streq(want, "auto") && h->userns_why);
@@ -94,6 +98,7 @@ main(int argc, char **argv)
 	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
 	size_t i;
 	int status;
+	bool trial;
 
 	/* bwrap runs confine again inside its sandbox: the inner stage. */
 	if (argc > 1 && streq(argv[1], BWRAP_INNER_ARG))
@@ -146,8 +151,8 @@ main(int argc, char **argv)
 		goto refuse;
 	if (!profile.backend.value && backend_from_env(&opts, env, &cause) < 0)
 		goto refuse;
-	if (may_use_bwrap(&opts, &profile, &host))
-		probe_bwrap(&host);
+	if (may_use_bwrap(&opts, &profile, &host, &trial))
+		probe_bwrap(&host, trial);
 	/* The profile may name the workspace; an option still wins. */
 	if (!opts.workspace && profile.ws_path.value) {
 		autofree char *ws = syntax_expand(profile.ws_path.value,
@@ -199,7 +204,7 @@ again:
 		    "seccomp filter, or a sysctl)");
 		log_info("backend: native cannot start, trying the next");
 		plan_free(&plan);
-		probe_bwrap(&host);
+		probe_bwrap(&host, true);
 		goto again;
 	}
 	if (status == SANDBOX_NO_USERNS)

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <sys/ioctl.h>
 #include <termios.h>
+#include <time.h>
 
 enum plan_net { PLAN_NET_NONE, PLAN_NET_PROXY, PLAN_NET_HOST };
 
@@ -145,6 +146,8 @@ struct plan {
 	bool		 bwrap_unshare_user;	/* user namespaces work here */
 	bool		 bwrap_disable_userns;	/* it has --disable-userns */
 	char		*home;		/* $HOME in the sandbox */
+	struct timespec	 start_after;	/* copies: the command starts once the
+					   coarse clock is past this */
 };
 
 void	plan_free(struct plan *);

@@ -199,33 +199,71 @@ probe_bwrap_found(struct host *h)
 	}
 }
 
+/* bwrap's probe sandbox: bwrap [userns options] ... cat status. */
+static int
+bwrap_try(bool unshare_user, bool disable_userns, char *out, size_t len)
+{
+	const char *argv[20];
+	int n = 0;
+
+	argv[n++] = BWRAP_PATH;
+	argv[n++] = "--unshare-all";
+	if (unshare_user)
+		argv[n++] = "--unshare-user";
+	if (disable_userns)
+		argv[n++] = "--disable-userns";
+	argv[n++] = "--cap-drop";
+	argv[n++] = "ALL";
+	argv[n++] = "--ro-bind";
+	argv[n++] = "/";
+	argv[n++] = "/";
+	argv[n++] = "--proc";
+	argv[n++] = "/proc";
+	argv[n++] = "--dev";
+	argv[n++] = "/dev";
+	argv[n++] = "--";
+	argv[n++] = "/bin/cat";
+	argv[n++] = "/proc/self/status";
+	argv[n] = NULL;
+	return run_quiet(argv, out, len);
+}
+
 void
-probe_bwrap(struct host *h)
+probe_bwrap(struct host *h, bool trial)
 {
 	char out[4096];
-	int major = 0, minor = 0, status;
+	/* A setuid bwrap makes its namespaces as root, without these. */
+	bool unshare_user = h->userns_why == NULL && !h->bwrap.setuid;
+	int status, major = 0, minor = 0;
 
 	if (!h->bwrap.found || h->bwrap.probed)
 		return;
 	h->bwrap.probed = true;
-	if (run_quiet((const char *[]){ BWRAP_PATH, "--version", NULL }, out,
-	    sizeof(out)) != 0 ||
-	    sscanf(out, "bubblewrap %d.%d", &major, &minor) != 2) {
-		h->bwrap.why = xasprintf("%s --version fails", BWRAP_PATH);
+	if (!trial) {
+		/* Asked for by name: its version is enough; a bwrap that
+		 * cannot confine here fails at the start, and says why. */
+		if (run_quiet((const char *[]){ BWRAP_PATH, "--version", NULL },
+		    out, sizeof(out)) != 0 ||
+		    sscanf(out, "bubblewrap %d.%d", &major, &minor) != 2)
+			h->bwrap.why = xasprintf("%s --version fails",
+			    BWRAP_PATH);
+		h->bwrap.disable_userns = unshare_user && (major > 0 ||
+		    minor >= 8);
 		return;
 	}
-	h->bwrap.disable_userns = major > 0 || minor >= 8;
 	/*
-	 * A sandbox of its own, as small as can be: can it make one here, and
-	 * does it take every capability away (as uid 0 without a user
-	 * namespace, it keeps the bounding set)?
+	 * One sandbox, as small as can be, the way the backend will ask for
+	 * it: can bwrap make one here, and does it take every capability
+	 * away (as uid 0 without a user namespace, it keeps the bounding
+	 * set)?  --disable-userns is tried first; bwrap before 0.8 has not.
 	 */
-	status = run_quiet((const char *[]){ BWRAP_PATH, "--unshare-all",
-	    h->userns_why || h->bwrap.setuid ? "--unshare-all" :
-	    "--unshare-user",
-	    "--cap-drop", "ALL", "--ro-bind", "/", "/", "--proc", "/proc",
-	    "--dev", "/dev", "--", "/bin/cat", "/proc/self/status", NULL }, out,
-	    sizeof(out));
+	status = bwrap_try(unshare_user, unshare_user, out, sizeof(out));
+	h->bwrap.disable_userns = unshare_user;
+	if (status != 0 && unshare_user &&
+	    strstr(out, "--disable-userns") != NULL) {
+		h->bwrap.disable_userns = false;
+		status = bwrap_try(unshare_user, false, out, sizeof(out));
+	}
 	if (status != 0) {
 		out[strcspn(out, "\n")] = '\0';
 		h->bwrap.why = xasprintf("%s cannot build a sandbox here: %s",

@@ -33,7 +33,8 @@ struct host {
 		bool	 found;		/* BWRAP_PATH is an executable file */
 		bool	 setuid;	/* owned by root and setuid */
 		bool	 probed;	/* probe_bwrap() ran: the rest is known */
-		bool	 disable_userns;	/* it has --disable-userns */
+		bool	 disable_userns;	/* it has --disable-userns, and it
+						   applies here */
 		char	*why;		/* why it cannot be used, or NULL */
 	} bwrap;
 	int		 landlock_abi;	/* 0: none */
@@ -54,11 +55,12 @@ int	probe_host(char *const *env, const char *workspace, struct host *ret,
 void	host_free(struct host *);
 
 /*
- * The bubblewrap facts that need running it: its version, and whether it
- * can build a sandbox here.  Costs a few milliseconds, so only called when
- * the bwrap backend may be used.
+ * The bubblewrap facts that need running it: whether it has
+ * --disable-userns, and with trial, whether it can build a sandbox here
+ * that holds no capability (for auto's choice; a few milliseconds).  Only
+ * called when the bwrap backend may be used.
  */
-void	probe_bwrap(struct host *);
+void	probe_bwrap(struct host *, bool trial);
 /* Is BWRAP_PATH there (h->bwrap.found, .setuid)?  A stat only. */
 void	probe_bwrap_found(struct host *);
 /* Why this user cannot create user namespaces, or NULL.  Heap string. */

@@ -120,6 +120,27 @@ exec_command(const struct plan *p)
 }
 
 /*
+ * A copy's changes are told by ctime >= the start (workspace.c): begin
+ * only once the coarse clock, which most timestamps come from, is past it.
+ * Usually already so: the set-up takes longer than a tick.
+ */
+static void
+start_after(const struct timespec *t)
+{
+	struct timespec now;
+
+	if (t->tv_sec == 0 && t->tv_nsec == 0)
+		return;
+	for (;;) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		if (now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec &&
+		    now.tv_nsec > t->tv_nsec))
+			return;
+		nanosleep(&(struct timespec){ .tv_nsec = 500000 }, NULL);
+	}
+}
+
+/*
  * The command's process: terminal, fds, then Landlock and seccomp, exec.
  * bpf_fd < 0: the filter is loaded already (bwrap loads it).
  */
@@ -160,6 +181,7 @@ sandbox_command(const struct plan *p, int slave, int status_fd, int bpf_fd)
 	/* Last: the filter may deny any of the steps above. */
 	if (bpf_fd >= 0 && (r = syscall_filter_load(&prog)) < 0)
 		die_errno(-r, "seccomp: cannot load the filter");
+	start_after(&p->start_after);
 	exec_command(p);
 }
 
@@ -474,8 +496,10 @@ userns_refused(int err)
 }
 
 int
-sandbox_run(const struct plan *p)
+sandbox_run(const struct plan *plan)
 {
+	struct plan copy = *plan;
+	const struct plan *p = &copy;
 	struct fds f = { .status = { -1, -1 }, .bpf = { -1, -1 },
 	    .ptysock = { -1, -1 }, .proxysock = { -1, -1 }, .master = -1,
 	    .slave = -1 };
@@ -487,7 +511,7 @@ sandbox_run(const struct plan *p)
 	pid_t child;
 	int r, wstatus, filter_err = 0;
 
-	if ((r = workspace_session_create(p, &where)) < 0) {
+	if ((r = workspace_session_create(p, &where, &copy.start_after)) < 0) {
 		if (!p->reenter)
 			workspace_session_remove(p);
 		die_errno(-r, "session: cannot create '%s'", where);

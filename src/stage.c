@@ -76,6 +76,8 @@ stage_write(const struct plan *p, int fd)
 		put_u64(f, p->landlock.paths[i].access);
 		put_strv(f, p->landlock.paths[i].except);
 	}
+	put_u64(f, (uint64_t)p->start_after.tv_sec);
+	put_u64(f, (uint64_t)p->start_after.tv_nsec);
 	put_u64(f, STAGE_MAGIC);
 	if (fclose(f) != 0)
 		return -EIO;
@@ -179,6 +181,8 @@ stage_decode(const char *buf, size_t len, struct plan *p)
 		}
 	} else
 		r.bad = true;
+	p->start_after.tv_sec = (time_t)get_u64(&r);
+	p->start_after.tv_nsec = (long)get_u64(&r);
 	if (get_u64(&r) != STAGE_MAGIC || r.left != 0 || p->argv == NULL ||
 	    p->argv[0] == NULL || p->envp == NULL || p->cwd == NULL ||
 	    p->net > PLAN_NET_HOST)

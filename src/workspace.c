@@ -34,7 +34,7 @@ static void	remove_tree(int, const char *, int);
 
 
 static int
-write_meta(int dirfd, const struct plan *p)
+write_meta(int dirfd, const struct plan *p, const struct timespec *start)
 {
 	AUTO(fclose_p) FILE *f = NULL;
 	char stamp[32];
@@ -54,7 +54,10 @@ write_meta(int dirfd, const struct plan *p)
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	/* The coarse clock is the one file timestamps are taken from. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	if (start)
+		ts = *start;
+	else
+		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 	fprintf(f, "version=1\nid=%s\nstarted=%s\nstarted_ns=%lld\n"
 	    "workspace=%s\nbackend=%s\nlayout=%s\nquadrant=%s\nprofile=%s\n"
 	    "profile_arg=%s\n", p->session_id, stamp,
@@ -129,9 +132,9 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
  * Entered again, the workspace's copy stays and the rest is made anew.
  */
 static int
-copies_create(const struct plan *p, int fd, const char **where)
+copies_create(const struct plan *p, int fd, const char **where,
+    struct timespec *start)
 {
-	struct timespec t0, t1;
 	size_t i;
 	int r;
 
@@ -165,21 +168,19 @@ copies_create(const struct plan *p, int fd, const char **where)
 	if (p->reenter)
 		return 0;
 	/*
-	 * The export tells the command's changes by ctime >= the start:
-	 * let the clock tick past the copy's last change first, so that no
-	 * file copied shares a tick with the start (the coarse clock, the
-	 * one timestamps are taken from, ticks every few milliseconds).
+	 * The export tells the command's changes by ctime >= the start.  A
+	 * file's ctime is the coarse clock, or, on filesystems with
+	 * multigrain timestamps, the fine one: the start is the fine clock
+	 * now, past every copied file's, and the command starts only once
+	 * the coarse clock has passed it too (sandbox_command()).
 	 */
-	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
-	do {
-		nanosleep(&(struct timespec){ .tv_nsec = 500000 }, NULL);
-		clock_gettime(CLOCK_REALTIME_COARSE, &t1);
-	} while (t1.tv_sec == t0.tv_sec && t1.tv_nsec == t0.tv_nsec);
-	return write_meta(fd, p);
+	clock_gettime(CLOCK_REALTIME, start);
+	return write_meta(fd, p, start);
 }
 
 int
-workspace_session_create(const struct plan *p, const char **where)
+workspace_session_create(const struct plan *p, const char **where,
+    struct timespec *start)
 {
 	autofree char *parent = xstrdup(p->session_dir);
 	autoclose int fd = -1;
@@ -196,8 +197,9 @@ workspace_session_create(const struct plan *p, const char **where)
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return -errno;
+	start->tv_sec = start->tv_nsec = 0;
 	if (p->backend != PLAN_BACKEND_NATIVE)
-		return copies_create(p, fd, where);
+		return copies_create(p, fd, where, start);
 	/* The overlay's root takes upper/'s mode: give it the workspace's. */
 	if (stat(p->workspace, &st) < 0)
 		return -errno;
@@ -224,7 +226,7 @@ workspace_session_create(const struct plan *p, const char **where)
 	}
 	*where = p->session_dir;
 	/* Re-entered: the first start stays the session's start. */
-	return p->reenter ? 0 : write_meta(fd, p);
+	return p->reenter ? 0 : write_meta(fd, p, NULL);
 }
 
 static void
@@ -259,12 +261,18 @@ workspace_session_finish(const struct plan *p)
 	    O_CLOEXEC)) < 0)
 		return true;
 	if (p->backend != PLAN_BACKEND_NATIVE) {
+		autofree char *upper = path_join(p->session_dir, "upper");
+
 		/* Scratch is discarded; the copy is for the export to judge. */
 		remove_tree(fd, "home", 0);
 		remove_tree(fd, "tmp", 0);
 		remove_tree(fd, "scratch", 0);
 		unlinkat(fd, "empty", 0);
-		return true;
+		/* Untouched: nothing to export (the export would say so). */
+		if (p->reenter || copy_changed_since(upper, &p->start_after))
+			return true;
+		workspace_session_remove(p);
+		return false;
 	}
 	/* overlayfs's own scratch (mode 000 entries, volatile markers). */
 	remove_tree(fd, "work", 0);

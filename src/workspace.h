@@ -9,15 +9,19 @@
 #define CONFINE_WORKSPACE_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "plan.h"
 
 /*
  * Create the session directory of the plan (mode 0700, parents as needed)
- * with empty upper/ and work/ and the metadata file.  0 or -errno, with
- * *where naming the path that failed.
+ * with empty upper/ and work/ (native) or the copies (bwrap, landlock), and
+ * the metadata file.  0 or -errno, with *where naming the path that
+ * failed.  For copies, *start is the session's start, which the command
+ * must not begin before (sandbox_command()); else zero.
  */
-int	workspace_session_create(const struct plan *, const char **where);
+int	workspace_session_create(const struct plan *, const char **where,
+	    struct timespec *start);
 
 /*
  * After the sandbox is gone: remove overlayfs's work directory; when the
