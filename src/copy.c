@@ -29,6 +29,7 @@
 
 struct copy {
 	struct copy_stats	*st;
+	FILE			*dirs;	/* "INO\0PATH\0" per directory */
 	char *const		*except;
 	char			 rel[PATH_MAX];	/* of the entry, below src */
 };
@@ -168,6 +169,14 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 		    (d = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC)) < 0)
 			return -errno;
+		if (c->dirs) {
+			struct stat dst;
+
+			if (fstat(d, &dst) < 0)
+				return -errno;
+			fprintf(c->dirs, "%llu%c%s%c",
+			    (unsigned long long)dst.st_ino, '\0', c->rel, '\0');
+		}
 		if ((r = copy_dir(c, s, d, depth + 1)) < 0)
 			return r;
 		if (own(d, &st) < 0 || fchmod(d, st.st_mode & 01777) < 0 ||
@@ -211,12 +220,12 @@ copy_dir(struct copy *c, int sdir, int ddir, int depth)
 
 int
 copy_tree(const char *src, const char *dst, char *const *except,
-    struct copy_stats *st, const char **where)
+    FILE *dirs, struct copy_stats *st, const char **where)
 {
 	autofree char *sparent = xstrdup(src), *dparent = xstrdup(dst);
 	char *sname = strrchr(sparent, '/'), *dname = strrchr(dparent, '/');
 	autoclose int s = -1, d = -1;
-	struct copy c = { .st = st, .except = except };
+	struct copy c = { .st = st, .except = except, .dirs = dirs };
 	struct stat sst;
 
 	memset(st, 0, sizeof(*st));

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 struct copy_stats {
@@ -24,10 +25,13 @@ struct copy_stats {
  * filesystem can, else copied; never hard-linked to the host's), symlinks
  * as they are, modes without setuid and setgid, and modification times.
  * Files that cannot be read, fifos, sockets and device nodes are left out
- * and counted; so are the paths except names, relative to src.  0 or -errno, with *where naming the path that failed.
+ * and counted; so are the paths except names, relative to src.  With
+ * dirs, each directory of the copy is written there as its inode number
+ * and its path relative to dst ("" for dst), each NUL-terminated: the
+ * export tells a directory moved by the command from it.  0 or -errno, with *where naming the path that failed.
  */
 int	copy_tree(const char *src, const char *dst, char *const *except,
-	    struct copy_stats *, const char **where);
+	    FILE *dirs, struct copy_stats *, const char **where);
 
 /*
  * Has the command changed anything in the copy at dir: is any entry's

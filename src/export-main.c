@@ -21,13 +21,47 @@
 #include "util.h"
 #include "workspace.h"
 
+static int
+by_ino(const void *a, const void *b)
+{
+	ino_t x = ((const struct upper_dir *)a)->ino;
+	ino_t y = ((const struct upper_dir *)b)->ino;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The copy's directories as made: "INO\0PATH\0"... (workspace.c). */
+static struct upper_dir *
+read_dirs(const char *session_dir, size_t *ret_n)
+{
+	autofree char *path = path_join(session_dir, "copy.dirs");
+	autofree char *ino = NULL, *rel = NULL;
+	AUTO(fclose_p) FILE *f = fopen(path, "re");
+	struct upper_dir *v = NULL;
+	size_t n = 0, c1 = 0, c2 = 0;
+
+	*ret_n = 0;
+	while (f && getdelim(&ino, &c1, '\0', f) > 0 &&
+	    getdelim(&rel, &c2, '\0', f) > 0) {
+		v = xreallocarray(v, n + 1, sizeof(*v));
+		v[n].ino = (ino_t)strtoull(ino, NULL, 10);
+		v[n++].path = xstrdup(rel);
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_ino);
+	*ret_n = n;
+	return v;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct export_opts o = { 0 };
 	autofree char *ws = NULL, *started = NULL, *id = NULL, *layout = NULL;
 	autostrv char **hidden = NULL;
-	int c;
+	struct upper_dir *dirs = NULL;
+	size_t ndirs = 0;
+	int c, r;
 
 	while ((c = getopt(argc, argv, "q")) != -1) {
 		if (c != 'q') {
@@ -61,9 +95,14 @@ main(int argc, char **argv)
 		if (started == NULL)
 			die("export: session '%s' has no start time", id);
 		hidden = workspace_meta_all(o.session_dir, "hidden");
-		upper_set_copy(&o.started, hidden);
+		dirs = read_dirs(o.session_dir, &ndirs);
+		upper_set_copy(&o.started, hidden, dirs, ndirs);
 	}
-	switch (export_session(&o)) {
+	r = export_session(&o);
+	while (ndirs > 0)
+		free(dirs[--ndirs].path);
+	free(dirs);
+	switch (r) {
 	case 0:
 		return 0;
 	case 1:

@@ -36,13 +36,40 @@
 static bool copy_mode;
 static struct timespec copy_since;
 static char *const *copy_hidden;
+static const struct upper_dir *copy_dirs;	/* sorted by inode */
+static size_t copy_ndirs;
 
 void
-upper_set_copy(const struct timespec *since, char *const *hidden)
+upper_set_copy(const struct timespec *since, char *const *hidden,
+    const struct upper_dir *dirs, size_t ndirs)
 {
 	copy_mode = true;
 	copy_since = *since;
 	copy_hidden = hidden;
+	copy_dirs = dirs;
+	copy_ndirs = ndirs;
+}
+
+static int
+by_ino(const void *k, const void *e)
+{
+	ino_t a = *(const ino_t *)k, b = ((const struct upper_dir *)e)->ino;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Was this directory of the copy made by the copy at another path: moved
+ * by the command?  Its files keep their ctimes, so they must all be
+ * looked at.
+ */
+static bool
+moved(ino_t ino, const char *path)
+{
+	const struct upper_dir *d = copy_ndirs ? bsearch(&ino, copy_dirs,
+	    copy_ndirs, sizeof(*copy_dirs), by_ino) : NULL;
+
+	return d && !streq(d->path, path);
 }
 
 static bool
@@ -268,7 +295,7 @@ has_entry(int dirfd, const char *name)
  */
 static int
 walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
-    const char **where)
+    bool force, const char **where)
 {
 	struct stat dst;
 	bool dir_changed;
@@ -280,7 +307,8 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 		return -ELOOP;
 	if (fstat(dirfd, &dst) < 0)
 		return -errno;
-	dir_changed = changed_since(&dst);
+	/* Forced: below a moved directory, every entry is a candidate. */
+	dir_changed = force || changed_since(&dst);
 	if ((d = fdopendir(dup(dirfd))) == NULL)
 		return -errno;
 	while (r == 0 && (e = readdir(d)) != NULL) {
@@ -320,7 +348,8 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 				if (lt == UPPER_FILE || lt == UPPER_LINK)
 					candidate(w, path);
 			}
-			r = walk_copy(w, sub, path, depth + 1, where);
+			r = walk_copy(w, sub, path, depth + 1, force ||
+			    moved(st.st_ino, path), where);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
 			if (!dir_changed && !changed_since(&st))
 				continue;
@@ -470,7 +499,7 @@ upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
 	int r;
 
 	*where = "upper layer";
-	if ((r = copy_mode ? walk_copy(&w, upper_fd, "", 0, where) :
+	if ((r = copy_mode ? walk_copy(&w, upper_fd, "", 0, false, where) :
 	    walk_upper(&w, upper_fd, "", 0, where)) < 0) {
 		strv_free(w.paths);
 		upper_changes_free(&out);

@@ -55,9 +55,17 @@ void	upper_changes_free(struct upper_changes *);
  * (the bwrap and landlock backends), not an overlay's: the merged view is
  * the copy alone, and what changed is told by ctime.  The hidden paths
  * (relative) were left out of the copy: nothing at or below them is a
- * change.  For the rest of the process; hidden must outlive it.
+ * change.  dirs, sorted by inode, are the copy's directories as it was
+ * made: one found at another path was moved, and all of it is looked at.
+ * For the rest of the process; hidden and dirs must outlive it.
  */
-void	upper_set_copy(const struct timespec *since, char *const *hidden);
+struct upper_dir {
+	ino_t	 ino;
+	char	*path;		/* relative; "" for the root */
+};
+
+void	upper_set_copy(const struct timespec *since, char *const *hidden,
+	    const struct upper_dir *dirs, size_t ndirs);
 /* In copy mode: is this file of the copy as it was made (ctime < since)? */
 bool	upper_copy_unchanged(const struct stat *);
 

@@ -105,6 +105,7 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 {
 	autofree char *parent = xstrdup(m->upper);
 	struct copy_stats st;
+	FILE *dirs = NULL;
 	int r;
 
 	*strrchr(parent, '/') = '\0';
@@ -115,7 +116,26 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 		return symlink(m->src, m->upper) < 0 ? -errno : 0;
 	if (access(m->src, F_OK) < 0 && errno == ENOENT)
 		return mkdir(m->upper, 0700) < 0 ? -errno : 0;
-	if ((r = copy_tree(m->src, m->upper, m->except, &st, where)) < 0)
+	if (streq(m->src, p->workspace)) {
+		/* The workspace's directories by inode, for the export. */
+		autofree char *idx = path_join(p->session_dir, "copy.dirs");
+		int fd = open(idx, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+
+		if (fd < 0 || (dirs = fdopen(fd, "w")) == NULL) {
+			*where = "copy.dirs";
+			r = -errno;
+			if (fd >= 0)
+				close(fd);
+			return r;
+		}
+	}
+	r = copy_tree(m->src, m->upper, m->except, dirs, &st, where);
+	if (dirs && fclose(dirs) != 0 && r == 0) {
+		*where = "copy.dirs";
+		r = -EIO;
+	}
+	if (r < 0)
 		return r;
 	if (st.skipped)
 		log_info("copy of %s: %zu unreadable or special files left out",
