@@ -3,10 +3,76 @@
 #
 # confine [OPTIONS] [--] COMMAND [ARG...]
 # confine run [OPTIONS] [--] COMMAND [ARG...]
+# confine ls | show [SESSION] | diff [SESSION] | drop SESSION...
+# confine apply [--yes] [--commits] [SESSION]
+# confine enter [SESSION] [COMMAND [ARG...]]
+# confine profile list | show NAME | check FILE...
+# confine trust [FILE]
 # confine doctor
 #
 # Options end at "--" or at the first word that is not an option; from there
 # on, the words are a command line of their own, completed as such.
+#
+# The options, which of them take a value, and the backends are read from
+# the "Options:" part of "confine --help" of the confine being completed,
+# so a new option is completed as soon as confine has it; the lists below
+# are used only when that fails.  Profile names come from "confine profile
+# list", session ids from "confine ls".
+
+# _confine_help CONFINE: set _confine_opts, _confine_argopts and
+# _confine_backends from CONFINE's --help (cached per binary).
+_confine_help()
+{
+	[[ ${_confine_help_of-} == "$1" ]] && return 0
+	local help
+	help=$("$1" --help 2>/dev/null)
+	_confine_opts=$(awk '
+		/^Options:/ { o = 1; next }
+		/^[^ ]/ { o = 0 }
+		o && $1 ~ /^-/ {
+			for (i = 1; i <= NF; i++) {
+				w = $i; sub(/,$/, "", w)
+				if (w !~ /^--?[A-Za-z]/) break
+				print w
+			}
+		}' <<<"$help")
+	_confine_argopts=$(awk '
+		/^Options:/ { o = 1; next }
+		/^[^ ]/ { o = 0 }
+		o && $1 ~ /^-/ {
+			n = 0
+			for (i = 1; i <= NF; i++) {
+				w = $i; sub(/,$/, "", w)
+				if (w ~ /^--?[A-Za-z]/) { opt[++n] = w; continue }
+				if (w ~ /^[A-Z]/) for (j = 1; j <= n; j++) print opt[j]
+				break
+			}
+		}' <<<"$help")
+	_confine_backends=$(sed -n \
+	    's/^ *--backend [A-Z]* *//; T; s/,/ /g; s/ or / /g; p' <<<"$help")
+	if [[ -z $_confine_opts ]]; then
+		_confine_opts='-p --profile -w --workspace -n --network --allow
+		    --endpoint --ro --hide --scratch --direct --env --backend
+		    --dry-run -q --quiet -v --verbose -h --help -V --version'
+		_confine_argopts='-p --profile -w --workspace -n --network
+		    --allow --endpoint --ro --hide --scratch --direct --env
+		    --backend'
+	fi
+	[[ -n $_confine_backends ]] ||
+	    _confine_backends='auto native bwrap landlock'
+	_confine_help_of=$1
+}
+
+# Words: the profile names, and the session ids, of this user.
+_confine_profiles()
+{
+	"$1" profile list 2>/dev/null | awk '{ print $1 }' | sort -u
+}
+
+_confine_sessions()
+{
+	"$1" ls 2>/dev/null | awk '{ print $1 }'
+}
 
 # shellcheck disable=SC2207 # the usual idiom: completions have no spaces
 _confine()
@@ -21,47 +87,73 @@ _confine()
 		cword=$COMP_CWORD
 	fi
 
-	local opts='-p --profile -w --workspace --env -n --network --allow
-	    --endpoint --ro --hide --scratch --direct --backend --dry-run
-	    -q --quiet -v --verbose -h --help -V --version'
+	# The confine being completed (./src/confine, say), else the one in PATH.
+	local confine=${words[0]}
+	if ! type -P -- "$confine" >/dev/null 2>&1 && ! [[ -x $confine ]]; then
+		confine=confine
+	fi
+	_confine_help "$confine"
+
+	local subcommands='run ls show diff apply enter drop profile trust doctor'
 	local i=1 w c
 
-	if [[ ${words[1]-} == doctor && $cword -gt 1 ]]; then
+	case ${words[1]-} in
+	doctor | ls)
 		return 0
-	fi
-	if [[ ${words[1]-} == profile ]]; then
+		;;
+	profile)
 		if ((cword == 2)); then
 			COMPREPLY=($(compgen -W 'list show check' -- "$cur"))
 		elif [[ ${words[2]-} == show && $cword -eq 3 ]]; then
-			COMPREPLY=($(compgen -W "$(confine profile list 2>/dev/null |
-			    awk '{print $1}')" -- "$cur"))
+			COMPREPLY=($(compgen -W "$(_confine_profiles "$confine")" \
+			    -- "$cur") $(compgen -f -X '!*.ini' -- "$cur"))
 		elif [[ ${words[2]-} == check ]]; then
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi
 		return 0
-	fi
-	case ${words[1]-} in
-	ls)
+		;;
+	trust)
+		((cword == 2)) && COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
-	show | diff | drop | enter | apply)
-		local ids
-		ids=$(confine ls 2>/dev/null | awk '{print $1}')
-		if [[ ${words[1]} == apply && $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '--yes --commits' -- "$cur"))
-		elif [[ ${words[1]} == enter && $cword -gt 2 ]]; then
-			COMPREPLY=($(compgen -c -- "$cur"))
+	show | diff)
+		((cword == 2)) &&
+		    COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
+		return 0
+		;;
+	drop)
+		COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
+		return 0
+		;;
+	apply)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--yes -y --commits' -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "$ids" -- "$cur"))
+			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
 		fi
 		return 0
 		;;
-	esac
-	if [[ ${words[1]-} == trust ]]; then
-		((cword == 2)) && COMPREPLY=($(compgen -f -- "$cur"))
+	enter)
+		# enter [SESSION] [COMMAND [ARG...]]: a session id, or the command.
+		i=2
+		[[ ${words[2]-} == [0-9]*-* && $cword -gt 2 ]] && i=3
+		[[ ${words[i]-} == -- && $cword -gt $i ]] && ((i++))
+		if ((cword == 2)); then
+			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
+			[[ $cur == [0-9]* ]] || COMPREPLY+=($(compgen -c -- "$cur"))
+		elif declare -F _command_offset >/dev/null 2>&1; then
+			_command_offset "$i"
+		elif ((cword == i)); then
+			COMPREPLY=($(compgen -c -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
 		return 0
-	fi
-	[[ ${words[1]-} == run && $cword -gt 1 ]] && i=2
+		;;
+	run)
+		((cword > 1)) && i=2
+		;;
+	esac
 
 	# Walk the options before the cursor; find where the command starts.
 	while ((i < cword)); do
@@ -71,18 +163,17 @@ _confine()
 			((i++))
 			break
 			;;
-		--profile | --workspace | --env | --network | --backend | \
-		    --allow | --endpoint | --ro | --hide | --scratch | --direct)
-			((i += 2))
-			continue
-			;;
+		--*=*) ;;
 		--*)
+			[[ " "$_confine_argopts" " == *[[:space:]]"$w"[[:space:]]* ]] &&
+			    ((i++))
 			;;
 		-?*)
-			# A cluster such as -qw DIR: a final w or n takes the next word.
+			# A cluster such as -qw DIR: an option taking a value ends it,
+			# and takes the next word when nothing follows it in the cluster.
 			c=${w#-}
 			while [[ -n $c ]]; do
-				if [[ ${c:0:1} == [pwn] ]]; then
+				if [[ " "$_confine_argopts" " == *[[:space:]]"-${c:0:1}"[[:space:]]* ]]; then
 					[[ ${#c} -eq 1 ]] && ((i++))
 					break
 				fi
@@ -110,12 +201,8 @@ _confine()
 
 	# The word under the cursor is an option, an option's value, or the
 	# command's name.  A cluster such as -qw ends like the option it ends in.
-	if [[ $prev =~ ^-[qvhV]*p$ ]]; then
-		prev=-p
-	elif [[ $prev =~ ^-[qvhV]*w$ ]]; then
-		prev=-w
-	elif [[ $prev =~ ^-[qvhV]*n$ ]]; then
-		prev=-n
+	if [[ $prev == -[!-]?* ]]; then
+		prev=-${prev: -1}
 	fi
 	case $prev in
 	-w | --workspace)
@@ -127,15 +214,12 @@ _confine()
 		return 0
 		;;
 	-p | --profile)
-		COMPREPLY=($(compgen -W "$(confine profile list 2>/dev/null |
-		    awk '{print $1}')" -- "$cur") $(compgen -f -X '!*.ini' -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_confine_profiles "$confine")" -- "$cur") \
+		    $(compgen -f -X '!*.ini' -- "$cur"))
 		return 0
 		;;
 	--ro | --hide | --scratch | --direct)
 		COMPREPLY=($(compgen -f -- "$cur"))
-		return 0
-		;;
-	--allow | --endpoint)
 		return 0
 		;;
 	-n | --network)
@@ -143,7 +227,7 @@ _confine()
 		return 0
 		;;
 	--backend)
-		COMPREPLY=($(compgen -W 'auto native bwrap landlock' -- "$cur"))
+		COMPREPLY=($(compgen -W "$_confine_backends" -- "$cur"))
 		return 0
 		;;
 	--env)
@@ -151,27 +235,33 @@ _confine()
 		return 0
 		;;
 	esac
+	# Any other option that takes a value (--allow HOST, say): nothing to offer.
+	if [[ $prev == -* && " "$_confine_argopts" " == *[[:space:]]"$prev"[[:space:]]* ]]; then
+		return 0
+	fi
 
 	case $cur in
-	--workspace=* | --network=* | --backend=* | --env=*)
+	--*=*)
 		local opt=${cur%%=*} val=${cur#*=}
 		case $opt in
 		--workspace) COMPREPLY=($(compgen -d -- "$val")) ;;
+		--profile) COMPREPLY=($(compgen -W "$(_confine_profiles "$confine")" -- "$val")) ;;
 		--network) COMPREPLY=($(compgen -W 'none proxy host' -- "$val")) ;;
-		--backend) COMPREPLY=($(compgen -W 'auto native bwrap landlock' -- "$val")) ;;
+		--backend) COMPREPLY=($(compgen -W "$_confine_backends" -- "$val")) ;;
 		--env) COMPREPLY=($(compgen -e -- "$val")) ;;
+		--ro | --hide | --scratch | --direct) COMPREPLY=($(compgen -f -- "$val")) ;;
 		esac
 		COMPREPLY=("${COMPREPLY[@]/#/$opt=}")
 		return 0
 		;;
 	-*)
-		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "$_confine_opts" -- "$cur"))
 		return 0
 		;;
 	esac
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W 'run doctor profile trust ls show diff apply drop enter' -- "$cur") $(compgen -c -- "$cur"))
+		COMPREPLY=($(compgen -W "$subcommands" -- "$cur") $(compgen -c -- "$cur"))
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi

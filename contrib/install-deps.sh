@@ -1,6 +1,10 @@
 #!/bin/sh
 # install-deps.sh - install what building and testing confine needs, on
 # Debian 12 (bookworm) or Ubuntu 24.04 (noble) and their derivatives.
+# bash-completion, zsh, fish and man-db are for the tests of the
+# completions and manual pages (they skip without them); bench/run-all
+# installs gnuplot and firejail itself, contrib/debian/build-and-test.sh
+# the Debian packaging tools.
 #
 #   sudo sh contrib/install-deps.sh
 #
@@ -12,7 +16,8 @@ packages='
 	build-essential autoconf automake pkg-config
 	libseccomp-dev libcap-ng-dev libinih-dev libgit2-dev zlib1g-dev
 	git scdoc bubblewrap tmux hyperfine python3 procps iproute2
-	ca-certificates
+	ca-certificates curl
+	bash-completion zsh fish man-db
 '
 
 if [ "$(id -u)" -ne 0 ]; then

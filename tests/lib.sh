@@ -284,10 +284,24 @@ trap 'exit 143' TERM
 	exit 1
 }
 
-# Unprivileged-style user namespaces are what confine is built on.
+# Unprivileged-style user namespaces are what confine is built on.  Where
+# they cannot be made (a build chroot, a container, user.max_user_namespaces
+# = 0, AppArmor's restriction), confine exits 125 with "namespaces: cannot
+# create them"; the tests that need them then skip, with that reason.  Any
+# other failure of the probe is left for the tests to report.
 require_userns() {
 	unshare -Ur true 2>/dev/null ||
 	    skip_all "user namespaces cannot be created here (unshare -Ur true fails)"
+	_probe=$TEST_TMP/userns-probe
+	mkdir -p "$_probe/ws" "$_probe/state"
+	_rc=0
+	(cd "$_probe/ws" && XDG_STATE_HOME=$_probe/state \
+	    timeout -k 5 "$CONFINE_TIMEOUT" "$CONFINE" -q -- true) \
+	    </dev/null >"$_probe/out" 2>"$_probe/err" || _rc=$?
+	if [ "$_rc" -eq 125 ] && grep -q 'namespaces' "$_probe/err"; then
+		skip_all "confine cannot create its namespaces here: $(head -n 1 "$_probe/err")"
+	fi
+	rm -rf "$_probe"
 }
 
 require_try_syscall() {

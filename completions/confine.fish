@@ -1,0 +1,167 @@
+# fish completion for confine(1)
+# SPDX-License-Identifier: ISC
+#
+# The run options, their descriptions and the backends are read from the
+# "Options:" part of "confine --help" when fish loads this file, so a new
+# option is completed as soon as confine has it.  Profile names come from
+# "confine profile list", session ids from "confine ls".
+
+set -l __confine_subcommands run ls show diff apply enter drop profile trust doctor
+
+# __confine_state: where the cursor is, from the words before it.
+#   options     only run options so far: an option, a subcommand or the command
+#   command     right after "--": the command's name
+#   past N      word N (1-based) is the subcommand or the command
+function __confine_state
+    set -l words (commandline -opc)
+    set -l takes_value -p --profile -w --workspace -n --network --allow \
+        --endpoint --ro --hide --scratch --direct --env --backend
+    set -l skip 0
+    set -l dashdash 0
+    set -l i 1
+    for w in $words[2..-1]
+        set i (math $i + 1)
+        if test $skip -eq 1
+            set skip 0
+        else if test $dashdash -eq 1
+            echo past $i
+            return
+        else
+            switch $w
+                case '--*=*'
+                case '--'
+                    set dashdash 1
+                case '-*'
+                    if contains -- $w $takes_value
+                        set skip 1
+                    else if string match -qr -- '^-[^-]*[pwn]$' $w
+                        set skip 1
+                    end
+                case '*'
+                    echo past $i
+                    return
+            end
+        end
+    end
+    test $dashdash -eq 1; and echo command; or echo options
+end
+
+function __confine_at_start
+    test (__confine_state) = options
+end
+
+function __confine_at_command
+    set -l s (__confine_state)
+    test "$s" = options; or test "$s" = command
+end
+
+# True when the word at N is not a subcommand: a command line of its own.
+function __confine_in_command
+    set -l s (__confine_state)
+    string match -q 'past *' -- "$s"; or return 1
+    set -l words (commandline -opc)
+    set -l i (string split ' ' -- $s)[2]
+    test $i -eq 2; and contains -- $words[2] ls show diff apply enter drop profile trust doctor; and return 1
+    return 0
+end
+
+# Complete the command line that starts at the command, as if typed alone.
+function __confine_complete_command
+    set -l s (string split ' ' -- (__confine_state))
+    set -l words (commandline -opc)
+    set -l i $s[2]
+    test "$words[$i]" = run; and set i (math $i + 1)
+    test $i -le (count $words); or begin
+        __fish_complete_command
+        return
+    end
+    complete -C (string join ' ' -- (string escape -- $words[$i..-1]) (commandline -ct))
+end
+
+function __confine_profiles
+    confine profile list 2>/dev/null | string replace -r ' .*' '' | sort -u
+end
+
+function __confine_sessions
+    confine ls 2>/dev/null | string replace -r '  (\S+(?: \S+)?)\s+(.*)$' '\t$1 $2'
+end
+
+complete -c confine -f
+
+# The run options, from --help.
+set -l __confine_in_options 0
+set -l __confine_backends
+for line in (confine --help 2>/dev/null)
+    if string match -q 'Options:*' -- $line
+        set __confine_in_options 1
+        continue
+    end
+    string match -qr '^\S' -- $line; and set __confine_in_options 0
+    test $__confine_in_options -eq 1; or continue
+    string match -qr '^ +(?:-(?<short>[A-Za-z]), )?--(?<long>[a-z-]+)(?: (?<meta>[A-Z]\S*))? *(?<desc>.*)$' -- $line
+    or continue
+    set -l args -c confine -n __confine_at_start -l $long -d "$desc"
+    test -n "$short"; and set -a args -s $short
+    set -l files 0
+    switch $long
+        case backend
+            set __confine_backends (string replace -r '^.*BACKEND\s+' '' -- $line | string replace -a -r ', | or ' ' ' | string split -n ' ')
+        case profile
+            set -a args -a '(__confine_profiles)'
+            set files 1
+        case workspace
+            set -a args -a '(__fish_complete_directories)'
+        case network
+            set -a args -a 'none proxy host'
+        case env
+            set -a args -a '(set -xn)'
+        case ro hide scratch direct
+            set files 1
+    end
+    # An option with a value: that value, and no file unless it is one.
+    if test -n "$meta"
+        test $files -eq 1; and set -a args -r -F; or set -a args -x
+    end
+    complete $args
+end
+test -n "$__confine_backends"; or set __confine_backends auto native bwrap landlock
+complete -c confine -n __confine_at_start -l backend -x -a "$__confine_backends"
+
+# Subcommands, or the command to run.
+complete -c confine -n __confine_at_start -a run -d 'Run COMMAND confined (the default)'
+complete -c confine -n __confine_at_start -a ls -d 'List the sessions'
+complete -c confine -n __confine_at_start -a show -d 'Print the report of a session'
+complete -c confine -n __confine_at_start -a diff -d 'Print the patch of a session'
+complete -c confine -n __confine_at_start -a apply -d 'Apply the patch of a session'
+complete -c confine -n __confine_at_start -a enter -d 'Run a command in the tree of a session'
+complete -c confine -n __confine_at_start -a drop -d 'Delete sessions'
+complete -c confine -n __confine_at_start -a profile -d 'List, show or check profiles'
+complete -c confine -n __confine_at_start -a trust -d 'Trust a repository profile'
+complete -c confine -n __confine_at_start -a doctor -d 'Show what this kernel supports'
+complete -c confine -n __confine_at_command -a '(__fish_complete_command)'
+
+# Past the options and the command's name: the command's own completion.
+complete -c confine -n __confine_in_command -a '(__confine_complete_command)'
+
+# The subcommands' arguments: a subcommand is always the first word.
+function __confine_sub
+    set -l words (commandline -opc)
+    contains -- "$words[2]" $argv
+end
+
+function __confine_nargs
+    set -l words (commandline -opc)
+    test (count $words) -eq $argv[1]
+end
+
+complete -c confine -n '__confine_sub show diff; and __confine_nargs 2' -a '(__confine_sessions)'
+complete -c confine -n '__confine_sub drop apply' -a '(__confine_sessions)'
+complete -c confine -n '__confine_sub enter; and __confine_nargs 2' -a '(__confine_sessions)'
+complete -c confine -n '__confine_sub apply' -s y -l yes -d 'Apply without asking'
+complete -c confine -n '__confine_sub apply' -l commits -d 'Create the commits of the session (git am)'
+complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a list -d 'List the profiles'
+complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a show -d 'Print the effective policy of a profile'
+complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a check -d 'Check profile files'
+complete -c confine -n '__confine_sub profile; and __confine_nargs 3; and __fish_seen_subcommand_from show' -a '(__confine_profiles)' -F
+complete -c confine -n '__confine_sub profile; and __fish_seen_subcommand_from check' -F
+complete -c confine -n '__confine_sub trust; and __confine_nargs 2' -F
