@@ -90,9 +90,42 @@ stage_memfd(const struct plan *p)
 }
 
 /*
+ * Can this user, without any capability (as in the sandbox), search every
+ * directory above path?  By the mode bits, for root too.
+ */
+static bool
+searchable_above(const char *path)
+{
+	autofree char *p = xstrdup(path);
+	gid_t groups[256];
+	int ngroups = getgroups((int)nitems(groups), groups), i;
+	uid_t uid = geteuid();
+	char *slash = p;
+	struct stat st;
+
+	while ((slash = strchr(slash + 1, '/')) != NULL) {
+		bool in_group = false;
+		mode_t bit;
+
+		*slash = '\0';
+		if (stat(p[0] ? p : "/", &st) < 0)
+			return false;
+		*slash = '/';
+		for (i = 0; i < ngroups; i++)
+			in_group |= groups[i] == st.st_gid;
+		bit = st.st_uid == uid ? S_IXUSR : (in_group ||
+		    st.st_gid == getegid()) ? S_IXGRP : S_IXOTH;
+		if (!(st.st_mode & bit))
+			return false;
+	}
+	return true;
+}
+
+/*
  * The facts bwrap.c needs: is each mount's host dst a directory; is a
- * socket to mask gone since the probe (bwrap cannot make a mount point
- * for it on the read-only root, and there is nothing left to mask)?
+ * socket to mask gone since the probe, or in a directory the sandbox
+ * cannot search (bwrap cannot make a mount point for it, and the command
+ * cannot reach it)?
  */
 static bool *
 dst_facts(const struct plan *p, bool **gone)
@@ -106,7 +139,8 @@ dst_facts(const struct plan *p, bool **gone)
 		v[i] = stat(p->mounts.v[i].dst, &st) == 0 &&
 		    S_ISDIR(st.st_mode);
 		(*gone)[i] = p->mounts.v[i].kind == PLAN_MOUNT_MASK &&
-		    lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT;
+		    ((lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT) ||
+		    !searchable_above(p->mounts.v[i].dst));
 	}
 	return v;
 }

@@ -387,9 +387,14 @@ hide(const struct plan_mount *m, bool sockets_only)
 	autoclose int fd = -1;
 	struct stat st;
 
-	/* The plan lists sockets seen at start-up; one may be gone since. */
+	/*
+	 * The plan lists sockets seen at start-up; one may be gone since.  A
+	 * socket in a directory this user cannot search (another user's,
+	 * seen by root) the command cannot reach either: nothing to cover.
+	 */
 	if ((fd = walk(m->dst, false)) < 0)
-		return fd == -ENOENT ? 0 : fd;
+		return fd == -ENOENT || (sockets_only && fd == -EACCES) ? 0 :
+		    fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (sockets_only && !S_ISSOCK(st.st_mode))
