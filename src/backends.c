@@ -53,7 +53,17 @@
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
 #endif
 
-/* A memfd that nobody can change once written: for the filter's BPF. */
+/* An fd of a memfd that nobody can change once written, at its start. */
+static int
+seal(int *fd)
+{
+	if (fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) < 0 || lseek(*fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return steal_fd(fd);
+}
+
+/* The filter's BPF, for bwrap's --seccomp. */
 static int
 sealed_filter(const struct plan *p, const char **where)
 {
@@ -66,14 +76,12 @@ sealed_filter(const struct plan *p, const char **where)
 	if ((r = syscall_filter_export(&p->sys, fd, where)) < 0)
 		return r;
 	*where = "seal the filter";
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-	    F_SEAL_WRITE | F_SEAL_SEAL) < 0 || lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	return steal_fd(&fd);
+	return seal(&fd);
 }
 
+/* The inner stage's plan. */
 static int
-stage_memfd(const struct plan *p)
+sealed_stage(const struct plan *p)
 {
 	autoclose int fd = memfd_create("confine-stage", MFD_CLOEXEC |
 	    MFD_ALLOW_SEALING);
@@ -83,10 +91,7 @@ stage_memfd(const struct plan *p)
 		return -errno;
 	if ((r = stage_write(p, fd)) < 0)
 		return r;
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-	    F_SEAL_WRITE | F_SEAL_SEAL) < 0 || lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	return steal_fd(&fd);
+	return seal(&fd);
 }
 
 /*
@@ -183,13 +188,14 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 	if ((r = seccomp = sealed_filter(p, where)) < 0)
 		return r;
 	*where = "the inner stage";
-	if ((r = stage = stage_memfd(p)) < 0)
+	if ((r = stage = sealed_stage(p)) < 0)
 		return r;
 	if ((exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	is_dir = dst_facts(p, &gone);
 	in = (struct bwrap_in){ .exe_fd = exe, .stage_fd = stage,
 	    .status_fd = f->status[1], .proxy_fd = f->proxysock[1],
+	    .pty_fd = f->ptysock[1],
 	    .seccomp_fd = seccomp, .empty_file = empty, .is_dir = is_dir,
 	    .gone = gone };
 	argv = bwrap_argv(p, &in);
@@ -202,6 +208,8 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 	keep[nkeep++] = f->status[1];
 	if (f->proxysock[1] >= 0)
 		keep[nkeep++] = f->proxysock[1];
+	if (f->ptysock[1] >= 0)
+		keep[nkeep++] = f->ptysock[1];
 
 	if ((pid = fork()) < 0) {
 		strv_free(argv);
@@ -215,10 +223,17 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (f->slave >= 0)
-			for (k = 0; k < 3; k++)
-				if (p->tty.is_tty[k])
-					dup2(f->slave, k);
+		/* The user's terminal stays out: the inner stage makes a
+		 * pty on bwrap's own devpts. */
+		if (p->tty.pty && (k = open("/dev/null", O_RDWR)) >= 0) {
+			int t;
+
+			for (t = 0; t < 3; t++)
+				if (p->tty.is_tty[t])
+					dup2(k, t);
+			if (k > 2)
+				close(k);
+		}
 		/* Only 0, 1, 2 and the fds named on bwrap's command line. */
 		sys_close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 		for (k = 0; k < nkeep; k++)
@@ -234,22 +249,23 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 
 /*
  * The inner stage, inside bwrap's sandbox: confine STAGE_FD STATUS_FD
- * PROXY_FD after BWRAP_INNER_ARG.  bwrap has made the namespaces and
+ * PROXY_FD PTY_FD after BWRAP_INNER_ARG.  bwrap has made the namespaces and
  * mounts, dropped the capabilities, set no_new_privs and loaded the filter.
  */
 int
 inner_main(int argc, char **argv)
 {
 	struct plan p;
-	int stage, status, proxy, i, r;
+	int stage, status, proxy, ptysock, master = -1, slave = -1, r;
 	const char *what;
 	char ready = REC_READY;
 
-	if (argc != 5)
+	if (argc != 6)
 		return EXIT_CONFINE;
 	stage = atoi(argv[2]);
 	status = atoi(argv[3]);
 	proxy = atoi(argv[4]);
+	ptysock = atoi(argv[5]);
 	if (stage < 3 || status < 3 || fcntl(status, F_SETFD, FD_CLOEXEC) < 0)
 		return EXIT_CONFINE;
 	log_set_child(status);
@@ -264,12 +280,15 @@ inner_main(int argc, char **argv)
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
 		die("seccomp: bwrap did not load the filter");
 	if (p.tty.pty) {
-		/* bwrap's --new-session made this process a session leader. */
-		for (i = 0; i < 3 && !p.tty.is_tty[i]; i++)
-			;
-		if (i == 3 || ioctl(i, TIOCSCTTY, 0) < 0)
-			die_errno(errno, "pty: cannot make it the controlling "
-			    "terminal");
+		/* A pty on bwrap's own devpts; the master goes out. */
+		if (ptysock < 3)
+			die("pty: no channel for the terminal");
+		if ((r = pty_open(&p.tty, &master, &slave)) < 0)
+			die_errno(-r, "pty: cannot open a pseudo-terminal");
+		if ((r = pty_send_fd(ptysock, master)) < 0)
+			die_errno(-r, "pty: cannot pass the terminal out");
+		close(master);
+		close(ptysock);
 	}
 	if (p.net == PLAN_NET_PROXY) {
 		int l;
@@ -286,7 +305,7 @@ inner_main(int argc, char **argv)
 	}
 	if (write(status, &ready, 1) != 1)
 		die_errno(errno, "status pipe");
-	sandbox_command(&p, -1, status, -1);
+	sandbox_command(&p, slave, status, -1);
 }
 
 pid_t
@@ -300,20 +319,11 @@ backend_landlock_start(const struct plan *p, struct fds *f)
 	if ((pid = fork()) < 0)
 		return -errno;
 	if (pid == 0) {
-		struct pollfd pfd = { .fd = f->parent, .events = POLLIN };
 		const char *what;
 		char ready = REC_READY;
 		int r;
 
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || poll(&pfd, 1, 0) != 0)
-			_exit(EXIT_CONFINE);
-		close(f->parent);
-		close(f->status[0]);
-		close(f->sigfd);
-		close(f->bpf[1]);
-		if (f->master >= 0)
-			close(f->master);
-		log_set_child(f->status[1]);
+		sandbox_child_begin(f);
 		/* Root drops everything; anyone else must have nothing. */
 		if (geteuid() == 0 ? (r = caps_drop_all(&what)) < 0 :
 		    (r = caps_verify(false, &what)) < 0)

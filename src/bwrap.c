@@ -110,7 +110,7 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 {
 	struct args a = { xcalloc(1, sizeof(char *)), 0 };
 	autofree char *exe = xasprintf("/proc/self/fd/%d", in->exe_fd);
-	char fd[3][16];
+	char fd[4][16];
 	size_t i;
 
 	add(&a, p->bwrap);
@@ -142,7 +142,8 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 	snprintf(fd[0], sizeof(fd[0]), "%d", in->stage_fd);
 	snprintf(fd[1], sizeof(fd[1]), "%d", in->status_fd);
 	snprintf(fd[2], sizeof(fd[2]), "%d", in->proxy_fd);
-	for (i = 0; i < 3; i++)
+	snprintf(fd[3], sizeof(fd[3]), "%d", in->pty_fd);
+	for (i = 0; i < 4; i++)
 		add(&a, fd[i]);
 	return a.v;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * inner.h - confine's inner stage, run by bwrap inside its sandbox as
- * "confine --inner-stage STAGE_FD STATUS_FD PROXY_FD" (backends.c).
+ * "confine --inner-stage STAGE_FD STATUS_FD PROXY_FD PTY_FD" (backends.c).
  */
 #ifndef CONFINE_INNER_H
 #define CONFINE_INNER_H

@@ -270,6 +270,9 @@ plan_dump(const struct plan *p, FILE *f)
 		    "stream and seqpacket only\n");
 	if (p->sys.no_kill_all)
 		fprintf(f, "  kill(-1) refused\n");
+	if (p->sys.no_path_metadata)
+		fprintf(f, "  chmod, chown, xattrs (by path or fd) and utimes by "
+		    "path refused\n");
 	fprintf(f, "capabilities: all sets empty, no_new_privs\n");
 	fprintf(f, "terminal: %s\n", p->tty.pty ?
 	    "new pseudo-terminal relayed by confine" :

@@ -506,6 +506,11 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 		strv_push(&p->weaker, &p->nweaker, xstrdup("landlock ABI < 6: "
 		    "the command can signal the host's processes of this user "
 		    "(kill(-1) is refused)"));
+	strv_push(&p->weaker, &p->nweaker, xstrdup("landlock has no right "
+	    "for a file's mode, owner, times or extended attributes, so "
+	    "chmod, chown, xattrs and utimes by path are refused (EPERM), in "
+	    "the workspace's copy too; futimens() on an open file works, and "
+	    "so sets the times of a host file the command can read"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("processes the command "
 	    "leaves behind are killed when it exits, but not if confine "
 	    "itself is killed with SIGKILL"));
@@ -817,6 +822,8 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.sys.unix_pairs_only = p.backend == PLAN_BACKEND_LANDLOCK &&
 	    h->landlock_abi < 9;
 	p.sys.no_kill_all = p.backend == PLAN_BACKEND_LANDLOCK;
+	/* Landlock has no right for a file's mode, owner, times or xattrs. */
+	p.sys.no_path_metadata = p.backend == PLAN_BACKEND_LANDLOCK;
 
 	p.tty.pty = h->is_tty[0];
 	memcpy(p.tty.is_tty, h->is_tty, sizeof(p.tty.is_tty));

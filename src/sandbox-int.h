@@ -31,6 +31,13 @@ struct fds {
 /* The caller's SIGPIPE disposition, for the command. */
 extern struct sigaction sandbox_saved_sigpipe;
 
+/*
+ * The sandbox's first process, first: die with the supervisor (and exit
+ * if it is gone already), close the supervisor's ends, report failures on
+ * the status pipe.
+ */
+void	sandbox_child_begin(struct fds *);
+
 /* Terminal, fds, Landlock, seccomp (bpf_fd < 0: loaded already), exec. */
 noreturn void	sandbox_command(const struct plan *, int slave, int status_fd,
 		    int bpf_fd);

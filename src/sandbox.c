@@ -213,17 +213,11 @@ reaper(pid_t cmd)
 	}
 }
 
-/* The sandbox's first process.  The order below is the security order. */
-static noreturn void
-sandbox_init(const struct plan *p, struct fds *f)
+void
+sandbox_child_begin(struct fds *f)
 {
 	struct pollfd pfd = { .fd = f->parent, .events = POLLIN };
-	int master = -1, slave = -1, listener = -1, devnull, r;
-	const char *where, *what;
-	char ready = REC_READY;
-	pid_t cmd;
 
-	/* 0. Die with the supervisor, and check it did not die already. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || poll(&pfd, 1, 0) != 0)
 		_exit(EXIT_CONFINE);
 	close(f->parent);
@@ -234,7 +228,22 @@ sandbox_init(const struct plan *p, struct fds *f)
 		close(f->ptysock[0]);
 	if (f->proxysock[0] >= 0)
 		close(f->proxysock[0]);
+	if (f->master >= 0)
+		close(f->master);
 	log_set_child(f->status[1]);
+}
+
+/* The sandbox's first process.  The order below is the security order. */
+static noreturn void
+sandbox_init(const struct plan *p, struct fds *f)
+{
+	int master = -1, slave = -1, listener = -1, devnull, r;
+	const char *where, *what;
+	char ready = REC_READY;
+	pid_t cmd;
+
+	/* 0. Die with the supervisor; keep only the sandbox's ends. */
+	sandbox_child_begin(f);
 
 	/* 1. Identity: the caller's own uid and gid. */
 	if ((r = ns_map_ids(p->uid, p->gid)) < 0)
@@ -506,6 +515,7 @@ sandbox_run(const struct plan *plan)
 	struct record rec = { 0 };
 	const bool native = p->backend == PLAN_BACKEND_NATIVE;
 	const bool bwrap = p->backend == PLAN_BACKEND_BWRAP;
+	const bool landlock = p->backend == PLAN_BACKEND_LANDLOCK;
 	const char *where = NULL;
 	sigset_t set;
 	pid_t child;
@@ -526,13 +536,13 @@ sandbox_run(const struct plan *plan)
 	if (pipe2(f.status, O_CLOEXEC | O_DIRECT) < 0 ||
 	    (!bwrap && pipe2(f.bpf, O_CLOEXEC) < 0))
 		die_errno(errno, "pipe");
-	if ((native && p->tty.pty && socketpair(AF_UNIX, SOCK_SEQPACKET |
+	if ((!landlock && p->tty.pty && socketpair(AF_UNIX, SOCK_SEQPACKET |
 	    SOCK_CLOEXEC, 0, f.ptysock) < 0) || (p->net == PLAN_NET_PROXY &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    f.proxysock) < 0))
 		die_errno(errno, "socketpair");
-	/* The other backends' pty is on the host's devpts: opened here. */
-	if (!native && p->tty.pty &&
+	/* landlock's pty is on the host's devpts: opened here. */
+	if (landlock && p->tty.pty &&
 	    (r = pty_open(&p->tty, &f.master, &f.slave)) < 0)
 		die_errno(-r, "pty: cannot open a pseudo-terminal");
 	if ((f.parent = sys_pidfd_open(getpid(), 0)) < 0)

@@ -68,7 +68,21 @@ static const char *const deny_enosys[] = {
 };
 
 /* Newer than libseccomp 2.5.4 knows; the same number on every arch. */
+#define NR_FCHMODAT2		452
+#define NR_SETXATTRAT		463
+#define NR_REMOVEXATTRAT	466
 #define NR_OPEN_TREE_ATTR	467
+
+/*
+ * A file's mode, owner, times and extended attributes, which Landlock does
+ * not cover; through an fd too, as a file open for reading will do.  Only
+ * futimens() stays: the times of an open file.
+ */
+static const char *const path_metadata[] = {
+	"chmod", "fchmodat", "chown", "lchown", "fchownat", "utime", "utimes",
+	"futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr",
+	"fchmod", "fchown", "fsetxattr", "fremovexattr",
+};
 
 static const unsigned long clone_ns[] = {
 	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
@@ -218,6 +232,24 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 		    (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES),
 		    SCMP_SYS(socketpair), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
 		    SOCK_RAW))) < 0)
+			return r;
+	}
+	if (s->no_path_metadata) {
+		static const int nrs[] = { NR_FCHMODAT2, NR_SETXATTRAT,
+		    NR_REMOVEXATTRAT };
+
+		if ((r = deny_names(ctx, path_metadata, nitems(path_metadata),
+		    EPERM, where)) < 0)
+			return r;
+		*where = "fchmodat2, setxattrat, removexattrat";
+		for (i = 0; i < nitems(nrs); i++)
+			if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+			    nrs[i], 0)) < 0)
+				return r;
+		/* utimensat(fd, NULL, ...) is futimens(): an open file. */
+		*where = "utimensat (a path)";
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(utimensat), 1, SCMP_A1(SCMP_CMP_NE, 0))) < 0)
 			return r;
 	}
 	if (s->no_kill_all) {

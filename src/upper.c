@@ -483,6 +483,27 @@ lower_state(int lower, const char *path, struct upper_state *st)
 	st->ctime = s.st_ctim;
 }
 
+int	upper_read(int, int, const char *, const struct upper_state *,
+	    char **, size_t *);
+
+/* Copy mode: same type, mode and bytes (or link target) on both sides? */
+static bool
+same(int lower_fd, int upper_fd, const char *path,
+    const struct upper_change *c)
+{
+	autofree char *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+
+	if (c->old.type != c->new.type || (c->old.type != UPPER_FILE &&
+	    c->old.type != UPPER_LINK) || (c->old.type == UPPER_FILE &&
+	    (c->old.mode & 0111) != (c->new.mode & 0111)))
+		return false;
+	if (upper_read(lower_fd, upper_fd, path, &c->old, &a, &na) < 0 ||
+	    upper_read(lower_fd, upper_fd, path, &c->new, &b, &nb) < 0)
+		return false;
+	return na == nb && memcmp(a, b, na) == 0;
+}
+
 static int
 cmp(const void *a, const void *b)
 {
@@ -521,6 +542,9 @@ upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
 		if (c.new.type == UPPER_DIR || c.new.type == UPPER_OTHER)
 			c.new.type = UPPER_ABSENT;
 		if (c.old.type == UPPER_ABSENT && c.new.type == UPPER_ABSENT)
+			continue;
+		/* A copy's candidate may be as it was: not a change. */
+		if (copy_mode && same(lower_fd, upper_fd, w.paths[i], &c))
 			continue;
 		c.path = xstrdup(w.paths[i]);
 		out.v = xreallocarray(out.v, out.n + 1, sizeof(*out.v));
