@@ -49,10 +49,56 @@ EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy
 # tests/landlock/NAME.landlock are copies of tests/integration/NAME.sh made
 # here, in directories of their own so that their logs do not collide).
 # A backend this machine cannot run skips the whole script, with the
-# reason (tests/lib.sh).
+# reason (tests/lib.sh).  The list is spelled out: automake rewrites TESTS
+# and drops a pattern substitution ($(VAR:a/%.sh=b/%.x)) or a function call
+# in it; check-local fails when it falls out of step with INTEGRATION_TESTS.
 BACKEND_TESTS = \
-	$(INTEGRATION_TESTS:tests/integration/%.sh=tests/bwrap/%.bwrap) \
-	$(INTEGRATION_TESTS:tests/integration/%.sh=tests/landlock/%.landlock)
+	tests/bwrap/exit-status.bwrap \
+	tests/bwrap/namespaces.bwrap \
+	tests/bwrap/filesystem.bwrap \
+	tests/bwrap/workspace.bwrap \
+	tests/bwrap/landlock.bwrap \
+	tests/bwrap/seccomp.bwrap \
+	tests/bwrap/capabilities.bwrap \
+	tests/bwrap/environment.bwrap \
+	tests/bwrap/fds.bwrap \
+	tests/bwrap/terminal.bwrap \
+	tests/bwrap/signals.bwrap \
+	tests/bwrap/dry-run.bwrap \
+	tests/bwrap/doctor.bwrap \
+	tests/bwrap/refusals.bwrap \
+	tests/bwrap/profiles.bwrap \
+	tests/bwrap/trust.bwrap \
+	tests/bwrap/profile-mounts.bwrap \
+	tests/bwrap/export-property.bwrap \
+	tests/bwrap/export-security.bwrap \
+	tests/bwrap/sessions.bwrap \
+	tests/bwrap/export-faults.bwrap \
+	tests/bwrap/network.bwrap \
+	tests/bwrap/host-sockets.bwrap \
+	tests/landlock/exit-status.landlock \
+	tests/landlock/namespaces.landlock \
+	tests/landlock/filesystem.landlock \
+	tests/landlock/workspace.landlock \
+	tests/landlock/landlock.landlock \
+	tests/landlock/seccomp.landlock \
+	tests/landlock/capabilities.landlock \
+	tests/landlock/environment.landlock \
+	tests/landlock/fds.landlock \
+	tests/landlock/terminal.landlock \
+	tests/landlock/signals.landlock \
+	tests/landlock/dry-run.landlock \
+	tests/landlock/doctor.landlock \
+	tests/landlock/refusals.landlock \
+	tests/landlock/profiles.landlock \
+	tests/landlock/trust.landlock \
+	tests/landlock/profile-mounts.landlock \
+	tests/landlock/export-property.landlock \
+	tests/landlock/export-security.landlock \
+	tests/landlock/sessions.landlock \
+	tests/landlock/export-faults.landlock \
+	tests/landlock/network.landlock \
+	tests/landlock/host-sockets.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock
@@ -64,3 +110,14 @@ tests/bwrap/%.bwrap: tests/integration/%.sh
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && cp $< $@
 tests/landlock/%.landlock: tests/integration/%.sh
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && cp $< $@
+check-local: check-backend-tests-listed
+check-backend-tests-listed:
+	@want='$(INTEGRATION_TESTS:.sh=)'; got='$(BACKEND_TESTS)'; \
+	for t in $$want; do n=$${t##*/}; \
+	  for d in bwrap landlock; do \
+	    case " $$got " in *" tests/$$d/$$n.$$d "*) ;; \
+	    *) echo "tests/integration.mk: BACKEND_TESTS lacks tests/$$d/$$n.$$d" >&2; \
+	       exit 1 ;; esac; \
+	  done; \
+	done
+.PHONY: check-backend-tests-listed

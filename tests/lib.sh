@@ -267,6 +267,7 @@ lib_cleanup() {
 			kill -9 "$_pid" 2>/dev/null
 		done <"$TEST_TMP/.pids"
 	fi
+	[ -z "$TRY_DIR" ] || rm -rf "$TRY_DIR"
 	[ -n "${LIB_CLEANUP_HOOK:-}" ] && $LIB_CLEANUP_HOOK
 	chmod -R u+rwX "$TEST_TMP" 2>/dev/null
 	rm -rf "$TEST_TMP"
@@ -314,6 +315,19 @@ require_try_syscall() {
 landlock_abi() {
 	"$TRY_SYSCALL" landlock_abi | sed -n 's/^landlock_abi //p'
 }
+
+# Under landlock, the host's /tmp (TEST_TMP's usual home) is out of reach
+# and the command works in a copy of the workspace made for the run, so the
+# workspace's .t/try-syscall is not where its host path says: TRY_IN is a
+# copy under /var/tmp, which the sandbox can read, or else the one of the
+# workspace's copy, relative to the command's working directory.
+TRY_DIR=
+if [ "$BACKEND" = landlock ] && [ -x "$TRY_SYSCALL" ] &&
+    [ -d /var/tmp ] && [ -w /var/tmp ]; then
+	TRY_DIR=$(mktemp -d /var/tmp/confine-try.XXXXXX) &&
+	    cp "$TRY_SYSCALL" "$TRY_DIR/try-syscall" ||
+	    TRY_DIR=
+fi
 
 # ---------------------------------------------------------- workspaces
 
@@ -363,6 +377,10 @@ ws_new() {
 		fi
 	) || fail "cannot make a git workspace in $WS"
 	TRY_IN=$WS/.t/try-syscall
+	if [ "$BACKEND" = landlock ]; then
+		TRY_IN=./.t/try-syscall
+		[ -z "$TRY_DIR" ] || TRY_IN=$TRY_DIR/try-syscall
+	fi
 	WS_HASH=$(tree_hash "$WS")
 }
 

@@ -3,10 +3,12 @@
 # environment.sh - the command's environment is built from an allow-list,
 # plus HOME USER LOGNAME TMPDIR CONFINE_SESSION and --env; nothing else
 # (no agent sockets, no bus, no display, no tokens) gets in, and confine's
-# own pid 1 does not show its environment or command line.
+# own pid 1 (bwrap's, under bwrap) does not show its environment or command
+# line, nor does any host process (under landlock, which has no pid
+# namespace).
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 8
+plan 9
 
 ME=$(id -un)
 
@@ -60,6 +62,7 @@ run_env() {
 '
 		exec env -i HOME="$HOME" USER="$ME" LOGNAME="$ME" \
 		    XDG_STATE_HOME="$XDG_STATE_HOME" $ALLOWED $SECRETS \
+		    CONFINE_BACKEND="$BACKEND" \
 		    CONFINE="$CONFINE" OUT="$OUT" ERR="$ERR" \
 		    sh -c 'exec "$CONFINE" "$@" </dev/null >"$OUT" 2>"$ERR"' sh "$@"
 	) || true
@@ -74,9 +77,18 @@ t_exact() {
 	    fail "control: the secrets are not set outside"
 	run_env -- env
 	grep -v '^CONFINE_SESSION=' "$OUT" | sort >"$TEST_TMP/got"
+	# Under landlock, which cannot hide the host's, HOME and TMPDIR are
+	# the session's.
+	home=$HOME
+	tmpdir=/tmp
+	if [ "$BACKEND" = landlock ]; then
+		id=$(sed -n 's/^CONFINE_SESSION=//p' "$OUT")
+		home=$SESSIONS/$id/home
+		tmpdir=$SESSIONS/$id/tmp
+	fi
 	{
 		printf '%s\n' "$ALLOWED"
-		printf 'HOME=%s\nUSER=%s\nLOGNAME=%s\nTMPDIR=/tmp\n' "$HOME" "$ME" "$ME"
+		printf 'HOME=%s\nUSER=%s\nLOGNAME=%s\nTMPDIR=%s\n' "$home" "$ME" "$ME" "$tmpdir"
 	} | sort >"$TEST_TMP/want"
 	cmp -s "$TEST_TMP/got" "$TEST_TMP/want" || {
 		diff "$TEST_TMP/want" "$TEST_TMP/got" | sed 's/^/# /'
@@ -92,6 +104,7 @@ t_default_path() {
 	ws_new
 	cd "$WS"
 	(exec env -i HOME="$HOME" USER="$ME" XDG_STATE_HOME="$XDG_STATE_HOME" \
+	    CONFINE_BACKEND="$BACKEND" \
 	    "$CONFINE" -- /usr/bin/env >"$OUT" 2>"$ERR") || fail "confine failed"
 	assert_file_has_content "$OUT" '^PATH=/usr/local/bin:/usr/bin:/bin$'
 	assert_ws_unchanged
@@ -126,14 +139,21 @@ t_env_pass_is_leg_b() {
 
 t_tmpdir() {
 	ws_new
-	TMPDIR=$TEST_TMP run_confine -- sh -c 'echo "$TMPDIR"; f=$(mktemp) && echo "$f"'
+	TMPDIR=$TEST_TMP run_confine -- sh -c 'echo "$TMPDIR"; f=$(mktemp) && echo "$f"; echo "$CONFINE_SESSION"'
 	assert_status "$RC" 0
-	assert_eq "$(sed -n 1p "$OUT")" /tmp "TMPDIR"
-	assert_file_has_content "$OUT" '^/tmp/tmp\.'
+	# Under landlock, the host's /tmp is out of reach: the session's tmp/.
+	tmpdir=/tmp
+	[ "$BACKEND" != landlock ] ||
+	    tmpdir=$SESSIONS/$(sed -n 3p "$OUT")/tmp
+	assert_eq "$(sed -n 1p "$OUT")" "$tmpdir" "TMPDIR"
+	assert_file_has_content "$OUT" "^$tmpdir/tmp\\."
+	assert_eq "$(find "$TEST_TMP" -maxdepth 1 -name 'tmp.*' | wc -l)" 0 \
+	    "files made in the caller's TMPDIR"
 	assert_ws_unchanged
 }
 
 t_pid1_environ() {
+	not_on landlock "no pid namespace (pid 1 is the host's init)"
 	ws_new
 	# Control: outside, a process's environment is readable in /proc.
 	CONFINE_TEST_SECRET=confinetestsecret sh -c 'cat /proc/$$/environ' |
@@ -145,7 +165,10 @@ t_pid1_environ() {
 		tr "\0" "\n" </proc/$$/environ | grep -c "^TMPDIR=/tmp\$"
 		cat /proc/1/environ; echo "status $?"'
 	assert_status "$RC" 0
-	printf 'confine\n1\nstatus 1\n' >"$TEST_TMP/want"
+	# bwrap's pid 1 is bwrap, its environment empty and unreadable.
+	pid1=confine
+	[ "$BACKEND" != bwrap ] || pid1=bwrap
+	printf '%s\n1\nstatus 1\n' "$pid1" >"$TEST_TMP/want"
 	cmp -s "$OUT" "$TEST_TMP/want" || {
 		diag_file "$OUT" "inside"
 		fail "pid 1 is not confine's, or its environment is readable"
@@ -155,22 +178,55 @@ t_pid1_environ() {
 }
 
 t_pid1_cmdline() {
+	not_on landlock "no pid namespace (pid 1 is the host's init)"
 	ws_new
-	run_confine -- sh -c 'tr -d "\\0" </proc/1/cmdline | wc -c' confine-test-argument
+	CONFINE_TEST_SECRET=confinetestsecret run_confine \
+	    --env CONFINE_TEST_SET=confinetestsecret -- sh -c '
+		tr -d "\\0" </proc/1/cmdline | wc -c
+		tr "\\0" "\\n" </proc/1/cmdline | grep . || :' confine-test-argument
 	assert_status "$RC" 0
-	assert_eq "$(cat "$OUT")" 0 "printable bytes in /proc/1/cmdline"
+	case $BACKEND in
+	bwrap)
+		# bwrap's own options (mounts, fd numbers): never a value of the
+		# environment, nor the command's arguments.
+		assert_file_has_content "$OUT" '^/usr/bin/bwrap$'
+		assert_not_file_has_content "$OUT" 'confinetestsecret|confine-test-argument' ;;
+	*)
+		assert_eq "$(cat "$OUT")" 0 "printable bytes in /proc/1/cmdline" ;;
+	esac
+	assert_ws_unchanged
+}
+
+# A process of the host's, with a secret in its environment: out of the
+# sandbox's pid namespace, or (landlock) refused by landlock's ptrace rule.
+t_host_environ() {
+	ws_new
+	CONFINE_TEST_SECRET=confinetestsecret sleep 60 &
+	pid=$!
+	track_pid "$pid"
+	# Control: readable outside.
+	tr '\0' '\n' <"/proc/$pid/environ" | grep -q '^CONFINE_TEST_SECRET=' ||
+	    fail "control: /proc/$pid/environ outside"
+	run_confine -- sh -c "cat /proc/$pid/environ; echo \"status \$?\""
+	kill "$pid" 2>/dev/null || :
+	assert_status "$RC" 0
+	assert_not_file_has_content "$OUT" confinetestsecret
+	assert_eq "$(tail -n 1 "$OUT")" "status 1" "reading /proc/$pid/environ"
+	case $BACKEND in
+	landlock) assert_file_has_content "$ERR" "/proc/$pid/environ: Permission denied" ;;
+	*) assert_file_has_content "$ERR" "/proc/$pid/environ: No such file or directory" ;;
+	esac
 	assert_ws_unchanged
 }
 
 t_no_secret_anywhere() {
 	ws_new
 	# Two halves, so that only a leak can hold it whole.
-	pat=$(host_scratch "/tmp/confine-test-pattern.$$")
 	CONFINE_TEST_SECRET=confinetest-leak-marker run_confine \
 	    --env H1=confinetest-leak --env H2=-marker -- sh -c '
-		printf "%s%s\n" "$H1" "$H2" >"$1"
+		printf "%s%s\n" "$H1" "$H2" >"$TMPDIR/pattern"
 		cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null |
-		    tr "\0" "\n" | grep -c -F -f "$1"; true' sh "$pat"
+		    tr "\0" "\n" | grep -c -F -f "$TMPDIR/pattern"; true' 
 	assert_status "$RC" 0
 	assert_eq "$(cat "$OUT")" 0 "processes inside holding the secret"
 	assert_ws_unchanged
@@ -182,6 +238,7 @@ tcase "--env NAME passes, --env NAME=VALUE sets" t_env_option
 tcase "--env NAME outside the allow-list is leg B: refused under sealed" t_env_pass_is_leg_b
 tcase "TMPDIR is /tmp whatever the caller's" t_tmpdir
 tcase "/proc/1/environ is unreadable" t_pid1_environ
-tcase "/proc/1/cmdline is zeroed" t_pid1_cmdline
+tcase "/proc/1/cmdline is zeroed (bwrap's: its options only)" t_pid1_cmdline
+tcase "a host process's environment is unreadable" t_host_environ
 tcase "no process inside holds a secret of the caller's environment" t_no_secret_anywhere
 tap_done

@@ -402,10 +402,12 @@ t_dir_to_link() {
 	assert_eq "$(readlink "$COPY/src")" /etc "src in the patched copy"
 }
 
-# upper_has NAME: a session's upper layer holds NAME.
-upper_has() {
+# upper_wrote NAME: a session's upper layer holds NAME with the command's
+# "agent" line in it (on a backend that copies the workspace, upper/
+# holds every file from the start, so existing is not enough).
+upper_wrote() {
 	for _u in "$SESSIONS"/*/upper; do
-		[ -e "$_u/$1" ] && return 0
+		grep -q '^agent$' "$_u/$1" 2>/dev/null && return 0
 	done
 	return 1
 }
@@ -420,7 +422,7 @@ t_host_changed() {
 	) &
 	pid=$!
 	track_pid "$pid"
-	wait_for 15 upper_has README || fail "the command did not write README"
+	wait_for 15 upper_wrote README || fail "the command did not write README"
 	touch "$WS/README"
 	st wait "$pid"
 	assert_status "$ST" 0

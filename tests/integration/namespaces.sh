@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: ISC
 # namespaces.sh - the command runs in new user, mount, pid, net, ipc, uts
 # and cgroup namespaces, keeps the caller's uid and gid, sees only its own
-# processes, and loses every process it started when it exits.
+# processes, and loses every process it started when it exits.  Under
+# landlock, which makes no namespaces, the uid and gid are still the
+# caller's, a host process can be neither signalled nor traced, and what the
+# command started still dies with it.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 14
+plan 15
 
 # A segment a failed case left behind goes at exit.
 ipc_cleanup() {
@@ -15,6 +18,7 @@ LIB_CLEANUP_HOOK=ipc_cleanup
 
 # t_ns NAME: /proc/self/ns/NAME inside is not the caller's.
 t_ns() {
+	not_on landlock "no $1 namespace"
 	ws_new
 	outside=$(readlink "/proc/self/ns/$1")
 	[ -n "$outside" ] || skip_case "no /proc/self/ns/$1: the kernel lacks $1 namespaces"
@@ -29,10 +33,14 @@ t_ids() {
 	ws_new
 	uid=$(id -u)
 	gid=$(id -g)
-	run_confine -- sh -c 'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map'
+	maps='cat /proc/self/uid_map /proc/self/gid_map'
+	# No user namespace under landlock: the host's maps, nothing to check.
+	[ "$BACKEND" != landlock ] || maps=:
+	run_confine -- sh -c "id -u; id -g; $maps"
 	assert_status "$RC" 0
 	printf '%s\n%s\n' "$uid" "$gid" >"$TEST_TMP/want"
-	printf '%s %s 1\n%s %s 1\n' "$uid" "$uid" "$gid" "$gid" >>"$TEST_TMP/want"
+	[ "$BACKEND" = landlock ] ||
+	    printf '%s %s 1\n%s %s 1\n' "$uid" "$uid" "$gid" "$gid" >>"$TEST_TMP/want"
 	tr -s ' ' <"$OUT" | sed 's/^ //' >"$TEST_TMP/got"
 	cmp -s "$TEST_TMP/got" "$TEST_TMP/want" || {
 		diag_file "$TEST_TMP/got" "inside"
@@ -42,15 +50,20 @@ t_ids() {
 }
 
 t_pid_numbers() {
+	not_on landlock "no pid namespace"
 	ws_new
 	run_confine -- sh -c 'echo $$; cat /proc/1/comm'
 	assert_status "$RC" 0
+	# Under bwrap, pid 1 is bwrap's own.
+	pid1=confine
+	[ "$BACKEND" != bwrap ] || pid1=bwrap
 	assert_eq "$(sed -n 1p "$OUT")" 2 "the command's pid"
-	assert_eq "$(sed -n 2p "$OUT")" confine "the name of pid 1"
+	assert_eq "$(sed -n 2p "$OUT")" "$pid1" "the name of pid 1"
 	assert_ws_unchanged
 }
 
 t_pid_only_own() {
+	not_on landlock "no pid namespace"
 	ws_new
 	n=$(unique_num)
 	sleep "30.${n}7" >/dev/null 2>&1 &
@@ -101,7 +114,35 @@ t_pid_reaped() {
 	assert_ws_unchanged
 }
 
+# A process of the host's: out of the pid namespace (ESRCH), or, under
+# landlock, in sight but out of reach (landlock's signal and ptrace scopes).
+t_host_process() {
+	ws_new
+	n=$(unique_num)
+	sleep "30.${n}5" >/dev/null 2>&1 &
+	pid=$!
+	track_pid "$pid"
+	run_confine -- sh -c "
+		kill -TERM $pid 2>&1; echo kill \$?
+		cat /proc/$pid/environ >/dev/null 2>&1; echo environ \$?
+		ls -l /proc/$pid/fd/ >/dev/null 2>&1; echo fd \$?"
+	alive=no
+	kill -0 "$pid" 2>/dev/null && alive=yes
+	kill "$pid" 2>/dev/null || :
+	assert_status "$RC" 0
+	assert_eq "$alive" yes "the host process, after the run"
+	assert_file_has_content "$OUT" '^kill [1-9][0-9]*$'
+	assert_file_has_content "$OUT" '^environ [1-9][0-9]*$'
+	assert_file_has_content "$OUT" '^fd [1-9][0-9]*$'
+	case $BACKEND in
+	landlock) assert_file_has_content "$OUT" 'Operation not permitted' ;;
+	*) assert_file_has_content "$OUT" 'No such process' ;;
+	esac
+	assert_ws_unchanged
+}
+
 t_net() {
+	not_on landlock "no net namespace (network.sh: no socket family but AF_UNIX)"
 	ws_new
 	run_confine -- sh -c 'sed -n "s/^ *\([^:]*\):.*/\1/p" /proc/net/dev; ip -o link; ip -o -4 addr show dev lo'
 	assert_status "$RC" 0
@@ -113,6 +154,7 @@ t_net() {
 }
 
 t_ipc() {
+	not_on landlock "no ipc namespace"
 	ws_new
 	command -v ipcmk >/dev/null || skip_case "ipcmk (util-linux) is not installed"
 	IPC_ID=$(ipcmk -M 4096 | sed -n 's/^Shared memory id: //p')
@@ -129,6 +171,7 @@ t_ipc() {
 }
 
 t_cgroup() {
+	not_on landlock "no cgroup namespace"
 	ws_new
 	# Control: the caller is below the root of some cgroup hierarchy.
 	grep -q -v ':/$' /proc/self/cgroup ||
@@ -147,6 +190,7 @@ tcase "uid and gid are the caller's, mapped one to one" t_ids
 tcase "the command is pid 2 under confine's pid 1" t_pid_numbers
 tcase "only the sandbox's processes are visible" t_pid_only_own
 tcase "what the command started dies with it" t_pid_reaped
+tcase "a host process can be neither signalled nor traced" t_host_process
 tcase "the network is lo only, up, with 127.0.0.1" t_net
 tcase "the cgroup namespace's root is the caller's cgroup" t_cgroup
 tcase "SysV IPC objects of the host are not visible" t_ipc

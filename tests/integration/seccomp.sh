@@ -21,8 +21,17 @@ EAFNOSUPPORT_CALLS='socket_packet socket_vsock socket_alg'
 EPROTONOSUPPORT_CALLS='socket_mptcp'
 ALLOWED_CALLS='socket_unix socket_inet socket_inet6 socket_netlink
 personality_zero'
+EACCES_CALLS=
+# Under landlock (network none, no net namespace): no socket family but
+# AF_UNIX, and socket(AF_UNIX) itself refused, since landlock cannot keep
+# the host's pathname sockets out.
+if [ "$BACKEND" = landlock ]; then
+	EAFNOSUPPORT_CALLS="$EAFNOSUPPORT_CALLS socket_inet socket_inet6 socket_netlink"
+	EACCES_CALLS='socket_unix'
+	ALLOWED_CALLS='personality_zero'
+fi
 ALL=$(echo $EPERM_CALLS $ENOSYS_CALLS $EAFNOSUPPORT_CALLS \
-    $EPROTONOSUPPORT_CALLS $ALLOWED_CALLS)
+    $EPROTONOSUPPORT_CALLS $EACCES_CALLS $ALLOWED_CALLS)
 
 n=0
 for c in $ALL; do n=$((n + 1)); done
@@ -103,6 +112,9 @@ for c in $EAFNOSUPPORT_CALLS; do
 done
 for c in $EPROTONOSUPPORT_CALLS; do
 	tcase "$c: EPROTONOSUPPORT" t_sys "$c" EPROTONOSUPPORT
+done
+for c in $EACCES_CALLS; do
+	tcase "$c: EACCES" t_sys "$c" EACCES
 done
 for c in $ALLOWED_CALLS; do
 	tcase "$c: allowed" t_allowed "$c"

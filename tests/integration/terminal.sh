@@ -28,7 +28,7 @@ T new-session -d -s first "sleep $((CONFINE_TIMEOUT * 4))" ||
     skip_all "tmux cannot start a session here"
 T new-session -d -s t -x 100 -y 30 -c "$WS" \
     "exec env -i PATH=/usr/bin:/bin HOME='$HOME' TERM=xterm-256color \
-    LANG=C XDG_STATE_HOME='$PANE_STATE' PS1='$ ' sh" ||
+    LANG=C XDG_STATE_HOME='$PANE_STATE' CONFINE_BACKEND='$BACKEND' PS1='$ ' sh" ||
     skip_all "tmux cannot start a session here"
 PANE_TTY=$(T display-message -p -t t '#{pane_tty}')
 plan 17
