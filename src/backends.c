@@ -171,6 +171,37 @@ check_files(const struct plan *p, const char **where)
 	return 0;
 }
 
+/*
+ * bwrap makes a missing mount point only where the sandbox can write: in
+ * a tmpfs of the plan or a writable bind.  Elsewhere (the read-only root)
+ * refuse as native does, before bwrap fails with its own words.
+ */
+static int
+check_mount_points(const struct plan *p, const char **where)
+{
+	struct stat st;
+	size_t i, j;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i], *top = NULL;
+
+		if (m->kind == PLAN_MOUNT_MASK || m->kind == PLAN_MOUNT_HIDE ||
+		    lstat(m->dst, &st) == 0)
+			continue;
+		for (j = 0; j < i; j++)
+			if (path_has_prefix(m->dst, p->mounts.v[j].dst) &&
+			    !streq(m->dst, p->mounts.v[j].dst))
+				top = &p->mounts.v[j];
+		if (top && (top->kind == PLAN_MOUNT_TMPFS ||
+		    top->kind == PLAN_MOUNT_COPY ||
+		    top->kind == PLAN_MOUNT_BIND_RW))
+			continue;
+		*where = m->dst;
+		return -EROFS;
+	}
+	return 0;
+}
+
 pid_t
 backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 {
@@ -183,7 +214,8 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 	pid_t pid;
 	int r, keep[8], nkeep = 0;
 
-	if ((r = check_files(p, where)) < 0)
+	if ((r = check_files(p, where)) < 0 ||
+	    (r = check_mount_points(p, where)) < 0)
 		return r;
 	if ((r = seccomp = sealed_filter(p, where)) < 0)
 		return r;

@@ -575,6 +575,8 @@ sandbox_run(const struct plan *plan)
 			    "AppArmor's restriction, or a container); see "
 			    "'confine doctor'", "namespaces: cannot create "
 			    "them");
+		if (where && where[0] == '/')
+			die_errno(err, "mount: cannot set up '%s'", where);
 		die_errno(err, "%s: cannot start the sandbox%s%s",
 		    bwrap ? "bwrap" : "landlock", where ? ": " : "",
 		    where ? where : "");

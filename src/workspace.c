@@ -166,10 +166,11 @@ copies_create(const struct plan *p, int fd, const char **where,
 			return -errno;
 	}
 	if (p->backend == PLAN_BACKEND_BWRAP) {
-		/* Over a socket or a hidden file: an empty, read-only file. */
+		/* Over a socket or a hidden file: an empty file of mode 0, as
+		 * native's mask (reading it is EACCES, not an empty file). */
 		unlinkat(fd, "empty", 0);
 		if ((r = openat(fd, "empty", O_WRONLY | O_CREAT | O_EXCL |
-		    O_CLOEXEC | O_NOFOLLOW, 0444)) < 0)
+		    O_CLOEXEC | O_NOFOLLOW, 0)) < 0)
 			return -errno;
 		close(r);
 		remove_tree(fd, "scratch", 0);
