@@ -37,8 +37,8 @@ TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
 
 # auto's fallbacks on a host without user namespaces: once, not per backend.
-TESTS += tests/integration/backends.sh
-EXTRA_DIST += tests/integration/backends.sh
+TESTS += tests/integration/backends.sh tests/integration/auto-bwrap.sh
+EXTRA_DIST += tests/integration/backends.sh tests/integration/auto-bwrap.sh
 
 EXTRA_DIST += tests/profile-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py
