@@ -64,9 +64,15 @@ agent_require() {
 	if ! [ -x "$AGENT_DIR/bin/$1" ]; then
 		command -v npm >/dev/null 2>&1 ||
 		    skip_all "$2@$3 is not in $AGENTS_CACHE and npm is not installed"
-		timeout 60 npm view --cache "$TEST_TMP/npm-cache" "$2@$3" version \
-		    >/dev/null 2>"$TEST_TMP/npm.err" ||
-		    skip_all "$2@$3 is not in $AGENTS_CACHE and npm cannot reach the registry: $(tail -n 1 "$TEST_TMP/npm.err")"
+		_st=0
+		timeout 60 npm view --cache "$TEST_TMP/npm-cache" \
+		    --fetch-retries=1 --fetch-timeout=20000 "$2@$3" version \
+		    >/dev/null 2>"$TEST_TMP/npm.err" || _st=$?
+		if [ "$_st" -ne 0 ]; then
+			_why=$(grep -m 1 -i 'error' "$TEST_TMP/npm.err" || true)
+			[ "$_st" -ne 124 ] || _why="no answer in 60 seconds"
+			skip_all "$2@$3 is not in $AGENTS_CACHE and npm cannot reach the registry (${_why:-npm view failed})"
+		fi
 		if ! [ -d "$AGENTS_CACHE" ]; then
 			# Like /var/tmp: each user adds, nobody replaces.
 			mkdir -p "$AGENTS_CACHE" && chmod 1777 "$AGENTS_CACHE" || {
