@@ -131,21 +131,27 @@ t_interactive() {
 	assert_ws_unchanged
 }
 
-# A fresh home without ~/.nvm, ~/.npm-global, ~/.local/... and without
-# ~/.claude: the profile's paths that are missing here are skipped.
-t_missing_paths() {
+# An agent installed in one of the profile's places only (~/.local/bin, as
+# Claude Code's own installer does), in a home without ~/.nvm,
+# ~/.npm-global, ~/.claude ...: it runs from there, the missing paths are
+# skipped, and none is made on the host.
+t_one_install_place() {
 	agent_ws
 	home_new
-	run_confine -p claude -- sh -c 'ls -A ~; claude --version'
+	mkdir -p "$AHOME/.local/bin"
+	ln -s "$AGENT_DIR/bin/claude" "$AHOME/.local/bin/claude"
+	h=$(tree_hash "$AHOME")
+	run_confine -p claude -- sh -c 'ls -A ~ ~/.local; ~/.local/bin/claude --version'
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" "^$AGENT_VERSION \\(Claude Code\\)\$"
-	assert_not_file_has_content "$OUT" '^\.(nvm|npm-global|local)$'
-	assert_eq "$(ls -A "$AHOME")" "" "the host's fake home"
+	assert_not_file_has_content "$OUT" '^\.(nvm|npm-global)$'
+	assert_not_file_has_content "$OUT" '^(lib|share)$'
+	assert_eq "$(tree_hash "$AHOME")" "$h" "the home directory's hash"
 }
 
 tcase "claude -p: the reply comes back through the proxy, nothing else goes out" t_headless
 tcase "claude -p: another host is refused, counted and recorded" t_refused
 tcase "claude: its settings on the host stay unchanged; workspace agent files are flagged" t_own_config
 tcase "claude: the full-screen interface works in a terminal" t_interactive
-tcase "claude: profile paths missing on this host are skipped" t_missing_paths
+tcase "claude: installed in one of the profile's places, it runs; the missing ones are skipped" t_one_install_place
 tap_done
