@@ -119,6 +119,8 @@ t_interactive() {
 	m=$(prompt_marker)
 	send "'$CONFINE' -p claude --endpoint $FAKE_HOST:$FAKE_PORT --env ANTHROPIC_BASE_URL=$FAKE_URL --env NODE_EXTRA_CA_CERTS=$CA_IN -- claude"
 	wait_pane 30 "Claude Code v$AGENT_VERSION"
+	# Its input line.
+	wait_pane 30 '^❯'
 	send "say hello ($m)"
 	wait_pane 30 "$REPLY"
 	assert_file_has_content "$FAKE_LOG" "^  prompt $m\$"

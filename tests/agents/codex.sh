@@ -124,6 +124,8 @@ t_interactive() {
 	m=$(prompt_marker)
 	send "'$CONFINE' -p codex --endpoint $FAKE_HOST:$FAKE_PORT --env CODEX_CA_CERTIFICATE=$CA_IN -- codex"
 	wait_pane 30 "OpenAI Codex \\(v$AGENT_VERSION\\)"
+	# Its input line.
+	wait_pane 30 '^›'
 	send "say hello ($m)"
 	wait_pane 30 "$REPLY"
 	assert_file_has_content "$FAKE_LOG" "^  prompt $m\$"
