@@ -112,6 +112,14 @@ agent_require() {
 	export PATH
 }
 
+# require_node MAJOR WHAT: skip the script when node is older than MAJOR.
+require_node() {
+	command -v node >/dev/null 2>&1 || skip_all "$2 needs Node.js, which is not installed"
+	_v=$(node -p 'process.versions.node' 2>/dev/null) || _v=0
+	[ "${_v%%.*}" -ge "$1" ] ||
+	    skip_all "$2 needs Node.js $1 or later; this is $_v"
+}
+
 # ------------------------------------------------------ the fake endpoint
 
 FAKE_HOST=127.0.0.2

@@ -9,6 +9,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
+require_node 16 "Codex CLI 0.171.0"
 agent_require codex @openai/codex 0.171.0
 plan 4
 fake_start

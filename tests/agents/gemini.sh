@@ -9,6 +9,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
+require_node 20 "Gemini CLI 0.61.0"
 agent_require gemini @google/gemini-cli 0.61.0
 plan 4
 fake_start
