@@ -16,9 +16,15 @@ packages='
 	build-essential autoconf automake pkg-config
 	libseccomp-dev libcap-ng-dev libinih-dev libgit2-dev zlib1g-dev
 	git scdoc bubblewrap tmux hyperfine python3 procps iproute2
-	ca-certificates curl
+	ca-certificates curl openssl
 	bash-completion zsh fish man-db
 '
+# The agent tests install the agents with npm: the distribution's Node.js
+# and npm, unless a Node.js is installed already (from NodeSource, say,
+# whose package bundles npm and conflicts with the npm package).
+if ! command -v node >/dev/null 2>&1; then
+	packages="$packages nodejs npm"
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	if ! command -v sudo >/dev/null 2>&1; then

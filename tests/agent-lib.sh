@@ -1,0 +1,304 @@
+# SPDX-License-Identifier: ISC
+# agent-lib.sh - sourced after lib.sh by tests/agents/*.sh, the tests of
+# the shipped agent profiles against the real agents.
+#
+# Gives:
+# - agent_require NAME PACKAGE VERSION: the agent from npm, pinned, in a
+#   cache outside every home directory (AGENTS_CACHE, reused between runs
+#   and readable by every user), its bin/ first in PATH; the whole script
+#   skips when the cache lacks it and npm cannot reach the registry;
+# - a fake model endpoint (tests/helpers/fake-model.py) on the host's
+#   loopback at 127.0.0.2, over TLS with a certificate of a throwaway CA:
+#   FAKE_HOST, FAKE_PORT, FAKE_LOG, REPLY; an address that is not in the
+#   sandbox's NO_PROXY (127.0.0.1 is), so the agent must go through the
+#   proxy, whose CONNECT tunnels are what carries HTTPS;
+# - agent_ws: a workspace (lib.sh's ws_new) with the CA at $CA_IN, where
+#   the sandbox sees it (its /tmp is its own);
+# - home_new: an empty fake home directory in AHOME, exported as HOME;
+# - the shipped profiles found by name, from a private XDG_CONFIG_HOME;
+# - a tmux pane for the interactive cases (pane_start, send, wait_pane,
+#   pane_quit).
+
+AGENTS_CACHE=${CONFINE_AGENTS_CACHE:-/var/tmp/confine-agents}
+# An agent is slower to start than a shell; still bounded.
+CONFINE_TIMEOUT=${AGENT_TIMEOUT:-90}
+
+command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the fake model endpoint"
+command -v openssl >/dev/null 2>&1 || skip_all "no openssl to make the fake endpoint's certificate"
+
+# The shipped profiles, found by name (-p claude) as after installation,
+# with the permissions confine requires of them.
+umask 022
+XDG_CONFIG_HOME=$TEST_TMP/config
+export XDG_CONFIG_HOME
+mkdir -p "$XDG_CONFIG_HOME/confine/profiles" &&
+    cp "$TESTS_SRCDIR"/../profiles/*.ini "$XDG_CONFIG_HOME/confine/profiles/" &&
+    chmod 0644 "$XDG_CONFIG_HOME"/confine/profiles/*.ini || {
+	echo "Bail out! cannot copy the shipped profiles"
+	exit 1
+}
+
+# ------------------------------------------------------------- the agent
+
+# owned_ok PATH: PATH belongs to this user or to root (a cache another
+# user could write to is not run).
+owned_ok() {
+	_o=$(stat -c %u "$1" 2>/dev/null) || return 1
+	[ "$_o" = 0 ] || [ "$_o" = "$(id -u)" ]
+}
+
+# agent_require NAME PACKAGE VERSION [SCRIPT]: AGENT_DIR, AGENT_VERSION;
+# PATH.  npm runs no install script; SCRIPT, a file of the package, is run
+# with node after the install when the package needs its own.
+agent_require() {
+	AGENT_VERSION=$3
+	if [ -e "$AGENTS_CACHE" ] && { ! owned_ok "$AGENTS_CACHE" ||
+	    ! [ -w "$AGENTS_CACHE" ]; } && ! [ -x "$AGENTS_CACHE/$1-$3/bin/$1" ]; then
+		AGENTS_CACHE=$AGENTS_CACHE-$(id -u)
+	fi
+	AGENT_DIR=$AGENTS_CACHE/$1-$3
+	if [ -x "$AGENT_DIR/bin/$1" ] && ! owned_ok "$AGENT_DIR"; then
+		AGENTS_CACHE=$AGENTS_CACHE-$(id -u)
+		AGENT_DIR=$AGENTS_CACHE/$1-$3
+	fi
+	if ! [ -x "$AGENT_DIR/bin/$1" ]; then
+		command -v npm >/dev/null 2>&1 ||
+		    skip_all "$2@$3 is not in $AGENTS_CACHE and npm is not installed"
+		_st=0
+		timeout 60 npm view --cache "$TEST_TMP/npm-cache" \
+		    --fetch-retries=1 --fetch-timeout=20000 "$2@$3" version \
+		    >/dev/null 2>"$TEST_TMP/npm.err" || _st=$?
+		if [ "$_st" -ne 0 ]; then
+			_why=$(grep -m 1 -i 'error' "$TEST_TMP/npm.err" || true)
+			[ "$_st" -ne 124 ] || _why="no answer in 60 seconds"
+			skip_all "$2@$3 is not in $AGENTS_CACHE and npm cannot reach the registry (${_why:-npm view failed})"
+		fi
+		if ! [ -d "$AGENTS_CACHE" ]; then
+			# Like /var/tmp: each user adds, nobody replaces.
+			mkdir -p "$AGENTS_CACHE" && chmod 1777 "$AGENTS_CACHE" || {
+				echo "Bail out! cannot make $AGENTS_CACHE"
+				exit 1
+			}
+		fi
+		_tmp=$(mktemp -d "$AGENTS_CACHE/.$1-$3.XXXXXX") || {
+			echo "Bail out! cannot write in $AGENTS_CACHE"
+			exit 1
+		}
+		# No install scripts: the packages ship what runs.
+		if ! timeout 900 npm install -g --prefix "$_tmp" --ignore-scripts \
+		    --no-audit --no-fund --cache "$TEST_TMP/npm-cache" "$2@$3" \
+		    >"$TEST_TMP/npm.log" 2>&1; then
+			rm -rf "$_tmp"
+			echo "Bail out! npm install $2@$3 failed"
+			sed 's/^/# /' "$TEST_TMP/npm.log" | tail -n 20
+			exit 1
+		fi
+		if [ -n "${4:-}" ] && ! (cd "$_tmp/lib/node_modules/$2" &&
+		    node "$4") >>"$TEST_TMP/npm.log" 2>&1; then
+			rm -rf "$_tmp"
+			echo "Bail out! $2@$3: node $4 failed"
+			sed 's/^/# /' "$TEST_TMP/npm.log" | tail -n 20
+			exit 1
+		fi
+		chmod -R a+rX,go-w "$_tmp"
+		# Another run may have finished first: keep its copy.
+		mv -T "$_tmp" "$AGENT_DIR" 2>/dev/null || rm -rf "$_tmp"
+	fi
+	[ -x "$AGENT_DIR/bin/$1" ] || {
+		echo "Bail out! no $AGENT_DIR/bin/$1"
+		exit 1
+	}
+	PATH=$AGENT_DIR/bin:$PATH
+	export PATH
+}
+
+# require_node MAJOR WHAT: skip the script when node is older than MAJOR.
+require_node() {
+	command -v node >/dev/null 2>&1 || skip_all "$2 needs Node.js, which is not installed"
+	_v=$(node -p 'process.versions.node' 2>/dev/null) || _v=0
+	[ "${_v%%.*}" -ge "$1" ] ||
+	    skip_all "$2 needs Node.js $1 or later; this is $_v"
+}
+
+# ------------------------------------------------------ the fake endpoint
+
+FAKE_HOST=127.0.0.2
+REPLY=confine-reply-$(unique_num)
+FAKE_LOG=$TEST_TMP/fake.log
+: >"$FAKE_LOG"
+
+# A CA and a certificate for FAKE_HOST signed by it (the agents check the
+# chain, not a lone self-signed certificate).
+tls_new() {
+	TLS=$TEST_TMP/tls
+	mkdir -p "$TLS"
+	printf '%s\n' "subjectAltName=IP:$FAKE_HOST" "basicConstraints=CA:FALSE" \
+	    "keyUsage=digitalSignature,keyEncipherment" \
+	    "extendedKeyUsage=serverAuth" >"$TLS/ext.cnf"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 \
+	    -subj /CN=confine-test-ca -keyout "$TLS/ca.key" -out "$TLS/ca.pem" \
+	    -addext basicConstraints=critical,CA:TRUE \
+	    -addext keyUsage=critical,keyCertSign,cRLSign &&
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=$FAKE_HOST" \
+	    -keyout "$TLS/key.pem" -out "$TLS/leaf.csr" &&
+	openssl x509 -req -in "$TLS/leaf.csr" -CA "$TLS/ca.pem" \
+	    -CAkey "$TLS/ca.key" -CAcreateserial -days 2 \
+	    -extfile "$TLS/ext.cnf" -out "$TLS/cert.pem"
+}
+
+# fake_start: the endpoint, answering REPLY; FAKE_PORT.
+fake_start() {
+	tls_new >"$TEST_TMP/openssl.log" 2>&1 || {
+		echo "Bail out! openssl cannot make the test certificates"
+		sed 's/^/# /' "$TEST_TMP/openssl.log"
+		exit 1
+	}
+	python3 "$TESTS_SRCDIR/helpers/fake-model.py" --cert "$TLS/cert.pem" \
+	    --key "$TLS/key.pem" "$FAKE_HOST" "$REPLY" "$FAKE_LOG" \
+	    "$TEST_TMP/ready.fake" </dev/null >/dev/null 2>"$TEST_TMP/fake.err" &
+	track_pid $!
+	wait_for 10 test -s "$TEST_TMP/ready.fake" || {
+		echo "Bail out! the fake model endpoint did not start on $FAKE_HOST"
+		sed 's/^/# /' "$TEST_TMP/fake.err"
+		exit 1
+	}
+	FAKE_PORT=$(cat "$TEST_TMP/ready.fake")
+	FAKE_URL=https://$FAKE_HOST:$FAKE_PORT
+	# Not an endpoint: the proxy must refuse it.  Nothing listens there.
+	OTHER_URL=https://127.0.0.3:$FAKE_PORT
+}
+
+# The model calls the endpoint answered so far.
+model_calls() {
+	grep -c '^  model-call$' "$FAKE_LOG" || true
+}
+
+# A marker for one prompt: the endpoint logs "  prompt MARKER" when a
+# request carries it.
+prompt_marker() {
+	printf 'confine-prompt-%s\n' "$(unique_num)"
+}
+
+# ---------------------------------------------------------------- a case
+
+# agent_ws: a workspace with the CA in it.
+agent_ws() {
+	ws_new
+	cp "$TLS/ca.pem" "$WS/.t/ca.pem" || fail "cannot copy the CA"
+	CA_IN=$WS/.t/ca.pem
+	WS_HASH=$(tree_hash "$WS")
+}
+
+# home_new: a fake home directory, HOME.
+home_new() {
+	AHOME=$(mktemp -d "$TEST_TMP/home.XXXXXX") || fail "mktemp"
+	AHOME=$(cd "$AHOME" && pwd -P)
+	HOME=$AHOME
+	export HOME
+}
+
+# The exit line, "confine: network: N connection(s) through the proxy, M
+# refused"; CONNS and REFUSED.
+read_counts() {
+	_l=$(grep -E '^confine: network: [0-9]+ connections? through the proxy, [0-9]+ refused' "$ERR") ||
+	    fail "no 'confine: network:' line"
+	CONNS=$(printf '%s\n' "$_l" | sed -E 's/^confine: network: ([0-9]+) .*/\1/')
+	REFUSED=$(printf '%s\n' "$_l" | sed -E 's/.*, ([0-9]+) refused.*/\1/')
+}
+
+# The one session the case left.
+the_session() {
+	_s=$(sessions)
+	[ -n "$_s" ] && [ "$(printf '%s\n' "$_s" | wc -l)" -eq 1 ] ||
+	    fail "not one session: '$_s'"
+	printf '%s\n' "$SESSIONS/$_s"
+}
+
+# -------------------------------------------------------------- terminal
+
+SOCK=$TEST_TMP/tmux.sock
+T() {
+	tmux -S "$SOCK" -f /dev/null "$@"
+}
+tmux_cleanup() {
+	T kill-server 2>/dev/null || true
+}
+LIB_CLEANUP_HOOK=tmux_cleanup
+
+# pane_start VAR=VALUE...: a shell in a new 80x24 tmux pane, in WS, with
+# only these variables and those of a login; PANE_TTY.
+pane_start() {
+	command -v tmux >/dev/null 2>&1 || skip_case "tmux is not installed"
+	T kill-server 2>/dev/null || true
+	# A first session takes the lowest free pty.
+	T new-session -d -s first "sleep $((CONFINE_TIMEOUT * 2))" ||
+	    skip_case "tmux cannot start a session here"
+	_env=
+	for _v in "$@"; do
+		_env="$_env '$_v'"
+	done
+	T new-session -d -s t -x 80 -y 24 -c "$WS" \
+	    "exec env -i PATH='$PATH' HOME='$HOME' TERM=xterm-256color \
+	    LANG=C.UTF-8 XDG_STATE_HOME='$XDG_STATE_HOME' \
+	    XDG_CONFIG_HOME='$XDG_CONFIG_HOME' PS1='$ ' $_env sh" ||
+	    skip_case "tmux cannot start a session here"
+	PANE_TTY=$(T display-message -p -t t '#{pane_tty}')
+	wait_pane 10 '^[$]'
+	stty -g <"$PANE_TTY" >"$TEST_TMP/stty-before"
+}
+
+pane() {
+	T capture-pane -p -t t -S -200
+}
+
+# send TEXT: type TEXT in the pane, then Enter (a moment later: an Enter
+# that arrives with the text is taken as part of a paste by some agents).
+send() {
+	T send-keys -t t -l "$1"
+	sleep 0.5
+	T send-keys -t t Enter
+}
+
+# wait_pane SECONDS ERE: until a line of the pane matches.
+wait_pane() {
+	wait_for "$1" sh -c 'tmux -S "$1" -f /dev/null capture-pane -p -t t -S -200 | grep -q -E -e "$2"' \
+	    sh "$SOCK" "$2" || {
+		pane | grep -v '^$' | tail -n 30 | sed 's/^/# pane: /'
+		fail "the pane does not show /$2/"
+	}
+}
+
+pane_command() {
+	T display-message -p -t t '#{pane_current_command}'
+}
+
+# pane_resize_check: the pane grows to 120x30, and the agent's input line
+# takes 100 characters without wrapping them, which it can only do if the
+# new width reached it.  Erases them after.
+pane_resize_check() {
+	T resize-window -t t -x 120 -y 30
+	sleep 1
+	_xs=$(printf '%100s' '' | tr ' ' x)
+	T send-keys -t t -l "$_xs"
+	wait_pane 10 "$_xs"
+}
+
+# pane_quit KEY...: press the keys, together, until confine is no longer
+# the pane's foreground command (at most 6 times, 2 seconds apart); then
+# the user's shell must answer and the terminal's modes be those of before.
+pane_quit() {
+	_n=0
+	while [ "$(pane_command)" = confine ] && [ "$_n" -lt 6 ]; do
+		T send-keys -t t "$@"
+		wait_for 2 sh -c '[ "$(tmux -S "$1" -f /dev/null display-message -p -t t "#{pane_current_command}")" != confine ]' \
+		    sh "$SOCK" || true
+		_n=$((_n + 1))
+	done
+	[ "$(pane_command)" != confine ] || fail "the agent does not quit"
+	T send-keys -t t C-u
+	send 'echo "BACK-$((6 * 7))-BACK"'
+	wait_pane 10 '^([$] )?BACK-42-BACK$'
+	stty -g <"$PANE_TTY" >"$TEST_TMP/stty-after"
+	cmp -s "$TEST_TMP/stty-before" "$TEST_TMP/stty-after" ||
+	    fail "the terminal's modes are not restored"
+}
