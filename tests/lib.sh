@@ -389,3 +389,98 @@ wait_for() {
 unique_num() {
 	printf '%s%s' "$$" "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
 }
+
+# ------------------------------------------------------- the host state
+
+# What an escape would change on the host: the workspace, the home
+# directories ($HOME and the passwd entry's, when they differ) and /tmp.
+# host_snapshot records it before a run; assert_host_unchanged compares
+# after.  Compared exactly: the workspace WS (tree_hash, when set); a home
+# the test made under TEST_TMP, whole; in any other home every file under
+# the paths the host later reads or runs (HOST_PERSIST); and any path
+# named after HOST_MARK (a case's unique marker) under the homes, /tmp,
+# /var/tmp and /dev/shm.  Compared for removal or change only, since
+# other programs of the user add to them while a test runs: the top level
+# of a home the test did not make (names, types, modes, owners), and of
+# /tmp (the same, and the content of its readable files).  A probe that
+# tries to make a file on the host names it after HOST_MARK.  The test
+# scripts' own directories (/tmp/confine-test*, /tmp/confine-hs.*) are
+# left out.
+HOST_PERSIST='.bashrc .bash_profile .bash_login .bash_logout .profile
+.zshrc .zshenv .zprofile .config/fish .inputrc .config/autostart
+.config/systemd .local/bin .local/share/applications .config/mimeapps.list
+.ssh .gitconfig .config/git .config/confine .local/state/confine/trust
+.vimrc .config/nvim .emacs .emacs.d .npmrc .pam_environment .xprofile
+.xsessionrc .cargo/bin .cargo/config.toml .claude/settings.json
+.claude/commands .codex/config.toml .config/Code/User'
+
+host_homes() {
+	_pw=$(getent passwd "$(id -u)" | cut -d: -f6)
+	printf '%s\n' "$HOME"
+	[ -z "$_pw" ] || [ "$_pw" = "$HOME" ] || printf '%s\n' "$_pw"
+}
+
+# The exact part.
+host_state() {
+	[ -z "${WS:-}" ] || echo "workspace $WS $(tree_hash "$WS")"
+	host_homes | while read -r _h; do
+		[ -d "$_h" ] || continue
+		echo "home $_h"
+		case $_h in
+		"$TEST_TMP"/*) echo "  $(tree_hash "$_h")"; continue ;;
+		esac
+		for _p in $HOST_PERSIST; do
+			[ -e "$_h/$_p" ] || [ -L "$_h/$_p" ] || continue
+			find "$_h/$_p" -printf '  %p\t%y\t%m\t%s\t%l\n' 2>/dev/null | sort
+			find "$_h/$_p" -type f -readable -print0 2>/dev/null |
+			    sort -z | xargs -0r sha256sum 2>/dev/null | sed 's/^/  /'
+		done
+	done
+	if [ -n "${HOST_MARK:-}" ]; then
+		echo "marked"
+		{ host_homes; echo /tmp; echo /var/tmp; echo /dev/shm; } |
+		while read -r _d; do
+			[ -d "$_d" ] || continue
+			find "$_d" -maxdepth 4 -name "*$HOST_MARK*" \
+			    ! -path "$TEST_TMP/*" 2>/dev/null
+		done | sort -u | sed 's/^/  /'
+	fi
+}
+
+# The part compared for removal or change only.
+host_tops() {
+	host_homes | while read -r _h; do
+		case $_h in
+		"$TEST_TMP"/*) continue ;;
+		esac
+		find "$_h" -mindepth 1 -maxdepth 1 \
+		    -printf 'home %p\t%y\t%m\t%U\n' 2>/dev/null
+	done
+	find /tmp -mindepth 1 -maxdepth 1 ! -name 'confine-test*' \
+	    ! -name 'confine-hs.*' -printf 'tmp %p\t%y\t%m\t%U\n' 2>/dev/null
+	find /tmp -mindepth 1 -maxdepth 1 ! -name 'confine-test*' \
+	    ! -name 'confine-hs.*' -type f -readable -print0 2>/dev/null |
+	    xargs -0r sha256sum 2>/dev/null | sed 's/^/tmp /'
+}
+
+host_snapshot() {
+	host_state >"$TEST_TMP/host.before"
+	host_tops | sort >"$TEST_TMP/host.tops.before"
+}
+
+assert_host_unchanged() {
+	[ -s "$TEST_TMP/host.before" ] || fail "no host_snapshot to compare with"
+	host_state >"$TEST_TMP/host.after"
+	cmp -s "$TEST_TMP/host.before" "$TEST_TMP/host.after" || {
+		diff "$TEST_TMP/host.before" "$TEST_TMP/host.after" |
+		    head -n 20 | sed 's/^/# host: /'
+		fail "the host changed (workspace, home or a marked path)"
+	}
+	host_tops | sort >"$TEST_TMP/host.tops.after"
+	comm -23 "$TEST_TMP/host.tops.before" "$TEST_TMP/host.tops.after" \
+	    >"$TEST_TMP/host.tops.gone"
+	[ ! -s "$TEST_TMP/host.tops.gone" ] || {
+		head -n 20 "$TEST_TMP/host.tops.gone" | sed 's/^/# host, gone or changed: /'
+		fail "the host changed (the top of a home or of /tmp)"
+	}
+}
