@@ -55,6 +55,7 @@ printf '# the host user'\''s profile\n' >"$HOME/.profile"
 printf '[user]\n\tname = host\n' >"$HOME/.gitconfig"
 
 HOST_MARK=confine-escape-$(unique_num)
+host_canary
 
 # mark DIR [SUFFIX]: DIR/HOST_MARK[-SUFFIX], removed at exit.
 mark() {
@@ -110,8 +111,11 @@ PTY_OUT=$TEST_TMP/pty.out
 on_pty() {
 	cat >"$TEST_TMP/pty.sh"
 	_rc=0
+	# script(1) sends the terminal an end-of-file when its stdin ends: a
+	# fifo open for reading and writing never does.
+	[ -p "$TEST_TMP/pty.in" ] || mkfifo "$TEST_TMP/pty.in"
 	timeout -k 5 "$((CONFINE_TIMEOUT + 10))" \
-	    script -qec "sh '$TEST_TMP/pty.sh'" /dev/null </dev/null \
+	    script -qec "sh '$TEST_TMP/pty.sh'" /dev/null <>"$TEST_TMP/pty.in" \
 	    >"$PTY_OUT.raw" 2>&1 || _rc=$?
 	tr -d '\r\000' <"$PTY_OUT.raw" >"$PTY_OUT"
 	return "$_rc"
