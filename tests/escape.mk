@@ -10,7 +10,8 @@
 # runs the suite once per backend of ESCAPE_BACKENDS.
 
 ESCAPE_TESTS = \
-	tests/escape/terminal.sh
+	tests/escape/terminal.sh \
+	tests/escape/proc.sh
 
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
