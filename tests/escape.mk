@@ -11,7 +11,9 @@
 
 ESCAPE_TESTS = \
 	tests/escape/terminal.sh \
-	tests/escape/proc.sh
+	tests/escape/proc.sh \
+	tests/escape/privilege.sh \
+	tests/escape/seccomp.sh
 
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
