@@ -13,7 +13,8 @@ ESCAPE_TESTS = \
 	tests/escape/terminal.sh \
 	tests/escape/proc.sh \
 	tests/escape/privilege.sh \
-	tests/escape/seccomp.sh
+	tests/escape/seccomp.sh \
+	tests/escape/paths.sh
 
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
