@@ -137,3 +137,32 @@ escape_preflight() {
 	rm -rf "$TEST_TMP/preflight" "$XDG_STATE_HOME"
 }
 escape_preflight
+
+# The session the last run kept, from the summary on stderr: SESSION_ID,
+# PATCH, REPORT.
+kept_session() {
+	SESSION_ID=$(sed -n 's/^confine: session \([0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{8\}\): [0-9]* files\{0,1\} changed$/\1/p' "$ERR")
+	[ -n "$SESSION_ID" ] || fail "no session named on stderr"
+	PATCH=$SESSIONS/$SESSION_ID/changes.patch
+	REPORT=$SESSIONS/$SESSION_ID/report
+	assert_exists "$PATCH"
+	assert_exists "$REPORT"
+}
+
+# The paths a patch touches, as git apply reads them, one a line.
+patch_paths() {
+	GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent git apply --numstat -z "$1" |
+	    tr '\0' '\n' | awk -F '\t' '
+		r > 0 { print; r--; next }
+		NF == 3 && $3 != "" { print $3; next }
+		NF == 3 { r = 2 }'
+}
+
+# assert_flagged PATH: the report flags PATH, with a reason.
+assert_flagged() {
+	sed -n '/^flagged/,/^ignored/p' "$REPORT" >"$TEST_TMP/flagged"
+	grep -q -F -e "  $1: " "$TEST_TMP/flagged" || {
+		diag_file "$TEST_TMP/flagged" "flagged in the report"
+		fail "the report does not flag $1"
+	}
+}

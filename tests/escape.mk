@@ -14,7 +14,8 @@ ESCAPE_TESTS = \
 	tests/escape/proc.sh \
 	tests/escape/privilege.sh \
 	tests/escape/seccomp.sh \
-	tests/escape/paths.sh
+	tests/escape/paths.sh \
+	tests/escape/persistence.sh
 
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
