@@ -30,8 +30,9 @@
  *   tcp_bind           bind a TCP socket to 127.0.0.1, port 0
  *   tcp_connect:PORT   connect to 127.0.0.1:PORT over TCP
  *   udp_loop           send a datagram to itself over 127.0.0.1
- *   unix_connect:PATH  connect to a pathname unix socket
- *   unix_serve:PATH    listen on PATH, print "ready", accept for 30 s at most
+ *   unix_connect:PATH  connect to a pathname unix socket (@NAME: abstract)
+ *   unix_serve:PATH    listen on PATH (or @NAME), print "ready", accept
+ *                      for 30 s at most
  *
  * Escape probes: real calls with good arguments, for the escape suite's
  * positive controls (outside, they must work) and its attempts (inside,
@@ -71,6 +72,7 @@
 #include <linux/sched.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -702,6 +704,7 @@ p_udp_loop(struct ctx *c)
 	return r;
 }
 
+/* PATH, or @NAME for the abstract NAME; returns the address's length. */
 static int
 unix_addr(const char *path, struct sockaddr_un *sun)
 {
@@ -712,20 +715,23 @@ unix_addr(const char *path, struct sockaddr_un *sun)
 		return -1;
 	}
 	strcpy(sun->sun_path, path);
-	return 0;
+	if (path[0] != '@')
+		return (int)sizeof(*sun);
+	sun->sun_path[0] = '\0';
+	return (int)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
 }
 
 static long
 p_unix_connect(struct ctx *c)
 {
 	struct sockaddr_un sun;
-	int fd, r, err;
+	int fd, r, err, len;
 
-	if (unix_addr(c->arg, &sun) < 0)
+	if ((len = unix_addr(c->arg, &sun)) < 0)
 		return -1;
 	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
 		return -1;
-	r = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
+	r = connect(fd, (struct sockaddr *)&sun, (socklen_t)len);
 	err = errno;
 	close(fd);
 	errno = err;
@@ -736,13 +742,13 @@ static long
 p_unix_serve(struct ctx *c)
 {
 	struct sockaddr_un sun;
-	int fd, cl;
+	int fd, cl, len;
 
-	if (unix_addr(c->arg, &sun) < 0)
+	if ((len = unix_addr(c->arg, &sun)) < 0)
 		return -1;
 	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	if (bind(fd, (struct sockaddr *)&sun, (socklen_t)len) < 0 ||
 	    listen(fd, 8) < 0)
 		return -1;
 	/* Bounded: a test that forgets to stop us does not hang anything. */
