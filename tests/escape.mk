@@ -15,7 +15,8 @@ ESCAPE_TESTS = \
 	tests/escape/privilege.sh \
 	tests/escape/seccomp.sh \
 	tests/escape/paths.sh \
-	tests/escape/persistence.sh
+	tests/escape/persistence.sh \
+	tests/escape/ipc.sh
 
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
