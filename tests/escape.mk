@@ -16,7 +16,8 @@ ESCAPE_TESTS = \
 	tests/escape/seccomp.sh \
 	tests/escape/paths.sh \
 	tests/escape/persistence.sh \
-	tests/escape/ipc.sh
+	tests/escape/ipc.sh \
+	tests/escape/network.sh
 
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
