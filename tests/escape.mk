@@ -17,7 +17,8 @@ ESCAPE_TESTS = \
 	tests/escape/paths.sh \
 	tests/escape/persistence.sh \
 	tests/escape/ipc.sh \
-	tests/escape/network.sh
+	tests/escape/network.sh \
+	tests/escape/meta.sh
 
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
