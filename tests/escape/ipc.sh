@@ -15,7 +15,7 @@ serve() {
 	_o=$TEST_TMP/serve.$(unique_num)
 	"$TRY_SYSCALL" "unix_serve:$1" >"$_o" 2>&1 &
 	track_pid $!
-	wait_for 10 grep -q '^ready$' "$_o" || fail "cannot listen on $1"
+	wait_for 10 grep -qs '^ready$' "$_o" || fail "cannot listen on $1"
 	# The socket is part of the host state from now on.
 	host_snapshot
 }
