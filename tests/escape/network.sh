@@ -120,10 +120,11 @@ t_dns() {
 	servers=$(awk '$1 == "nameserver" { print $2 }' /etc/resolv.conf 2>/dev/null | grep -v ':' | head -n 3)
 	cp "$NETPROBE" "$WS/.t/netprobe.py"
 	host_snapshot
-	# Control: outside, a datagram to each can be sent (a route exists).
+	# Control: outside, a datagram to each can be sent where the host
+	# has a route; the attempt inside is checked either way.
 	for s in $servers 192.0.2.1; do
 		python3 "$NETPROBE" udp "$s" 53 x >/dev/null ||
-		    skip_case "control: the host itself has no route to $s"
+		    diag "control: the host itself has no route to $s"
 	done
 	run_confine -- sh -c '
 		for s; do python3 .t/netprobe.py udp "$s" 53 "exfil.$s"; done

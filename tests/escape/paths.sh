@@ -19,7 +19,7 @@ done
 # filesystem as /var/tmp, when there is one: visible inside, read-only.
 VARTMP=
 if [ -d /var/tmp ] && [ -w /var/tmp ]; then
-	VARTMP=$(host_scratch "$(mktemp -d "/var/tmp/$HOST_MARK.XXXXXX")")
+	VARTMP=$(host_scratch "$(mktemp -d /var/tmp/confine-var.XXXXXX)")
 fi
 
 # E1: the home's secret through aliases of its path.
