@@ -33,9 +33,10 @@ t_unshare() {
 t_clone() {
 	esc_ws
 	control_try clone_newuser EINVAL
-	run_confine -- "$TRY_IN" clone_newuser clone_newns clone_newnet clone_newpid
+	calls='clone_newuser clone_newns clone_newnet clone_newpid clone_newipc clone_newuts clone_newcgroup'
+	run_confine -- "$TRY_IN" $calls
 	assert_status "$RC" 0
-	for c in clone_newuser clone_newns clone_newnet clone_newpid; do
+	for c in $calls; do
 		assert_try "$c" EPERM
 	done
 	assert_host_unchanged
@@ -90,8 +91,11 @@ t_chroot() {
 	esc_ws
 	control_try chroot EFAULT
 	control_try pivot_root 'EFAULT|EINVAL'
-	run_confine -- sh -c '"$1" chroot pivot_root setns; chroot / true && echo CHROOTED; true' sh "$TRY_IN"
+	control_try umount2 'EFAULT|EINVAL'
+	run_confine -- sh -c '"$1" chroot pivot_root setns umount2 mount; chroot / true && echo CHROOTED; true' sh "$TRY_IN"
 	assert_status "$RC" 0
+	assert_try umount2 EPERM
+	assert_try mount EPERM
 	assert_try chroot EPERM
 	assert_try pivot_root EPERM
 	assert_try setns EPERM
@@ -206,7 +210,7 @@ tcase "N1 clone with a namespace flag: EPERM" t_clone
 tcase "N2 clone3 with CLONE_NEWUSER: ENOSYS" t_clone3
 tcase "N3 the new mount API (fsopen, open_tree, ...): ENOSYS" t_mount_api
 tcase "N4 mount, remount rw, umount: refused, the root stays read-only" t_mount
-tcase "chroot, pivot_root, setns: EPERM" t_chroot
+tcase "chroot, pivot_root, setns, mount, umount2: EPERM" t_chroot
 tcase "N5 name_to_handle_at and open_by_handle_at: EPERM" t_handles
 tcase "N6 a setuid program keeps the caller's euid (no_new_privs)" t_setuid
 tcase "every capability set empty, no_new_privs set for good" t_caps
