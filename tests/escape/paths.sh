@@ -7,7 +7,7 @@
 # made inside, pointing at files outside.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/escape-lib.sh"
-plan 10
+plan 12
 
 LDSO=
 for f in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 \
@@ -223,6 +223,48 @@ t_state() {
 	assert_host_unchanged
 }
 
+# W4: a path the options name (--ro, --scratch, --hide, --direct) that
+# goes through a symbolic link planted in the workspace, to the home: the
+# mount would land on the link's target.  Refused before the command runs.
+t_option_symlink() {
+	esc_ws
+	ln -s "$HOME/.ssh" "$WS/leak"
+	printf '[profile]\nquadrant = online\n[workspace]\nprivate = no\n' >"$TEST_TMP/online.ini"
+	host_snapshot
+	# Control: outside, the link leads to the secret.
+	grep -q "$HOME_SECRET" "$WS/leak/id_ed25519" || fail "control: the link does not lead to the secret"
+	for o in "--ro $WS/leak" "--ro $WS/leak/id_ed25519" "--scratch $WS/leak" \
+	    "--hide $WS/leak" "-p $TEST_TMP/online.ini --direct $WS/leak" \
+	    "-p $TEST_TMP/online.ini --direct $WS/leak/id_ed25519"; do
+		run_confine $o -- sh -c 'cat leak/id_ed25519; echo pwned >leak/x && echo WROTE'
+		[ "$RC" -ne 0 ] || fail "$o: the command ran and exited 0"
+		assert_not_file_has_content "$OUT" "$HOME_SECRET|WROTE"
+		case $BACKEND in
+		landlock) ;;
+		*)
+			assert_status "$RC" 125
+			assert_refusal "$ERR" ;;
+		esac
+	done
+	assert_host_unchanged
+}
+
+# A workspace named through a symbolic link to the home: resolved, and
+# refused as a workspace that contains the home.
+t_ws_symlink() {
+	esc_ws
+	ln -s "$HOME" "$TEST_TMP/wslink"
+	host_snapshot
+	# Control: the link leads to the home outside.
+	[ -f "$TEST_TMP/wslink/.ssh/id_ed25519" ] || fail "control: the link does not lead to the home"
+	RUN_CWD=$TEST_TMP run_confine -w "$TEST_TMP/wslink" -- sh -c 'cat .ssh/id_ed25519; echo pwned >>.bashrc && echo WROTE'
+	assert_status "$RC" 125
+	assert_refusal "$ERR"
+	assert_file_has_content "$ERR" "^confine: workspace '$HOME' contains the home directory"
+	assert_not_file_has_content "$OUT" "$HOME_SECRET|WROTE"
+	assert_host_unchanged
+}
+
 tcase "E1 the home's secret through /proc/self/root, /proc/1/root, // and .." t_aliases
 tcase "E3 the dynamic loader cannot map a program from a hidden home" t_ldso_hidden
 tcase "E3 the noexec mounts refuse exec and the loader's mapping" t_ldso_noexec
@@ -233,4 +275,6 @@ tcase "W5 a planted hard link: writes land on a copy, not the shared inode" t_ha
 tcase "W5 a hard link made inside to a host file: refused" t_hardlink_made
 tcase "files moved out of the workspace reach no host directory" t_move_out
 tcase "the session directory and the old root are out of reach" t_state
+tcase "W4 option paths through a planted symlink to the home: refused" t_option_symlink
+tcase "a workspace given as a symlink to the home: refused" t_ws_symlink
 tap_done
