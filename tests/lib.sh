@@ -145,6 +145,9 @@ tcase_todo() {
 		"$@"
 	)
 	_rc=$?
+	case $_rc in
+	77) skip "$_desc" "$(cat "$TEST_TMP/.skip" 2>/dev/null)"; return ;;
+	esac
 	TAP_N=$((TAP_N + 1))
 	case $_rc in
 	0) echo "ok $TAP_N - $_desc # TODO $_todo" ;;
