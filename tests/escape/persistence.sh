@@ -12,7 +12,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/escape-lib.sh"
 command -v git >/dev/null 2>&1 || skip_all "no git"
-plan 13
+plan 14
 
 PWNED=$TEST_TMP/pwned
 
@@ -216,6 +216,34 @@ t_confine_config() {
 	assert_file_has_content "$OUT" '^profile: sealed \(built-in\)'
 }
 
+# W13: a writer the command leaves behind cannot change the session
+# after confine has exported it (what the user reviews is what applies).
+t_late_writer() {
+	esc_ws
+	writer='trap "" HUP INT TERM QUIT; i=0; while [ $i -lt 100 ]; do echo "line $i" >>"$1"; i=$((i + 1)); sleep 0.05; done'
+	# Control: outside, such a writer outlives its parent and writes on.
+	setsid sh -c "$writer" sh "$TEST_TMP/grow" </dev/null >/dev/null 2>&1 &
+	w=$!
+	track_pid "$w"
+	sleep 0.5
+	a=$(wc -l <"$TEST_TMP/grow")
+	sleep 0.5
+	b=$(wc -l <"$TEST_TMP/grow")
+	kill -9 "$w" 2>/dev/null || true
+	[ "$b" -gt "$a" ] || fail "control: the writer did not write on outside"
+	run_confine -- sh -c "setsid sh -c '$writer' sh \"\$PWD/grow\" </dev/null >/dev/null 2>&1 & sleep 0.5"
+	assert_status "$RC" 0
+	kept_session
+	h1=$(tree_hash "$SESSIONS/$SESSION_ID/upper")
+	p1=$(sha256sum <"$PATCH")
+	sleep 1
+	assert_eq "$(tree_hash "$SESSIONS/$SESSION_ID/upper")" "$h1" "the session's upper layer a second later"
+	assert_eq "$(sha256sum <"$PATCH")" "$p1" "the patch a second later"
+	n=$(grep -c '^+line ' "$PATCH")
+	assert_eq "$n" "$(wc -l <"$SESSIONS/$SESSION_ID/upper/grow")" "lines in the patch and in the upper layer"
+	assert_host_unchanged
+}
+
 tcase "W6 .git hooks and config keys: never exported; the host's git runs nothing" t_git
 tcase "W6 confine apply: the change lands, .git does not; git runs nothing" t_git_apply
 tcase "W7 .gitattributes, .gitmodules, nested and bare repositories" t_git_tree
@@ -230,4 +258,5 @@ tcase "W10 autostart and systemd user units: scratch, gone" t_home_autostart
 tcase "W10 ~/.local/bin and ~/.cargo/bin (PATH hijack): scratch, gone" t_home_path
 tcase "W10 ~/.ssh and ~/.gitconfig: scratch, gone" t_home_keys
 tcase "W11 confine's own profiles and trust pins: scratch, gone" t_confine_config
+tcase "W13 a writer left behind cannot change the exported session" t_late_writer
 tap_done
