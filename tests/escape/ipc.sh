@@ -136,7 +136,10 @@ t_shm() {
 	run_confine -- sh -c 'cat "$1" 2>/dev/null; ls /dev/shm; echo x >"$2" && echo MADE' sh "$f" "/dev/shm/$HOST_MARK-inside"
 	assert_status "$RC" 0
 	assert_not_file_has_content "$OUT" "shm-secret|$HOST_MARK-host"
-	assert_file_has_content "$OUT" '^MADE$'
+	case $BACKEND in
+	landlock) ;;	# the host's /dev/shm, closed by Landlock
+	*) assert_file_has_content "$OUT" '^MADE$' ;;	# a private one
+	esac
 	assert_not_exists "/dev/shm/$HOST_MARK-inside"
 	assert_host_unchanged
 }
@@ -179,10 +182,11 @@ t_dev() {
 		cat /dev/kmsg 2>/dev/null | head -n 1 | sed "s/^/KMSG /"
 		true'
 	assert_status "$RC" 0
-	assert_not_file_has_content "$OUT" 'PRESENT|MADE|KMSG'
+	assert_not_file_has_content "$OUT" 'MADE|KMSG'
 	case $BACKEND in
 	landlock) ;;	# the host's /dev, which Landlock keeps closed
 	*)
+		assert_not_file_has_content "$OUT" PRESENT
 		sed -n '1,/^$/p' "$OUT" | grep -v -x -E 'fd|full|null|ptmx|pts|random|shm|stderr|stdin|stdout|tty|urandom|zero' >"$TEST_TMP/extra" || true
 		[ ! -s "$TEST_TMP/extra" ] || { diag_file "$TEST_TMP/extra" "extra"; fail "/dev has more than the allow-list"; }
 		;;

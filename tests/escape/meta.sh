@@ -134,7 +134,10 @@ t_scratch() {
 	esc_ws
 	run_confine -- sh -c 'for d in /tmp /dev/shm "$HOME"; do echo x >"$d/$1" || echo "NOT MADE $d"; done' sh "$HOST_MARK"
 	assert_status "$RC" 0
-	assert_file_empty "$OUT"
+	case $BACKEND in
+	landlock) ;;	# /dev/shm is the host's, closed by Landlock
+	*) assert_file_empty "$OUT" ;;
+	esac
 	assert_no_session
 	run_confine -- sh -c 'for d in /tmp /dev/shm "$HOME"; do [ -e "$d/$1" ] && echo "SURVIVED $d"; done; true' sh "$HOST_MARK"
 	assert_status "$RC" 0

@@ -55,7 +55,7 @@ t_ldso_hidden() {
 	run_confine -- sh -c '"$1" "$2" loaded; "$2" loaded; true' sh "$LDSO" "$HOME/.local/bin/tool"
 	assert_status "$RC" 0
 	assert_not_file_has_content "$OUT" loaded
-	assert_file_has_content "$ERR" 'No such file|cannot open|not found'
+	assert_file_has_content "$ERR" 'No such file|cannot open|not found|Permission denied'
 	assert_host_unchanged
 }
 
@@ -75,8 +75,12 @@ y" "control: a copied program runs outside"
 			"$1" "$d/e" LOADED
 		done; echo DONE' sh "$LDSO"
 	assert_status "$RC" 0
-	# The sealed policy makes /dev/shm writable, and noexec.
-	assert_file_has_content "$OUT" '^COPIED /dev/shm$'
+	case $BACKEND in
+	landlock) ;;	# the host's /dev/shm, closed by Landlock
+	*)
+		# The sealed policy makes /dev/shm writable, and noexec.
+		assert_file_has_content "$OUT" '^COPIED /dev/shm$' ;;
+	esac
 	assert_not_file_has_content "$OUT" 'EXECUTED|LOADED'
 	assert_file_has_content "$ERR" 'Permission denied|failed to map|cannot'
 	assert_host_unchanged
