@@ -166,21 +166,30 @@ t_keyring() {
 }
 
 # P4 (runc CVE-2019-5736): the host's binaries cannot be overwritten,
-# through /proc/*/exe or their paths.
+# through /proc/*/exe or their paths: the user's own copy of a program
+# (writable outside), the shell, confine itself.
 t_exe() {
 	esc_ws
-	# Control: confine's binary is the caller's, writable outside.
-	[ -w "$CONFINE" ] || [ "$(id -u)" -eq 0 ] ||
-	    skip_case "control: $CONFINE is not writable by this user outside"
-	sum=$(cat "$CONFINE" /bin/sh | sha256sum)
+	if [ -d /var/tmp ] && [ -w /var/tmp ]; then
+		d=$(host_scratch "$(mktemp -d /var/tmp/confine-exe.XXXXXX)")
+		chmod 0755 "$d"
+	else
+		d=$WS/.t
+	fi
+	cp /bin/sleep "$d/tool"
+	host_snapshot
+	# Control: the user's copy is writable outside.
+	[ -w "$d/tool" ] || fail "control: $d/tool is not writable outside"
+	sum=$(cat "$d/tool" "$CONFINE" /bin/sh | sha256sum)
 	run_confine -- sh -c '
-		for f in /proc/1/exe /proc/self/exe /proc/$$/exe "$1" /bin/sh; do
+		"$1" 5 & p=$!
+		for f in "/proc/$p/exe" /proc/1/exe /proc/self/exe /proc/$$/exe "$1" "$2" /bin/sh; do
 			(true >>"$f") 2>/dev/null && echo "OPENED $f"
 		done
-		true' sh "$CONFINE"
+		kill "$p"; true' sh "$d/tool" "$CONFINE"
 	assert_status "$RC" 0
 	assert_not_file_has_content "$OUT" OPENED
-	assert_eq "$(cat "$CONFINE" /bin/sh | sha256sum)" "$sum" "the binaries"
+	assert_eq "$(cat "$d/tool" "$CONFINE" /bin/sh | sha256sum)" "$sum" "the binaries"
 	assert_host_unchanged
 }
 
