@@ -11,6 +11,8 @@ to READYFILE once it listens):
   serve-unix PATH READYFILE         a pathname unix stream socket
   serve-abstract NAME READYFILE     an abstract unix stream socket (@NAME)
   serve-sink READYFILE              TCP: accepts and holds connections
+  serve-log LOGFILE READYFILE       TCP: logs "conn" and the first bytes
+                                    received for every connection
 
 Probes:
   tcp HOST PORT                     connect()
@@ -75,6 +77,26 @@ def serve_stream(s, readyfile, what):
         except OSError:
             pass
         c.close()
+
+
+def serve_log(logfile, readyfile):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accept TCP Fast Open data too (the queue length is the option value).
+    s.setsockopt(socket.IPPROTO_TCP, getattr(socket, "TCP_FASTOPEN", 23), 16)
+    s.bind(("127.0.0.1", 0))
+    s.listen(64)
+    ready(readyfile, s.getsockname()[1])
+    while True:
+        c, _ = s.accept()
+        c.settimeout(1)
+        try:
+            data = c.recv(256)
+        except OSError:
+            data = b""
+        c.close()
+        with open(logfile, "ab") as f:
+            f.write(b"conn " + data.replace(b"\n", b" ") + b"\n")
 
 
 def serve_sink(readyfile):
@@ -209,6 +231,8 @@ def main(argv):
         serve_stream(s, args[1], "ready")
     elif cmd == "serve-sink":
         serve_sink(*args)
+    elif cmd == "serve-log":
+        serve_log(*args)
     elif cmd == "tcp":
         return probe_tcp(*args)
     elif cmd == "udp":

@@ -9,7 +9,7 @@
  * the call reached the kernel; EPERM, ENOSYS, EAFNOSUPPORT or
  * EPROTONOSUPPORT where the kernel would have said otherwise mean a filter
  * stopped it.  NAME:PATH gives the ioctl probes PATH (e.g. /dev/tty) in
- * place of /dev/null.  Exit status 0 once every NAME was tried, 1 when a
+ * place of /dev/null, and NAME:fd:N an open descriptor N.  Exit status 0 once every NAME was tried, 1 when a
  * PATH could not be opened ("NAME open-ERRNO"), 2 on a usage error.
  *
  * MUST: never change anything, even run as root outside a sandbox.  Every
@@ -30,8 +30,40 @@
  *   tcp_bind           bind a TCP socket to 127.0.0.1, port 0
  *   tcp_connect:PORT   connect to 127.0.0.1:PORT over TCP
  *   udp_loop           send a datagram to itself over 127.0.0.1
- *   unix_connect:PATH  connect to a pathname unix socket
- *   unix_serve:PATH    listen on PATH, print "ready", accept for 30 s at most
+ *   unix_connect:PATH  connect to a pathname unix socket (@NAME: abstract)
+ *   unix_serve:PATH    listen on PATH (or @NAME), print "ready", accept
+ *                      for 30 s at most
+ *
+ * Escape probes: real calls with good arguments, for the escape suite's
+ * positive controls (outside, they must work) and its attempts (inside,
+ * they must not).  Each acts only on what the test names or makes itself:
+ *   ioctl_tiocsti_inject:PATH       push "confine-injected\n" into the input
+ *   ioctl_tiocsti_high_inject:PATH  of the terminal PATH (plain, and with
+ *                                   high bits set in the 64-bit cmd); the
+ *                                   one probe that types: tests run it on
+ *                                   a pty of their own
+ *   ptrace_seize:PID       PTRACE_SEIZE a process the test started, detach
+ *   pidfd_open:PID         a pidfd for PID, closed
+ *   process_vm_readv:PID   read PID's memory at an unmapped address
+ *                          (EFAULT means the call reached PID)
+ *   keyring_session        the id of the session keyring, not created
+ *   unshare_user           unshare(CLONE_NEWUSER) for this process alone
+ *   clone3_newuser         clone3 with CLONE_NEWUSER; the child exits
+ *   fsopen_tmpfs           fsopen("tmpfs"), closed, nothing mounted
+ *   open_tree_clone:PATH   a detached clone of the mount at PATH, closed
+ *   name_to_handle:PATH    the file handle of PATH
+ *   io_uring_ring          an io_uring of 4 entries, closed
+ *   i386_unshare, i386_socket, x32_unshare
+ *                          unshare(CLONE_NEWUSER | 1) and socket(AF_UNIX,
+ *                          99, 0) through the foreign entry points: EINVAL
+ *                          where the kernel runs them
+ *   ioctl_tiocsti_mask     TIOCSTI with every high bit of cmd set
+ *   tfo_connect:PORT       TCP Fast Open: sendto(MSG_FASTOPEN) of "tfo" to
+ *                          127.0.0.1:PORT
+ *   mptcp_connect:PORT     MPTCP connect to 127.0.0.1:PORT
+ *   memfd_exec:PATH [ARG...]
+ *                          copy PATH into a memfd and fexecve it with the
+ *                          remaining arguments (the last NAME of a run)
  */
 #include "config.h"
 
@@ -40,6 +72,7 @@
 #include <linux/sched.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +82,9 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -67,6 +103,22 @@
 #ifndef __X32_SYSCALL_BIT
 #define __X32_SYSCALL_BIT	0x40000000
 #endif
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN		0x20000000
+#endif
+#ifndef CLONE_NEWUSER
+#define CLONE_NEWUSER		0x10000000
+#endif
+#define FSOPEN_CLOEXEC_		0x1
+#define OPEN_TREE_CLONE_	0x1
+#define OPEN_TREE_CLOEXEC_	O_CLOEXEC
+#define AT_RECURSIVE_		0x8000
+#define KEYCTL_GET_KEYRING_ID_	0
+#define KEY_SPEC_SESSION_KEYRING_	(-3)
+#define NR_I386_UNSHARE		310
+#define NR_I386_SOCKET		359
+#define NR_X32_UNSHARE		272
+#define INJECTED		"confine-injected\n"
 #define UFFD_USER_MODE_ONLY_	1
 #define LL_CREATE_VERSION	1
 #define NR_LANDLOCK_CREATE	444
@@ -652,6 +704,7 @@ p_udp_loop(struct ctx *c)
 	return r;
 }
 
+/* PATH, or @NAME for the abstract NAME; returns the address's length. */
 static int
 unix_addr(const char *path, struct sockaddr_un *sun)
 {
@@ -662,20 +715,23 @@ unix_addr(const char *path, struct sockaddr_un *sun)
 		return -1;
 	}
 	strcpy(sun->sun_path, path);
-	return 0;
+	if (path[0] != '@')
+		return (int)sizeof(*sun);
+	sun->sun_path[0] = '\0';
+	return (int)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
 }
 
 static long
 p_unix_connect(struct ctx *c)
 {
 	struct sockaddr_un sun;
-	int fd, r, err;
+	int fd, r, err, len;
 
-	if (unix_addr(c->arg, &sun) < 0)
+	if ((len = unix_addr(c->arg, &sun)) < 0)
 		return -1;
 	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
 		return -1;
-	r = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
+	r = connect(fd, (struct sockaddr *)&sun, (socklen_t)len);
 	err = errno;
 	close(fd);
 	errno = err;
@@ -686,13 +742,13 @@ static long
 p_unix_serve(struct ctx *c)
 {
 	struct sockaddr_un sun;
-	int fd, cl;
+	int fd, cl, len;
 
-	if (unix_addr(c->arg, &sun) < 0)
+	if ((len = unix_addr(c->arg, &sun)) < 0)
 		return -1;
 	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	if (bind(fd, (struct sockaddr *)&sun, (socklen_t)len) < 0 ||
 	    listen(fd, 8) < 0)
 		return -1;
 	/* Bounded: a test that forgets to stop us does not hang anything. */
@@ -703,6 +759,265 @@ p_unix_serve(struct ctx *c)
 		if (cl >= 0)
 			close(cl);
 	return -1;
+}
+
+static long
+inject(int fd, unsigned long hi)
+{
+	const char *p;
+
+	for (p = INJECTED; *p != '\0'; p++)
+		if (syscall(SYS_ioctl, (long)fd, (long)(hi | TIOCSTI), p) < 0)
+			return -1;
+	return 0;
+}
+
+static long
+p_ioctl_tiocsti_inject(struct ctx *c)
+{
+	return inject(c->fd, 0);
+}
+
+static long
+p_ioctl_tiocsti_high_inject(struct ctx *c)
+{
+	return inject(c->fd, 1UL << 32);
+}
+
+static long
+p_ioctl_tiocsti_mask(struct ctx *c)
+{
+	return syscall(SYS_ioctl, (long)c->fd,
+	    (long)(0xffffffff00000000UL | TIOCSTI), NULL);
+}
+
+static long
+target_pid(struct ctx *c)
+{
+	if (c->arg == NULL || atol(c->arg) <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return atol(c->arg);
+}
+
+static long
+p_ptrace_seize(struct ctx *c)
+{
+	long pid;
+
+	if ((pid = target_pid(c)) < 0)
+		return -1;
+	if (ptrace(PTRACE_SEIZE, (pid_t)pid, NULL, NULL) < 0)
+		return -1;
+	/* PTRACE_SEIZE stops nothing; detaching leaves PID as it was. */
+	ptrace(PTRACE_DETACH, (pid_t)pid, NULL, NULL);
+	return 0;
+}
+
+static long
+p_pidfd_open(struct ctx *c)
+{
+	long pid, fd;
+
+	if ((pid = target_pid(c)) < 0)
+		return -1;
+	if ((fd = syscall(SYS_pidfd_open, pid, 0L)) < 0)
+		return -1;
+	close((int)fd);
+	return 0;
+}
+
+static long
+p_process_vm_readv(struct ctx *c)
+{
+	char buf[8];
+	struct iovec local = { buf, sizeof(buf) };
+	struct iovec remote = { BAD, sizeof(buf) };
+	long pid;
+
+	if ((pid = target_pid(c)) < 0)
+		return -1;
+	return syscall(SYS_process_vm_readv, pid, &local, 1L, &remote, 1L,
+	    0L);
+}
+
+static long
+p_keyring_session(struct ctx *c)
+{
+	long r;
+
+	(void)c;
+	r = syscall(SYS_keyctl, (long)KEYCTL_GET_KEYRING_ID_,
+	    (long)KEY_SPEC_SESSION_KEYRING_, 0L);
+	return r < 0 ? r : 0;
+}
+
+static long
+p_unshare_user(struct ctx *c)
+{
+	(void)c;
+	return syscall(SYS_unshare, (long)CLONE_NEWUSER);
+}
+
+static long
+p_clone3_newuser(struct ctx *c)
+{
+	struct clone_args args;
+	long r;
+
+	(void)c;
+	memset(&args, 0, sizeof(args));
+	args.flags = CLONE_NEWUSER;
+	args.exit_signal = SIGCHLD;
+	r = syscall(SYS_clone3, &args, sizeof(args));
+	if (r == 0)
+		_exit(0);
+	if (r > 0) {
+		waitpid((pid_t)r, NULL, 0);
+		return 0;
+	}
+	return r;
+}
+
+static long
+p_fsopen_tmpfs(struct ctx *c)
+{
+	long fd;
+
+	(void)c;
+	if ((fd = syscall(SYS_fsopen, "tmpfs", (long)FSOPEN_CLOEXEC_)) < 0)
+		return -1;
+	close((int)fd);
+	return 0;
+}
+
+static long
+p_open_tree_clone(struct ctx *c)
+{
+	long fd;
+
+	fd = syscall(SYS_open_tree, (long)AT_FDCWD, c->arg ? c->arg : "/",
+	    (long)(OPEN_TREE_CLONE_ | OPEN_TREE_CLOEXEC_ | AT_RECURSIVE_));
+	if (fd < 0)
+		return -1;
+	close((int)fd);
+	return 0;
+}
+
+static long
+p_name_to_handle(struct ctx *c)
+{
+	union {
+		struct file_handle	fh;
+		char			buf[sizeof(struct file_handle) + 128];
+	} u;
+	int mount_id;
+
+	u.fh.handle_bytes = 128;
+	return syscall(SYS_name_to_handle_at, (long)AT_FDCWD,
+	    c->arg ? c->arg : "/", &u.fh, &mount_id, 0L);
+}
+
+static long
+p_io_uring_ring(struct ctx *c)
+{
+	char params[120];	/* struct io_uring_params, zeroed */
+	long fd;
+
+	(void)c;
+	memset(params, 0, sizeof(params));
+	if ((fd = syscall(SYS_io_uring_setup, 4L, params)) < 0)
+		return -1;
+	close((int)fd);
+	return 0;
+}
+
+static long
+int80(long nr, long a, long b, long d)
+{
+#if defined(__x86_64__)
+	long r = nr;
+
+	__asm__ volatile ("int $0x80" : "+a" (r) : "b" (a), "c" (b), "d" (d)
+	    : "r8", "r9", "r10", "r11", "memory", "cc");
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return 0;
+#else
+	(void)nr;
+	(void)a;
+	(void)b;
+	(void)d;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static long
+p_i386_unshare(struct ctx *c)
+{
+	(void)c;
+	return int80(NR_I386_UNSHARE, (long)(CLONE_NEWUSER | 1), 0L, 0L);
+}
+
+static long
+p_i386_socket(struct ctx *c)
+{
+	(void)c;
+	return int80(NR_I386_SOCKET, (long)AF_UNIX, (long)BAD_SOCK_TYPE, 0L);
+}
+
+static long
+p_x32_unshare(struct ctx *c)
+{
+	(void)c;
+	return syscall(__X32_SYSCALL_BIT | NR_X32_UNSHARE,
+	    (long)(CLONE_NEWUSER | 1));
+}
+
+static long
+p_tfo_connect(struct ctx *c)
+{
+	struct sockaddr_in sin;
+	int fd, err;
+	long r;
+
+	if (c->arg == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+		return -1;
+	loopback(&sin, atoi(c->arg));
+	r = sendto(fd, "tfo", 3, MSG_FASTOPEN, (struct sockaddr *)&sin,
+	    sizeof(sin));
+	err = errno;
+	close(fd);
+	errno = err;
+	return r < 0 ? -1 : 0;
+}
+
+static long
+p_mptcp_connect(struct ctx *c)
+{
+	struct sockaddr_in sin;
+	int fd, r, err;
+
+	if (c->arg == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)) < 0)
+		return -1;
+	loopback(&sin, atoi(c->arg));
+	r = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+	err = errno;
+	close(fd);
+	errno = err;
+	return r;
 }
 
 static const struct probe probes[] = {
@@ -771,6 +1086,24 @@ static const struct probe probes[] = {
 	{ "udp_loop", p_udp_loop },
 	{ "unix_connect", p_unix_connect },
 	{ "unix_serve", p_unix_serve },
+	{ "ioctl_tiocsti_inject", p_ioctl_tiocsti_inject },
+	{ "ioctl_tiocsti_high_inject", p_ioctl_tiocsti_high_inject },
+	{ "ioctl_tiocsti_mask", p_ioctl_tiocsti_mask },
+	{ "ptrace_seize", p_ptrace_seize },
+	{ "pidfd_open", p_pidfd_open },
+	{ "process_vm_readv", p_process_vm_readv },
+	{ "keyring_session", p_keyring_session },
+	{ "unshare_user", p_unshare_user },
+	{ "clone3_newuser", p_clone3_newuser },
+	{ "fsopen_tmpfs", p_fsopen_tmpfs },
+	{ "open_tree_clone", p_open_tree_clone },
+	{ "name_to_handle", p_name_to_handle },
+	{ "io_uring_ring", p_io_uring_ring },
+	{ "i386_unshare", p_i386_unshare },
+	{ "i386_socket", p_i386_socket },
+	{ "x32_unshare", p_x32_unshare },
+	{ "tfo_connect", p_tfo_connect },
+	{ "mptcp_connect", p_mptcp_connect },
 };
 
 static const char *
@@ -801,9 +1134,14 @@ run(const char *spec)
 			continue;
 		if (strncmp(spec, "ioctl_", 6) == 0 && c.arg)
 			path = c.arg;
+		/* fd:N: a descriptor already open, such as stdout. */
+		if (strncmp(path, "fd:", 3) == 0)
+			c.fd = fcntl(atoi(path + 3), F_DUPFD_CLOEXEC, 3);
 		/* O_NOCTTY: opening a terminal must not adopt it. */
-		if ((c.fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 &&
-		    (c.fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC)) < 0) {
+		else if ((c.fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 &&
+		    (c.fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC)) < 0)
+			c.fd = -1;
+		if (c.fd < 0) {
 			printf("%.*s open-%s\n", (int)n, spec, errname(errno));
 			return 1;
 		}
@@ -823,6 +1161,40 @@ run(const char *spec)
 	return 2;
 }
 
+/*
+ * memfd_exec:PATH [ARG...]: run a copy of PATH from an anonymous file, as
+ * a program that cannot write an executable file could; argv[0] is PATH.
+ * Returns only on failure.
+ */
+static int
+memfd_exec(const char *path, char **argv)
+{
+	char buf[65536];
+	ssize_t n;
+	int in, fd;
+
+	if ((in = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		printf("memfd_exec open-%s\n", errname(errno));
+		return 1;
+	}
+	if ((fd = (int)syscall(SYS_memfd_create, "confine-probe", 0L)) < 0) {
+		printf("memfd_exec %s\n", errname(errno));
+		close(in);
+		return 0;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n) {
+			printf("memfd_exec write-%s\n", errname(errno));
+			return 1;
+		}
+	close(in);
+	fflush(stdout);
+	argv[0] = (char *)path;
+	fexecve(fd, argv, environ);
+	printf("memfd_exec %s\n", errname(errno));
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -832,8 +1204,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: try-syscall NAME[:ARG]...\n");
 		return 2;
 	}
-	for (i = 1; i < argc; i++)
+	for (i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "memfd_exec:", 11) == 0)
+			return memfd_exec(argv[i] + 11, argv + i);
 		if ((r = run(argv[i])) > status)
 			status = r;
+	}
 	return status;
 }

@@ -1,0 +1,242 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# network.sh - escape catalogue 4.8 (and I3): network egress.  TCP to a
+# host loopback service, UDP, DNS, raw sockets, MPTCP and TCP Fast Open
+# (which Landlock's TCP rules do not cover), and, through the proxy mode,
+# requests the allow-list must refuse however they are written, and the
+# proxy bypassed.  Each target is a listener of the test's own on the
+# host's loopback that logs every connection or datagram: the control
+# reaches it from outside, and after the attempt its log must be empty.
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
+. "$TESTS_SRCDIR/escape-lib.sh"
+command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
+. "$TESTS_SRCDIR/net-lib.sh"
+plan 9
+
+TCP_LOG=$TEST_TMP/tcp.log
+UDP_LOG=$TEST_TMP/udp.log
+TCP_PORT=$(start_server tcp log "$TCP_LOG") &&
+UDP_PORT=$(start_server udp udp "$UDP_LOG") || {
+	echo "Bail out! cannot start the loopback listeners"
+	exit 1
+}
+
+ONLINE=$TEST_TMP/online.ini
+printf '[profile]\nquadrant = online\n[workspace]\nprivate = no\n' >"$ONLINE"
+
+# Empty the logs, for a case's control, then its attempt.
+logs_clear() {
+	: >"$TCP_LOG"
+	: >"$UDP_LOG"
+}
+
+# assert_log_empty LOG: after a moment (a slow datagram), nothing came.
+assert_log_empty() {
+	sleep 0.5
+	[ ! -s "$1" ] || {
+		diag_file "$1" "what the host's listener got"
+		fail "the host's listener on the loopback was reached from inside"
+	}
+}
+
+# control_tcp PROBE...: from outside, each try-syscall PROBE reaches the
+# listener (logged).
+control_tcp() {
+	logs_clear
+	for _p; do
+		assert_eq "$("$TRY_SYSCALL" "$_p")" "${_p%%:*} OK" "control: $_p outside"
+	done
+	wait_for 5 sh -c '[ "$(wc -l <"$1")" -ge "$2" ]' sh "$TCP_LOG" "$#" ||
+	    fail "control: the listener logged $(wc -l <"$TCP_LOG") of $# connections"
+	logs_clear
+}
+
+# With the landlock backend there is no network namespace: Landlock's
+# TCP rules refuse TCP (EACCES); the rest is refused by the filter.
+# Natively, the loopback inside is the sandbox's own, with no listener,
+# and Landlock refuses TCP first.
+TCP_NO='EACCES|ECONNREFUSED|ENETUNREACH'
+
+# I3: TCP to a service on the host's loopback (a dev server, a debugger
+# port, a local model server).
+t_tcp() {
+	esc_ws
+	control_tcp "tcp_connect:$TCP_PORT"
+	run_confine -- "$TRY_IN" "tcp_connect:$TCP_PORT"
+	assert_status "$RC" 0
+	assert_try tcp_connect "$TCP_NO"
+	assert_log_empty "$TCP_LOG"
+	assert_host_unchanged
+}
+
+# TCP Fast Open: data in the SYN, through sendto, not connect.
+t_tfo() {
+	esc_ws
+	[ "$(($(cat /proc/sys/net/ipv4/tcp_fastopen 2>/dev/null || echo 0) & 1))" -eq 1 ] ||
+	    skip_case "the kernel has TCP Fast Open off for clients (net.ipv4.tcp_fastopen)"
+	control_tcp "tfo_connect:$TCP_PORT"
+	run_confine -- "$TRY_IN" "tfo_connect:$TCP_PORT"
+	assert_status "$RC" 0
+	assert_try tfo_connect "$TCP_NO"
+	assert_log_empty "$TCP_LOG"
+	assert_host_unchanged
+}
+
+# MPTCP: a TCP listener accepts it, Landlock's rules do not see it.
+t_mptcp() {
+	esc_ws
+	case $("$TRY_SYSCALL" "mptcp_connect:$TCP_PORT") in
+	*EPROTONOSUPPORT* | *ENOPROTOOPT*) skip_case "the kernel has no MPTCP" ;;
+	esac
+	control_tcp "mptcp_connect:$TCP_PORT"
+	run_confine -- "$TRY_IN" "mptcp_connect:$TCP_PORT"
+	assert_status "$RC" 0
+	assert_try mptcp_connect EPROTONOSUPPORT
+	assert_log_empty "$TCP_LOG"
+	assert_host_unchanged
+}
+
+# X1: UDP to the host's loopback: sent into the sandbox's own loopback,
+# never received on the host's.
+t_udp() {
+	esc_ws
+	logs_clear
+	python3 "$NETPROBE" udp 127.0.0.1 "$UDP_PORT" control >/dev/null ||
+	    fail "control: sendto outside"
+	wait_for 5 grep -q '^control$' "$UDP_LOG" || fail "control: no datagram logged"
+	logs_clear
+	cp "$NETPROBE" "$WS/.t/netprobe.py"
+	host_snapshot
+	run_confine -- sh -c 'for i in 1 2 3; do python3 .t/netprobe.py udp 127.0.0.1 "$1" "inside-$i"; done; true' sh "$UDP_PORT"
+	assert_status "$RC" 0
+	assert_log_empty "$UDP_LOG"
+	assert_host_unchanged
+}
+
+# X1, X2: UDP and DNS to the outside: the resolvers of /etc/resolv.conf
+# and a documentation address; names do not resolve.
+t_dns() {
+	esc_ws
+	servers=$(awk '$1 == "nameserver" { print $2 }' /etc/resolv.conf 2>/dev/null | grep -v ':' | head -n 3)
+	cp "$NETPROBE" "$WS/.t/netprobe.py"
+	host_snapshot
+	# Control: outside, a datagram to each can be sent where the host
+	# has a route; the attempt inside is checked either way.
+	for s in $servers 192.0.2.1; do
+		python3 "$NETPROBE" udp "$s" 53 x >/dev/null ||
+		    diag "control: the host itself has no route to $s"
+	done
+	run_confine -- sh -c '
+		for s; do python3 .t/netprobe.py udp "$s" 53 "exfil.$s"; done
+		getent hosts "$1.example.com" && echo RESOLVED
+		python3 -c "import socket; socket.getaddrinfo(\"example.com\", 443)" 2>/dev/null && echo RESOLVED
+		true' sh $servers 192.0.2.1
+	assert_status "$RC" 0
+	assert_not_file_has_content "$OUT" '^sent$|RESOLVED'
+	case $BACKEND in
+	landlock) ;;	# the filter refuses the socket or the send
+	*) assert_file_has_content "$OUT" '^refused ENETUNREACH$' ;;
+	esac
+	assert_host_unchanged
+}
+
+# Raw and ICMP sockets (ping tunnels, spoofing).
+t_raw() {
+	esc_ws
+	raw='import socket
+for t, p in ((socket.SOCK_RAW, socket.IPPROTO_ICMP), (socket.SOCK_RAW, socket.IPPROTO_RAW), (socket.SOCK_DGRAM, socket.IPPROTO_ICMP)):
+    try:
+        s = socket.socket(socket.AF_INET, t, p)
+        s.sendto(b"\x08\x00\xf7\xff\x00\x00\x00\x00", ("192.0.2.1", 0))
+        print("SENT", t, p)
+    except OSError as e:
+        print("refused", e.errno)'
+	# Control: root of a network namespace of our own may send raw.
+	unshare -Urn sh -c 'ip link set lo up 2>/dev/null; python3 -c "$1"' sh \
+	    "$(echo "$raw" | sed 's/192.0.2.1/127.0.0.1/')" >"$TEST_TMP/control" 2>&1 || true
+	assert_file_has_content "$TEST_TMP/control" '^SENT 3 1$'
+	run_confine -- python3 -c "$raw"
+	assert_status "$RC" 0
+	assert_not_file_has_content "$OUT" SENT
+	assert_host_unchanged
+}
+
+# proxy_ask CONFINE-ARG...: each request of REQS (hex) sent to the proxy,
+# 127.0.0.1:3128, from inside; its first answer line in OUT.
+proxy_ask() {
+	run_confine "$@" -- sh -c 'for r; do python3 .t/netprobe.py raw 127.0.0.1 3128 "$r" 2>&1 | head -n 1; done' sh $REQS
+}
+
+hex() {
+	printf '%b' "$1" | od -An -tx1 | tr -d ' \n'
+}
+
+# X4: the proxy with no destination: nothing goes through; the loopback
+# listener is not reached.
+t_proxy_empty() {
+	esc_ws
+	cp "$NETPROBE" "$WS/.t/netprobe.py"
+	host_snapshot
+	control_tcp "tcp_connect:$TCP_PORT"
+	REQS="$(hex "CONNECT 127.0.0.1:$TCP_PORT HTTP/1.1\r\n\r\n") $(hex "GET http://127.0.0.1:$TCP_PORT/ HTTP/1.1\r\n\r\n")"
+	proxy_ask -n proxy
+	assert_status "$RC" 0
+	assert_lines "$OUT" 2
+	if grep -v '^HTTP/1.1 403 ' "$OUT"; then
+		fail "the proxy did not refuse with 403"
+	fi
+	assert_log_empty "$TCP_LOG"
+	assert_host_unchanged
+}
+
+# X3: the proxy's parser: names and ports written to slip past the
+# allow-list (NUL, userinfo, a trailing dot, percent-encoding, a name
+# for loopback, a port over 65535, a second request line).
+t_proxy_parser() {
+	esc_ws
+	cp "$NETPROBE" "$WS/.t/netprobe.py"
+	host_snapshot
+	control_tcp "tcp_connect:$TCP_PORT"
+	a=allowed.invalid
+	REQS=
+	for target in "$a\\0.127.0.0.1:$TCP_PORT" "$a:443@127.0.0.1:$TCP_PORT" \
+	    "127.0.0.1:$TCP_PORT#$a:443" "localhost:$TCP_PORT" "$a.:$TCP_PORT" \
+	    "127.0.0.1%2e:$TCP_PORT" "127.0.0.1:$((TCP_PORT + 65536))" \
+	    "$a:443 HTTP/1.1\\r\\nCONNECT 127.0.0.1:$TCP_PORT" "[::ffff:127.0.0.1]:$TCP_PORT" \
+	    "2130706433:$TCP_PORT" "0x7f.1:$TCP_PORT"; do
+		REQS="$REQS $(hex "CONNECT $target HTTP/1.1\r\nHost: $a\r\n\r\n")"
+	done
+	proxy_ask -p "$ONLINE" --allow "$a:443" --allow "$a:$TCP_PORT"
+	assert_status "$RC" 0
+	assert_lines "$OUT" 11
+	if grep -v -E '^HTTP/1.1 (403|502) ' "$OUT" >"$TEST_TMP/bad"; then
+		diag_file "$TEST_TMP/bad" "answers"
+		fail "the proxy answered other than 403 or 502"
+	fi
+	assert_log_empty "$TCP_LOG"
+	assert_host_unchanged
+}
+
+# X5: the proxy bypassed: direct TCP in proxy mode, to the host's
+# loopback and to a documentation address.
+t_proxy_bypass() {
+	esc_ws
+	control_tcp "tcp_connect:$TCP_PORT"
+	run_confine -n proxy -- sh -c 'unset HTTPS_PROXY https_proxy HTTP_PROXY http_proxy ALL_PROXY all_proxy; "$0" "tcp_connect:$1" tcp_connect:80' "$TRY_IN" "$TCP_PORT"
+	assert_status "$RC" 0
+	assert_try tcp_connect "$TCP_NO"
+	assert_not_file_has_content "$OUT" 'tcp_connect OK'
+	assert_log_empty "$TCP_LOG"
+	assert_host_unchanged
+}
+
+tcase "I3 TCP to a host loopback service: refused, nothing arrives" t_tcp
+tcase "TCP Fast Open (sendto MSG_FASTOPEN): refused, nothing arrives" t_tfo
+tcase "MPTCP connect: EPROTONOSUPPORT, nothing arrives" t_mptcp
+tcase "X1 UDP to a host loopback service: nothing arrives" t_udp
+tcase "X1/X2 UDP to the resolvers, DNS lookups: ENETUNREACH, nothing resolves" t_dns
+tcase "raw and ICMP sockets: nothing sent" t_raw
+tcase "X4 the proxy with no destination: 403, nothing arrives" t_proxy_empty
+tcase "X3 the proxy's parser: NUL, userinfo, dots, encodings, loopback names" t_proxy_parser
+tcase "X5 the proxy bypassed in proxy mode: refused, nothing arrives" t_proxy_bypass
+tap_done
