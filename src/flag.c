@@ -26,7 +26,18 @@ static const struct { const char *dir, *why; } dirs[] = {
 	{ ".codex", "agent configuration" },
 	{ ".gemini", "agent configuration" },
 	{ ".cursor", "agent configuration and MCP servers" },
+	{ ".agents", "agent skills and plugins" },
+	{ ".claude-plugin", "agent plugin: hooks and MCP servers" },
+	{ ".ssh", "ssh keys and authorized_keys: who may log in" },
+	{ "autostart", "desktop autostart entries run at login" },
 	{ ".cargo", "cargo configuration: wrappers and runners" },
+};
+
+/* Two directories in a row anywhere in the path (a home's layout). */
+static const struct { const char *dirs, *why; } pairs[] = {
+	{ ".config/systemd", "systemd user units run at login" },
+	{ ".local/bin", "programs on the PATH" },
+	{ ".local/share/applications", "desktop entries run programs" },
 };
 
 /* A file name anywhere. */
@@ -38,6 +49,27 @@ static const struct { const char *name, *why; } names[] = {
 	{ ".confine.ini", "a confine profile for later sessions" },
 	{ ".mcp.json", "MCP servers started by agents" },
 	{ "CLAUDE.md", "instructions read by an agent" },
+	{ "CLAUDE.local.md", "instructions read by an agent" },
+	{ "AGENTS.override.md", "instructions read by agents" },
+	{ ".lsp.json", "language servers started by an agent" },
+	{ "gemini-extension.json", "an agent extension: commands and MCP "
+	    "servers" },
+	{ ".geminiignore", "decides what an agent ignores" },
+	{ ".aiexclude", "decides what an agent ignores" },
+	{ ".bashrc", "a shell runs it at start" },
+	{ ".bash_profile", "a shell runs it at login" },
+	{ ".bash_login", "a shell runs it at login" },
+	{ ".bash_logout", "a shell runs it at logout" },
+	{ ".profile", "a shell runs it at login" },
+	{ ".zshrc", "a shell runs it at start" },
+	{ ".zshenv", "a shell runs it at start" },
+	{ ".zprofile", "a shell runs it at login" },
+	{ ".zlogin", "a shell runs it at login" },
+	{ ".gitconfig", "git configuration: aliases, hooks paths, helpers "
+	    "run commands" },
+	{ ".xprofile", "the desktop session runs it at login" },
+	{ ".xinitrc", "the desktop session runs it" },
+	{ ".pam_environment", "sets the environment of every login" },
 	{ "AGENTS.md", "instructions read by agents" },
 	{ "GEMINI.md", "instructions read by an agent" },
 	{ "Makefile", "a build script" },
@@ -94,9 +126,16 @@ suffix(const char *name)
 const char *
 flag_path(const char *path)
 {
-	const char *c = path, *why;
-	size_t i;
+	const char *c = path, *why, *at;
+	size_t i, len;
 
+	for (i = 0; i < nitems(pairs); i++) {
+		len = strlen(pairs[i].dirs);
+		for (at = strstr(path, pairs[i].dirs); at;
+		    at = strstr(at + 1, pairs[i].dirs))
+			if ((at == path || at[-1] == '/') && at[len] == '/')
+				return pairs[i].why;
+	}
 	for (;;) {
 		const char *e = strchrnul(c, '/');
 		size_t n = (size_t)(e - c);

@@ -251,8 +251,7 @@ tcase "W9 .envrc, .tool-versions, .mise.toml: flagged, not on the host" t_envrc
 tcase "W8 editor settings (.vscode, .idea, .devcontainer): flagged" t_editor
 tcase "W8 agent settings and instructions: flagged" t_agent
 tcase "W9 build files, manifests, CI, .pth, .confine.ini: flagged" t_build
-tcase_todo "the export does not flag dotfiles in a workspace" \
-    "W10 dotfiles in a workspace (.bashrc, autostart, systemd, .local/bin): flagged" t_dotfiles
+tcase "W10 dotfiles in a workspace (.bashrc, autostart, systemd, .local/bin): flagged" t_dotfiles
 tcase "W10 shell rc files in the home: scratch, gone after the session" t_home_rc
 tcase "W10 autostart and systemd user units: scratch, gone" t_home_autostart
 tcase "W10 ~/.local/bin and ~/.cargo/bin (PATH hijack): scratch, gone" t_home_path
