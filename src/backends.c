@@ -146,6 +146,10 @@ dst_facts(const struct plan *p, bool **gone)
 		(*gone)[i] = p->mounts.v[i].kind == PLAN_MOUNT_MASK &&
 		    ((lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT) ||
 		    !searchable_above(p->mounts.v[i].dst));
+		/* A scratch path missing on the host has no copy: its place
+		 * (checked by check_mount_points()) is scratch already. */
+		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_COPY &&
+		    lstat(p->mounts.v[i].upper, &st) < 0 && errno == ENOENT;
 	}
 	return v;
 }
@@ -163,10 +167,69 @@ check_files(const struct plan *p, const char **where)
 		if (!m->file_only)
 			continue;
 		*where = m->src;
-		if (stat(m->src, &st) < 0)
+		if (stat(m->src, &st) < 0) {
+			if (errno == ENOENT)
+				continue;	/* not there: nothing shown */
 			return -errno;
+		}
 		if (!S_ISREG(st.st_mode))
 			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Does path go through a symlink, at any component?  ENOENT ends it. */
+static bool
+through_symlink(const char *path)
+{
+	autofree char *p = xstrdup(path);
+	char *slash = p;
+	struct stat st;
+
+	for (;;) {
+		slash = strchr(slash + 1, '/');
+		if (slash)
+			*slash = '\0';
+		if (lstat(p, &st) < 0)
+			return false;
+		if (S_ISLNK(st.st_mode))
+			return true;
+		if (slash == NULL)
+			return false;
+		*slash = '/';
+	}
+}
+
+int
+backend_check_paths(const struct plan *p, const char **where)
+{
+	size_t i;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+		const char *path = m->kind == PLAN_MOUNT_HIDE ? m->dst : m->src;
+
+		if (m->kind != PLAN_MOUNT_BIND_RO &&
+		    m->kind != PLAN_MOUNT_BIND_RW && m->kind != PLAN_MOUNT_COPY &&
+		    m->kind != PLAN_MOUNT_LINK && m->kind != PLAN_MOUNT_HIDE)
+			continue;
+		if (path && through_symlink(path)) {
+			*where = path;
+			return -ELOOP;
+		}
+	}
+	/* landlock: the profile's paths outside the home are rules only. */
+	for (i = 0; p->backend == PLAN_BACKEND_LANDLOCK &&
+	    i < p->landlock.npaths; i++) {
+		const char *path = p->landlock.paths[i].path;
+
+		if (streq(path, "/") || path_has_prefix(path, "/dev") ||
+		    path_has_prefix(path, p->session_dir))
+			continue;
+		if (through_symlink(path)) {
+			*where = path;
+			return -ELOOP;
+		}
 	}
 	return 0;
 }
@@ -187,6 +250,11 @@ check_mount_points(const struct plan *p, const char **where)
 
 		if (m->kind == PLAN_MOUNT_MASK || m->kind == PLAN_MOUNT_HIDE ||
 		    lstat(m->dst, &st) == 0)
+			continue;
+		/* Nothing to show (bwrap's -try), or a missing scratch path,
+		 * which needs a place the command can create it in. */
+		if ((m->kind == PLAN_MOUNT_BIND_RO ||
+		    m->kind == PLAN_MOUNT_BIND_RW) && lstat(m->src, &st) < 0)
 			continue;
 		for (j = 0; j < i; j++)
 			if (path_has_prefix(m->dst, p->mounts.v[j].dst) &&

@@ -81,10 +81,11 @@ mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
 		add3(a, "--bind", m->upper, m->dst);
 		break;
 	case PLAN_MOUNT_BIND_RO:
-		add3(a, "--ro-bind", m->src, m->dst);
+		/* -try: a path a profile names may not be there. */
+		add3(a, "--ro-bind-try", m->src, m->dst);
 		break;
 	case PLAN_MOUNT_BIND_RW:
-		add3(a, "--bind", m->src, m->dst);
+		add3(a, "--bind-try", m->src, m->dst);
 		break;
 	case PLAN_MOUNT_MASK:
 		add3(a, "--ro-bind", empty, m->dst);

@@ -245,20 +245,25 @@ replaced(const struct upper_changes *ch, int sdir)
 }
 
 /* The proxy's counts and refusals, which the supervisor noted. */
-static void
+static bool
 network(int sdir, FILE *report)
 {
 	autoclose int fd = openat(sdir, "network", O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	char buf[16384];
+	bool refused = false;
 	ssize_t n;
 
 	if (fd < 0) {
 		fprintf(report, "network: no connection through the proxy\n");
-		return;
+		return false;
 	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	/* confine wrote it: "  refused HOST:PORT" lines after the counts. */
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		fwrite(buf, 1, (size_t)n, report);
+		refused |= memmem(buf, (size_t)n, "\n  refused ", 11) != NULL;
+	}
+	return refused;
 }
 
 /* Open NAME.tmp in the session for writing; renamed by commit_file(). */
@@ -557,7 +562,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	const char *where;
 	size_t i, nflag;
 	int r, ret = -1;
-	bool has_commits;
+	bool has_commits, refused;
 
 	if ((r = upper_changes(lower, upper, &ch, &where)) < 0) {
 		log_warn("export: cannot read the %s: %s", where, strerror(-r));
@@ -642,7 +647,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 		fprintf(report, "  none\n");
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",
 	    cnt.ignored);
-	network(sdir, report);
+	refused = network(sdir, report);
 	fprintf(report, "skipped:\n");
 	for (i = 0; i < ch.nskipped; i++) {
 		autofree char *safe = term_sanitize(ch.skipped[i],
@@ -662,8 +667,9 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	}
 	report = NULL;
 	/* Nothing for the user: the caller drops the session. */
+	/* A refused connection is worth a look too: the session stays. */
 	ret = git_diff_num_deltas(diff) == 0 && ch.nskipped == 0 &&
-	    !has_commits ? 1 : 0;
+	    !has_commits && !refused ? 1 : 0;
 	if (!o->quiet && ret == 0) {
 		if (cnt.ignored)
 			fprintf(stderr, "  %zu ignored by .gitignore, not "

@@ -125,8 +125,10 @@ add_path(int ruleset, const struct plan_path *p, uint64_t handled)
 	autoclose int fd = -1;
 	bool is_one;
 
+	/* A path that is not there grants nothing: a profile may name
+	 * places an agent might be installed in, not all of them. */
 	if ((fd = open(p->path, O_PATH | O_CLOEXEC)) < 0)
-		return -errno;
+		return errno == ENOENT ? 0 : -errno;
 	if (p->except && holds_exception(p->except, p->path, &is_one))
 		return add_except(ruleset, fd, p->path, p->access, p->except,
 		    handled, 0);

@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <sys/mount.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -422,6 +424,30 @@ copy_file(int src, const char *name)
 	return n < 0 ? -errno : 0;
 }
 
+/* Is the nearest existing ancestor of path, in the new root, a tmpfs? */
+static bool
+in_tmpfs(const char *path)
+{
+	autofree char *p = xstrdup(path);
+	struct statfs sf;
+	char *slash;
+	int fd;
+
+	while ((slash = strrchr(p, '/')) != NULL) {
+		*slash = '\0';
+		if ((fd = walk(p[0] ? p : "/", false)) >= 0) {
+			bool tmpfs = fstatfs(fd, &sf) == 0 &&
+			    sf.f_type == TMPFS_MAGIC;
+
+			close(fd);
+			return tmpfs;
+		}
+		if (fd != -ENOENT)
+			return false;
+	}
+	return false;
+}
+
 static int
 scratch(const struct plan_mount *m, unsigned int index)
 {
@@ -434,10 +460,14 @@ scratch(const struct plan_mount *m, unsigned int index)
 		if (src != -ENOENT)
 			return src;
 		/*
-		 * Missing on the host: an empty writable directory, where a
-		 * mount point can be made (in a tmpfs such as the home); in a
-		 * read-only part of the host, EROFS says to create it there.
+		 * Missing on the host.  In a tmpfs of the sandbox (the home):
+		 * nothing to do, it is scratch already, and the command makes
+		 * it a file or a directory as it likes.  Elsewhere an empty
+		 * writable directory; in a read-only part of the host, EROFS
+		 * says to create it there.
 		 */
+		if (in_tmpfs(m->dst))
+			return 0;
 		return mount_fs(m->dst, true, "tmpfs", MS_NOSUID | MS_NODEV,
 		    "mode=0700");
 	}

@@ -270,6 +270,8 @@ plan_dump(const struct plan *p, FILE *f)
 		    "stream and seqpacket only\n");
 	if (p->sys.no_kill_all)
 		fprintf(f, "  kill(-1) refused\n");
+	if (p->sys.no_host_ipc)
+		fprintf(f, "  SysV IPC and POSIX message queues refused\n");
 	if (p->sys.no_path_metadata)
 		fprintf(f, "  chmod, chown, xattrs (by path or fd) and utimes by "
 		    "path refused\n");

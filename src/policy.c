@@ -506,6 +506,9 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 		strv_push(&p->weaker, &p->nweaker, xstrdup("landlock ABI < 6: "
 		    "the command can signal the host's processes of this user "
 		    "(kill(-1) is refused)"));
+	strv_push(&p->weaker, &p->nweaker, xstrdup("no IPC namespace: SysV "
+	    "shared memory, semaphores and message queues, and POSIX message "
+	    "queues, are refused (EPERM) rather than private"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("landlock has no right "
 	    "for a file's mode, owner, times or extended attributes, so "
 	    "chmod, chown, xattrs and utimes by path are refused (EPERM), in "
@@ -822,6 +825,8 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.sys.unix_pairs_only = p.backend == PLAN_BACKEND_LANDLOCK &&
 	    h->landlock_abi < 9;
 	p.sys.no_kill_all = p.backend == PLAN_BACKEND_LANDLOCK;
+	/* No IPC namespace: the host's SysV objects would be shared. */
+	p.sys.no_host_ipc = p.backend == PLAN_BACKEND_LANDLOCK;
 	/* Landlock has no right for a file's mode, owner, times or xattrs. */
 	p.sys.no_path_metadata = p.backend == PLAN_BACKEND_LANDLOCK;
 

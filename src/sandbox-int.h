@@ -50,6 +50,13 @@ pid_t	backend_bwrap_start(const struct plan *, struct fds *,
 	    const char **where);
 pid_t	backend_landlock_start(const struct plan *, struct fds *);
 
+/*
+ * bwrap and landlock: a profile's path through a symlink (one planted in
+ * the workspace, say) is refused, as native's mounts refuse it: bwrap and
+ * Landlock would follow it.  0, or -ELOOP with *where the path.
+ */
+int	backend_check_paths(const struct plan *, const char **where);
+
 /* landlock backend: kill and reap whatever the command left behind. */
 void	backend_landlock_reap(void);
 

@@ -521,6 +521,8 @@ sandbox_run(const struct plan *plan)
 	pid_t child;
 	int r, wstatus, filter_err = 0;
 
+	if (!native && (r = backend_check_paths(p, &where)) < 0)
+		die_errno(-r, "mount: cannot set up '%s'", where);
 	if ((r = workspace_session_create(p, &where, &copy.start_after)) < 0) {
 		if (!p->reenter)
 			workspace_session_remove(p);

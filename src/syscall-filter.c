@@ -73,6 +73,14 @@ static const char *const deny_enosys[] = {
 #define NR_REMOVEXATTRAT	466
 #define NR_OPEN_TREE_ATTR	467
 
+/* The host's IPC objects, where there is no IPC namespace. */
+static const char *const host_ipc[] = {
+	"shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semctl",
+	"semtimedop", "msgget", "msgsnd", "msgrcv", "msgctl", "ipc",
+	"mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+	"mq_getsetattr",
+};
+
 /*
  * A file's mode, owner, times and extended attributes, which Landlock does
  * not cover; through an fd too, as a file open for reading will do.  Only
@@ -252,6 +260,9 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 		    SCMP_SYS(utimensat), 1, SCMP_A1(SCMP_CMP_NE, 0))) < 0)
 			return r;
 	}
+	if (s->no_host_ipc && (r = deny_names(ctx, host_ipc,
+	    nitems(host_ipc), EPERM, where)) < 0)
+		return r;
 	if (s->no_kill_all) {
 		*where = "kill (-1)";
 		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),

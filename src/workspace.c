@@ -112,10 +112,18 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	*where = m->upper;
 	if ((r = sys_mkdirs(parent)) < 0)
 		return r;
-	if (m->kind == PLAN_MOUNT_LINK)
+	if (m->kind == PLAN_MOUNT_LINK) {
+		/* Nothing on the host: no link to nothing. */
+		if (access(m->src, F_OK) < 0 && errno == ENOENT)
+			return 0;
 		return symlink(m->src, m->upper) < 0 ? -errno : 0;
+	}
+	/*
+	 * A scratch path missing on the host: nothing to copy; in the home
+	 * (a tmpfs, or the session's) the command makes it as it likes.
+	 */
 	if (access(m->src, F_OK) < 0 && errno == ENOENT)
-		return mkdir(m->upper, 0700) < 0 ? -errno : 0;
+		return 0;
 	if (streq(m->src, p->workspace)) {
 		/* The workspace's directories by inode, for the export. */
 		autofree char *idx = path_join(p->session_dir, "copy.dirs");
@@ -290,7 +298,9 @@ workspace_session_finish(const struct plan *p)
 		remove_tree(fd, "scratch", 0);
 		unlinkat(fd, "empty", 0);
 		/* Untouched: nothing to export (the export would say so). */
-		if (p->reenter || copy_changed_since(upper, &p->start_after))
+		if (p->reenter || faccessat(fd, "network", F_OK,
+		    AT_SYMLINK_NOFOLLOW) == 0 ||
+		    copy_changed_since(upper, &p->start_after))
 			return true;
 		workspace_session_remove(p);
 		return false;
@@ -309,8 +319,9 @@ workspace_session_finish(const struct plan *p)
 			unlinkat(fd, m->upper + strlen(p->session_dir) + 1,
 			    AT_REMOVEDIR);
 	}
-	if (p->reenter)
-		return true;
+	if (p->reenter || faccessat(fd, "network", F_OK,
+	    AT_SYMLINK_NOFOLLOW) == 0)
+		return true;	/* the proxy's record is for the export */
 	unlinkat(fd, "scratch", AT_REMOVEDIR);
 	if (faccessat(fd, "scratch", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return true;
