@@ -29,6 +29,7 @@
 
 struct copy {
 	struct copy_stats	*st;
+	bool			 no_clone;	/* FICLONE failed: not here */
 	FILE			*dirs;	/* "INO\0PATH\0" per directory */
 	char *const		*except;
 	char			 rel[PATH_MAX];	/* of the entry, below src */
@@ -61,16 +62,22 @@ own(int fd, const struct stat *st)
 
 /* The bytes of in to out: a reflink, else the kernel's copy, else ours. */
 static int
-copy_bytes(int in, int out, off_t size, bool *cloned)
+copy_bytes(struct copy *c, int in, int out, off_t size, bool *cloned)
 {
 	char buf[65536];
 	ssize_t n, w;
 	off_t left = size;
 
 	*cloned = false;
-	if (size > 0 && ioctl(out, FICLONE, in) == 0) {
-		*cloned = true;
-		return 0;
+	if (size > 0 && !c->no_clone) {
+		if (ioctl(out, FICLONE, in) == 0) {
+			*cloned = true;
+			return 0;
+		}
+		/* This filesystem cannot: do not ask for every file. */
+		if (errno == EOPNOTSUPP || errno == EXDEV || errno == EINVAL ||
+		    errno == ENOTTY)
+			c->no_clone = true;
 	}
 	while (left > 0) {
 		n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
@@ -114,7 +121,7 @@ copy_file(struct copy *c, int sdir, const char *name, int ddir,
 	if ((out = openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600)) < 0)
 		return -errno;
-	if ((r = copy_bytes(in, out, st->st_size, &cloned)) < 0)
+	if ((r = copy_bytes(c, in, out, st->st_size, &cloned)) < 0)
 		return r;
 	c->st->files++;
 	c->st->cloned += cloned;

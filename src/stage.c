@@ -65,6 +65,10 @@ stage_write(const struct plan *p, int fd)
 	put_u64(f, p->tty.pty);
 	for (i = 0; i < 3; i++)
 		put_u64(f, p->tty.is_tty[i]);
+	put_u64(f, sizeof(p->tty.termios));
+	fwrite(&p->tty.termios, sizeof(p->tty.termios), 1, f);
+	put_u64(f, sizeof(p->tty.winsize));
+	fwrite(&p->tty.winsize, sizeof(p->tty.winsize), 1, f);
 	put_u64(f, (uint64_t)p->landlock.abi);
 	put_u64(f, p->landlock.handled_fs);
 	put_u64(f, p->landlock.handled_net);
@@ -103,6 +107,19 @@ get_u64(struct rd *r)
 	r->p += sizeof(v);
 	r->left -= sizeof(v);
 	return v;
+}
+
+/* A struct of exactly len bytes, as put by stage_write. */
+static void
+get_bytes(struct rd *r, void *dst, size_t len)
+{
+	if (get_u64(r) != len || r->left < len) {
+		r->bad = true;
+		return;
+	}
+	memcpy(dst, r->p, len);
+	r->p += len;
+	r->left -= len;
 }
 
 static char *
@@ -160,6 +177,8 @@ stage_decode(const char *buf, size_t len, struct plan *p)
 	p->tty.pty = get_u64(&r) != 0;
 	for (i = 0; i < 3; i++)
 		p->tty.is_tty[i] = get_u64(&r) != 0;
+	get_bytes(&r, &p->tty.termios, sizeof(p->tty.termios));
+	get_bytes(&r, &p->tty.winsize, sizeof(p->tty.winsize));
 	p->landlock.abi = (int)get_u64(&r);
 	p->landlock.handled_fs = get_u64(&r);
 	p->landlock.handled_net = get_u64(&r);
