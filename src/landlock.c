@@ -109,7 +109,10 @@ add_except(int ruleset, int dirfd, const char *path, unsigned int access,
 			continue;	/* gone meanwhile */
 		if (S_ISLNK(st.st_mode))
 			continue;
-		if (holds_exception(except, sub, &is_one) && S_ISDIR(st.st_mode))
+		/* An exception is left out whole, whatever lies below it
+		 * (another exception too: $XDG_RUNTIME_DIR under /run). */
+		if (holds_exception(except, sub, &is_one) && !is_one &&
+		    S_ISDIR(st.st_mode))
 			r = add_except(ruleset, fd, sub, access, except, handled,
 			    depth + 1);
 		else if (!is_one)
@@ -132,6 +135,8 @@ add_path(int ruleset, const struct plan_path *p, uint64_t handled)
 	if (p->except && holds_exception(p->except, p->path, &is_one))
 		return add_except(ruleset, fd, p->path, p->access, p->except,
 		    handled, 0);
+	if (p->except && is_one)
+		return 0;	/* the rule's own path is hidden: no rule */
 	return add_fd(ruleset, fd, p->access, handled);
 }
 

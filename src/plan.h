@@ -43,7 +43,9 @@ enum plan_mount_kind {
 	PLAN_MOUNT_BIND_RW,	/* the host's dst, writable: direct */
 	PLAN_MOUNT_SCRATCH,	/* writable, discarded: a directory gets an
 				   overlay (upper, work), a file a private
-				   copy, a missing path an empty directory */
+				   copy, a missing path nothing in a tmpfs
+				   (it is scratch), elsewhere an empty
+				   directory */
 	PLAN_MOUNT_HIDE,	/* an empty directory or file over dst */
 	PLAN_MOUNT_COPY,	/* a real copy of src made at upper (in the
 				   session; a missing src: an empty

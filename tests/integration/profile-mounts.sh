@@ -154,10 +154,11 @@ t_scratch_missing() {
 		    prof scr >/dev/null ;;
 	esac
 	h=$(tree_hash "$parent")
+	# Absent inside too: the command makes it, a file here (an agent's
+	# ~/.claude.json), in the home's scratch.
 	HOME=${H:-$HOME} run_confine -p scr -- sh -c "
-		test -d '$parent/missing' || exit 9
-		ls -A '$parent/missing'
-		echo x >'$parent/missing/y' && cat '$parent/missing/y'"
+		test ! -e '$parent/missing' || exit 9
+		echo x >'$parent/missing' && cat '$parent/missing'"
 	assert_status "$RC" 0
 	assert_eq "$(cat "$OUT")" x "inside"
 	assert_not_exists "$parent/missing"
@@ -252,7 +253,7 @@ tcase "hide = a directory: empty and read-only inside" t_hide_dir
 tcase "hide = a file: unreadable inside" t_hide_file
 tcase "scratch = a host directory: writable, discarded, fresh each run" t_scratch_dir
 tcase "scratch = a missing path under /var/tmp: refused, the parent is read-only" t_scratch_missing_ro
-tcase "scratch = a missing path under the home: an empty writable directory" t_scratch_missing home
+tcase "scratch = a missing path under the home: absent, the command makes it, discarded" t_scratch_missing home
 tcase "scratch = a host file: a writable private copy" t_scratch_file
 tcase "direct = a host directory (online, network none): writes reach the host" t_direct
 tap_done
