@@ -424,8 +424,13 @@ backend_landlock_start(const struct plan *p, struct fds *f)
 		int r;
 
 		sandbox_child_begin(f);
-		/* Root drops everything; anyone else must have nothing. */
-		if (geteuid() == 0 ? (r = caps_drop_all(&what)) < 0 :
+		/*
+		 * With capabilities (root): drop them all.  Without (anyone
+		 * else, or root inside another sandbox): check there are
+		 * none; no_new_privs keeps execve from raising any.
+		 */
+		if (caps_verify(false, &what) < 0 ?
+		    (r = caps_drop_all(&what)) < 0 :
 		    (r = caps_verify(false, &what)) < 0)
 			die_errno(-r, "capabilities: cannot drop (%s)", what);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
