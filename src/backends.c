@@ -409,11 +409,21 @@ inner_main(int argc, char **argv)
 }
 
 pid_t
-backend_landlock_start(const struct plan *p, struct fds *f)
+backend_landlock_start(const struct plan *p, struct fds *f,
+    const char **where)
 {
 	pid_t pid;
 
-	/* Orphans of the command come to us, to be ended with it. */
+	/*
+	 * Orphans of the command come to us, to be ended with it; we find
+	 * them in /proc's children lists (CONFIG_PROC_CHILDREN): without
+	 * those, leftovers could not be ended, so refuse.
+	 */
+	*where = "/proc/thread-self/children (to end what the command "
+	    "leaves)";
+	if (access("/proc/thread-self/children", R_OK) < 0)
+		return -errno;
+	*where = NULL;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		return -errno;
 	if ((pid = fork()) < 0)

@@ -48,7 +48,8 @@ noreturn void	sandbox_command(const struct plan *, int slave, int status_fd,
  */
 pid_t	backend_bwrap_start(const struct plan *, struct fds *,
 	    const char **where);
-pid_t	backend_landlock_start(const struct plan *, struct fds *);
+pid_t	backend_landlock_start(const struct plan *, struct fds *,
+	    const char **where);
 
 /*
  * bwrap and landlock: a profile's path through a symlink (one planted in

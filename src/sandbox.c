@@ -560,7 +560,7 @@ sandbox_run(const struct plan *plan)
 	else if (bwrap)
 		child = backend_bwrap_start(p, &f, &where);
 	else
-		child = backend_landlock_start(p, &f);
+		child = backend_landlock_start(p, &f, &where);
 	if (child < 0) {
 		int err = (int)-child;
 
@@ -577,7 +577,7 @@ sandbox_run(const struct plan *plan)
 			    "AppArmor's restriction, or a container); see "
 			    "'confine doctor'", "namespaces: cannot create "
 			    "them");
-		if (where && where[0] == '/')
+		if (bwrap && where && where[0] == '/')
 			die_errno(err, "mount: cannot set up '%s'", where);
 		die_errno(err, "%s: cannot start the sandbox%s%s",
 		    bwrap ? "bwrap" : "landlock", where ? ": " : "",
