@@ -442,14 +442,18 @@ run_confine() {
 		    <"${RUN_STDIN:-/dev/null}" >"$OUT" 2>"$ERR"
 	) || RC=$?
 	[ "$RC" -ne 124 ] || diag "confine timed out after ${CONFINE_TIMEOUT}s"
-	# The landlock backend says what it lacks on every run: keep that
-	# line in $ERR.full, and out of what the cases compare.
-	if [ "$BACKEND" = landlock ] && [ -f "$ERR" ]; then
-		cp "$ERR" "$ERR.full"
-		grep -v '^confine: backend landlock: weaker than native: ' \
-		    "$ERR.full" >"$ERR" || :
-	fi
+	drop_notice "$ERR"
 	return 0
+}
+
+# drop_notice FILE: the landlock backend says what it lacks on every run:
+# keep that line in FILE.full, and out of what the cases compare.
+drop_notice() {
+	if [ "$BACKEND" = landlock ] && [ -f "$1" ]; then
+		cp "$1" "$1.full"
+		grep -v '^confine: backend landlock: weaker than native: ' \
+		    "$1.full" >"$1" || :
+	fi
 }
 
 # wait_for SECONDS COMMAND...: poll every 0.1 s until COMMAND succeeds.
