@@ -434,6 +434,8 @@ ERR=$TEST_TMP/err
 
 # run_confine [CONFINE-ARG...]: from $WS (or RUN_CWD), stdin from
 # RUN_STDIN (default /dev/null), output in $OUT and $ERR, status in RC.
+# RUN_CONFINE_HOOK, when set, names a command run after each run (a case
+# that checks a backend's refusal in place of what follows it).
 run_confine() {
 	RC=0
 	(
@@ -443,6 +445,7 @@ run_confine() {
 	) || RC=$?
 	[ "$RC" -ne 124 ] || diag "confine timed out after ${CONFINE_TIMEOUT}s"
 	drop_notice "$ERR"
+	[ -z "${RUN_CONFINE_HOOK:-}" ] || $RUN_CONFINE_HOOK
 	return 0
 }
 
