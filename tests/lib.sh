@@ -434,6 +434,8 @@ ERR=$TEST_TMP/err
 
 # run_confine [CONFINE-ARG...]: from $WS (or RUN_CWD), stdin from
 # RUN_STDIN (default /dev/null), output in $OUT and $ERR, status in RC.
+# RUN_CONFINE_HOOK, when set, names a command run after each run (a case
+# that checks a backend's refusal in place of what follows it).
 run_confine() {
 	RC=0
 	(
@@ -442,14 +444,19 @@ run_confine() {
 		    <"${RUN_STDIN:-/dev/null}" >"$OUT" 2>"$ERR"
 	) || RC=$?
 	[ "$RC" -ne 124 ] || diag "confine timed out after ${CONFINE_TIMEOUT}s"
-	# The landlock backend says what it lacks on every run: keep that
-	# line in $ERR.full, and out of what the cases compare.
-	if [ "$BACKEND" = landlock ] && [ -f "$ERR" ]; then
-		cp "$ERR" "$ERR.full"
-		grep -v '^confine: backend landlock: weaker than native: ' \
-		    "$ERR.full" >"$ERR" || :
-	fi
+	drop_notice "$ERR"
+	[ -z "${RUN_CONFINE_HOOK:-}" ] || $RUN_CONFINE_HOOK
 	return 0
+}
+
+# drop_notice FILE: the landlock backend says what it lacks on every run:
+# keep that line in FILE.full, and out of what the cases compare.
+drop_notice() {
+	if [ "$BACKEND" = landlock ] && [ -f "$1" ]; then
+		cp "$1" "$1.full"
+		grep -v '^confine: backend landlock: weaker than native: ' \
+		    "$1.full" >"$1" || :
+	fi
 }
 
 # wait_for SECONDS COMMAND...: poll every 0.1 s until COMMAND succeeds.

@@ -108,3 +108,23 @@ vartmp_dir() {
 	    skip_case "no writable /var/tmp for a host directory outside the sandbox's fresh trees"
 	VT=$(mktemp -d "$PLIB_VARTMP/case.XXXXXX") || fail "mktemp in $PLIB_VARTMP"
 }
+
+# assert_landlock_proxy_refused: the last run was the landlock backend's
+# refusal of proxy mode (no network namespace of its own), before anything
+# ran.
+assert_landlock_proxy_refused() {
+	assert_status "$RC" 125
+	assert_refusal "$ERR"
+	assert_file_has_content "$ERR" \
+	    '^confine: backend landlock .*cannot offer network mode proxy: '
+	assert_file_empty "$OUT"
+}
+
+# assert_landlock_scratch_refused PATH ORIGIN: the last run was the landlock
+# backend's refusal of a scratch path outside the home.
+assert_landlock_scratch_refused() {
+	assert_status "$RC" 125
+	assert_refusal "$ERR"
+	assert_err_has "confine: scratch = $1 ($2): the landlock backend has no mount namespace"
+	assert_file_empty "$OUT"
+}

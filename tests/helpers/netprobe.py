@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: ISC
 """netprobe.py - servers and probes for tests/integration/network.sh and
 host-sockets.sh (and bench/proxy).  Every probe prints one line and exits
-0 when it got through, 1 when it did not (the line names the errno).
+0 when it got through, 1 when it did not (the line names the errno, of
+socket() too: a sandbox may refuse the socket itself).
 
 Servers (run outside, in the background; each writes its port or "ready"
 to READYFILE once it listens):
@@ -122,9 +123,9 @@ def serve_sink(readyfile):
 
 
 def probe_tcp(host, port):
-    s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    s.settimeout(5)
     try:
+        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        s.settimeout(5)
         s.connect((host, int(port)))
     except OSError as e:
         print("refused %s" % err_name(e))
@@ -134,8 +135,8 @@ def probe_tcp(host, port):
 
 
 def probe_udp(host, port, msg):
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.sendto(msg.encode(), (host, int(port)))
     except OSError as e:
         print("refused %s" % err_name(e))
@@ -145,7 +146,10 @@ def probe_udp(host, port, msg):
 
 
 def unix_connect(target):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError as e:
+        return err_name(e)
     s.settimeout(5)
     addr = "\0" + target[1:] if target.startswith("@") else target
     try:

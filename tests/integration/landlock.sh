@@ -11,6 +11,7 @@ ABI=$(landlock_abi)
 plan 9
 
 t_run_tmpfs() {
+	[ "$BACKEND" != landlock ] || { t_run_host; return; }
 	ws_new
 	# Control, inside: /run is a read-write tmpfs owned by the caller,
 	# mode 0755, so only landlock stands between the command and it;
@@ -32,6 +33,26 @@ t_run_tmpfs() {
 	assert_ws_unchanged
 }
 
+# landlock: no mount namespace, /run and /tmp are the host's; the caller may
+# write to /tmp outside, and Landlock refuses it, and /run, inside.
+t_run_host() {
+	ws_new
+	tmpf=$(host_scratch "/tmp/confine-test-f.$$")
+	runf=$(host_scratch "/run/confine-test-f.$$")
+	# Control: the caller may write to the host's /tmp.
+	echo x >"$tmpf" && rm "$tmpf" || fail "control: writing $tmpf outside"
+	run_confine -- sh -c '
+		echo x >"$1" && echo tmp-written
+		echo x >"$2" && echo run-written' sh "$tmpf" "$runf"
+	assert_status "$RC" 2
+	assert_file_empty "$OUT"
+	assert_file_has_content "$ERR" "cannot create $tmpf: Permission denied"
+	assert_file_has_content "$ERR" "cannot create $runf: Permission denied"
+	assert_not_exists "$tmpf"
+	assert_not_exists "$runf"
+	assert_ws_unchanged
+}
+
 t_proc_write() {
 	ws_new
 	# Control: a process may rename itself through /proc outside.
@@ -44,6 +65,7 @@ t_proc_write() {
 }
 
 t_granted() {
+	[ "$BACKEND" != landlock ] || { t_granted_session; return; }
 	ws_new
 	f=confine-test-granted.$$
 	for d in /tmp /dev/shm "$HOME"; do
@@ -63,6 +85,38 @@ t_granted() {
 	assert_ws_unchanged
 }
 
+# landlock: the grants are the session's copy, tmp and home (PWD, TMPDIR
+# and HOME); the host's /tmp and /dev/shm are refused (EACCES).
+t_granted_session() {
+	ws_new
+	f=confine-test-granted.$$
+	for d in /tmp /dev/shm; do
+		host_scratch "$d/$f" >/dev/null
+	done
+	run_confine -- sh -c '
+		for d in "$PWD" "$TMPDIR" "$HOME" /tmp /dev/shm; do
+			echo x >"$d/$1" && rm "$d/$1" && echo "$d ok"
+		done
+		echo x >/dev/null && echo null ok' sh "$f"
+	assert_status "$RC" 0
+	sed "s|^$SESSIONS/[0-9a-f-]*/|S/|" "$OUT" >"$TEST_TMP/got"
+	printf 'S/upper ok\nS/tmp ok\nS/home ok\nnull ok\n' >"$TEST_TMP/want"
+	cmp -s "$TEST_TMP/got" "$TEST_TMP/want" || {
+		diag_file "$OUT" "inside"
+		fail "a granted tree is not writable, or a host one is"
+	}
+	assert_file_has_content "$ERR" "cannot create /tmp/$f: Permission denied"
+	assert_file_has_content "$ERR" "cannot create /dev/shm/$f: Permission denied"
+	assert_not_exists "/tmp/$f"
+	assert_not_exists "/dev/shm/$f"
+	assert_ws_unchanged
+}
+
+# The landlock backend's network none: seccomp refuses every socket family
+# but AF_UNIX before Landlock's TCP rules are reached.
+INET_REFUSED=EACCES
+[ "$BACKEND" != landlock ] || INET_REFUSED=EAFNOSUPPORT
+
 need_tcp() {
 	[ "$ABI" -ge 4 ] ||
 	    skip_case "landlock ABI $ABI < 4: the kernel has no TCP rules"
@@ -74,7 +128,7 @@ t_tcp_bind() {
 	assert_eq "$("$TRY_SYSCALL" tcp_bind)" "tcp_bind OK" "control: bind outside"
 	run_confine -- "$TRY_IN" tcp_bind
 	assert_status "$RC" 0
-	assert_eq "$(cat "$OUT")" "tcp_bind EACCES" "bind inside"
+	assert_eq "$(cat "$OUT")" "tcp_bind $INET_REFUSED" "bind inside"
 	assert_ws_unchanged
 }
 
@@ -86,10 +140,10 @@ t_tcp_connect() {
 	    "control: connect outside"
 	run_confine -- "$TRY_IN" tcp_connect:1 tcp_connect:80
 	assert_status "$RC" 0
-	printf 'tcp_connect EACCES\ntcp_connect EACCES\n' >"$TEST_TMP/want"
+	printf 'tcp_connect %s\ntcp_connect %s\n' "$INET_REFUSED" "$INET_REFUSED" >"$TEST_TMP/want"
 	cmp -s "$OUT" "$TEST_TMP/want" || {
 		diag_file "$OUT" "inside"
-		fail "TCP connect is not denied with EACCES"
+		fail "TCP connect is not denied with $INET_REFUSED"
 	}
 	assert_ws_unchanged
 }
@@ -109,11 +163,17 @@ t_udp() {
 	assert_eq "$("$TRY_SYSCALL" udp_loop)" "udp_loop OK" "control: UDP outside"
 	run_confine -- "$TRY_IN" udp_loop
 	assert_status "$RC" 0
-	assert_eq "$(cat "$OUT")" "udp_loop OK" "UDP on loopback inside"
+	if [ "$BACKEND" = landlock ]; then
+		# No network namespace: the loopback would be the host's.
+		assert_eq "$(cat "$OUT")" "udp_loop EAFNOSUPPORT" "UDP inside"
+	else
+		assert_eq "$(cat "$OUT")" "udp_loop OK" "UDP on loopback inside"
+	fi
 	assert_ws_unchanged
 }
 
 t_unix() {
+	[ "$BACKEND" != landlock ] || { t_unix_pair; return; }
 	ws_new
 	s=$(host_scratch "/tmp/confine-test-sock.$$")
 	o=$(host_scratch "/tmp/confine-test-out.$$")
@@ -128,6 +188,20 @@ t_unix() {
 	assert_ws_unchanged
 }
 
+# landlock: a pathname unix socket cannot be made (socket(AF_UNIX) is
+# refused, EACCES); a socketpair works.
+t_unix_pair() {
+	ws_new
+	command -v python3 >/dev/null || skip_case "python3 is not installed"
+	run_confine -- sh -c "
+		'$TRY_IN' unix_serve:\$TMPDIR/sock
+		python3 -c 'import socket; a, b = socket.socketpair(); a.sendall(b\"pair\"); print(b.recv(4).decode())'"
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" "unix_serve EACCES
+pair" "a socket in TMPDIR, a socketpair"
+	assert_ws_unchanged
+}
+
 t_nested() {
 	ws_new
 	# The command is already in a domain: it may only narrow it.
@@ -139,11 +213,11 @@ t_nested() {
 
 tcase "/run, a writable tmpfs, is denied by landlock (EACCES)" t_run_tmpfs
 tcase "writing /proc/self/comm is denied by landlock (EACCES)" t_proc_write
-tcase "the workspace, /tmp, /dev/shm, home and /dev/null are writable" t_granted
-tcase "TCP bind on loopback: EACCES" t_tcp_bind
-tcase "TCP connect on loopback: EACCES" t_tcp_connect
+tcase "the workspace, /tmp, /dev/shm, home and /dev/null are writable (landlock: the session's)" t_granted
+tcase "TCP bind on loopback: EACCES (landlock: EAFNOSUPPORT)" t_tcp_bind
+tcase "TCP connect on loopback: EACCES (landlock: EAFNOSUPPORT)" t_tcp_connect
 tcase "an MPTCP socket: EPROTONOSUPPORT" t_tcp_mptcp
-tcase "UDP on loopback works" t_udp
-tcase "unix sockets inside the sandbox work" t_unix
+tcase "UDP on loopback works (landlock: EAFNOSUPPORT)" t_udp
+tcase "unix sockets inside the sandbox work (landlock: a socketpair only)" t_unix
 tcase "landlock stays usable inside" t_nested
 tap_done

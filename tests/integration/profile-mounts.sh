@@ -5,11 +5,42 @@
 # quadrant), hide, scratch (a directory, a file, a missing path) and
 # direct (the online quadrant, network none).  The host is unchanged after
 # every case but the direct one, where the write reaching the host is the
-# point.
+# point.  The landlock backend has no mount namespace: the home's paths
+# appear in the session's home (HOME), scratch ones as copies, read-only
+# ones as links that Landlock keeps read-only (EACCES); scratch outside the
+# home is refused.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/profile-lib.sh"
 require_userns
-plan 8
+plan 10
+
+# What a write to a read-only path gives.
+if [ "$BACKEND" = landlock ]; then
+	RO_ERR="Permission denied"
+else
+	RO_ERR="Read-only file system"
+fi
+
+# home_inside: an ERE for the home directory as the command names it: the
+# session's under landlock.
+home_inside() {
+	if [ "$BACKEND" = landlock ]; then
+		printf '%s\n' "$SESSIONS/[0-9a-f-]+/home"
+	else
+		printf '%s\n' "$H"
+	fi
+}
+
+# landlock_refuses_scratch: under landlock, the last run was refused for a
+# scratch path outside the home, before the command ran.
+landlock_refuses_scratch() {
+	assert_status "$RC" 125
+	assert_refusal "$ERR"
+	assert_file_has_content "$ERR" \
+	    "^confine: scratch = .*: the landlock backend has no mount namespace, so only paths in the home directory can be given a private copy"
+	assert_file_empty "$OUT"
+	assert_no_session
+}
 
 # home_new: a home directory of our own for the run (HOME), with a file
 # and a directory in it.
@@ -50,9 +81,10 @@ t_read_only() {
 		diag_file "$OUT" "inside"
 		fail "the read-only paths are not exactly what is visible"
 	}
-	assert_file_has_content "$ERR" "$H/x: Read-only file system"
-	assert_file_has_content "$ERR" "$H/xd/new: Read-only file system"
-	assert_file_has_content "$ERR" "cannot remove '$H/xd/f': Read-only file system"
+	hi=$(home_inside)
+	assert_file_has_content "$ERR" "$hi/x: $RO_ERR"
+	assert_file_has_content "$ERR" "$hi/xd/new: $RO_ERR"
+	assert_file_has_content "$ERR" "cannot remove '$hi/xd/f': $RO_ERR"
 	assert_eq "$(tree_hash "$H")" "$H_HASH" "the home directory after the run"
 	assert_ws_unchanged
 }
@@ -103,20 +135,38 @@ t_hide_file() {
 	assert_ws_unchanged
 }
 
+# t_scratch_dir [home]: a scratch directory under /var/tmp, or in the home
+# (named by HOME inside: the session's under landlock).
 t_scratch_dir() {
 	ws_new
 	cfg_new
-	vartmp_dir
-	mkdir "$VT/cache"
+	if [ "${1:-}" = home ]; then
+		home_new
+		VT=$H
+		mkdir "$VT/cache"
+		printf '[profile]\nquadrant = offline\n[filesystem]\nscratch = ~/cache\n' |
+		    prof scr >/dev/null
+		in='$HOME/cache'
+	else
+		vartmp_dir
+		mkdir "$VT/cache"
+		printf '[filesystem]\nscratch = %s\n' "$VT/cache" | prof scr >/dev/null
+		in=$VT/cache
+	fi
 	printf 'original\n' >"$VT/cache/f"
 	printf 'gone\n' >"$VT/cache/del"
 	h=$(tree_hash "$VT")
-	printf '[filesystem]\nscratch = %s\n' "$VT/cache" | prof scr >/dev/null
-	run_confine -p scr -- sh -c "
-		cd '$VT/cache' || exit 9
+	HOME=${H:-$HOME} run_confine -p scr -- sh -c "
+		cd \"$in\" || exit 9
 		cat f
 		echo changed >f && echo new >g && rm del && mkdir d || exit 8
 		cat f g; ls -A"
+	if [ "$BACKEND" = landlock ] && [ "${1:-}" != home ]; then
+		landlock_refuses_scratch
+		assert_eq "$(tree_hash "$VT")" "$h" "$VT after the run"
+		assert_ws_unchanged
+		return 0
+	fi
 	assert_status "$RC" 0
 	printf 'original\nchanged\nnew\nd\nf\ng\n' >"$TEST_TMP/want"
 	cmp -s "$OUT" "$TEST_TMP/want" || {
@@ -125,7 +175,7 @@ t_scratch_dir() {
 	}
 	assert_eq "$(tree_hash "$VT")" "$h" "$VT after the run"
 	# A second run starts from the host's content again.
-	run_confine -p scr -- sh -c "cd '$VT/cache' && ls -A && cat f"
+	HOME=${H:-$HOME} run_confine -p scr -- sh -c "cd \"$in\" && ls -A && cat f"
 	assert_status "$RC" 0
 	printf 'del\nf\noriginal\n' >"$TEST_TMP/want"
 	cmp -s "$OUT" "$TEST_TMP/want" || {
@@ -155,10 +205,13 @@ t_scratch_missing() {
 	esac
 	h=$(tree_hash "$parent")
 	# Absent inside too: the command makes it, a file here (an agent's
-	# ~/.claude.json), in the home's scratch.
+	# ~/.claude.json), in the home's scratch.  In the home, named by
+	# HOME inside (the session's under landlock).
+	in=$parent
+	[ "$1" != home ] || in='$HOME'
 	HOME=${H:-$HOME} run_confine -p scr -- sh -c "
-		test ! -e '$parent/missing' || exit 9
-		echo x >'$parent/missing' && cat '$parent/missing'"
+		test ! -e \"$in/missing\" || exit 9
+		echo x >\"$in/missing\" && cat \"$in/missing\""
 	assert_status "$RC" 0
 	assert_eq "$(cat "$OUT")" x "inside"
 	assert_not_exists "$parent/missing"
@@ -175,29 +228,54 @@ t_scratch_missing_ro() {
 	h=$(tree_hash "$VT")
 	printf '[filesystem]\nscratch = %s/missing\n' "$VT" | prof scr >/dev/null
 	run_confine -p scr -- echo ran
-	assert_status "$RC" 125
-	assert_file_has_content "$ERR" "^confine: mount: cannot set up '$VT/missing': Read-only file system"
-	assert_file_empty "$OUT"
+	if [ "$BACKEND" = landlock ]; then
+		landlock_refuses_scratch
+	else
+		assert_status "$RC" 125
+		assert_file_has_content "$ERR" "^confine: mount: cannot set up '$VT/missing': Read-only file system"
+		assert_file_empty "$OUT"
+	fi
 	assert_not_exists "$VT/missing"
 	assert_eq "$(tree_hash "$VT")" "$h" "$VT after the run"
 	assert_ws_unchanged
 }
 
+# t_scratch_file [home]: a scratch file under /var/tmp, or in the home.
 t_scratch_file() {
 	ws_new
 	cfg_new
-	vartmp_dir
+	if [ "${1:-}" = home ]; then
+		home_new
+		VT=$H
+		printf '[profile]\nquadrant = offline\n[filesystem]\nscratch = ~/conf\n' |
+		    prof scr >/dev/null
+		in='$HOME'
+	else
+		vartmp_dir
+		printf '[filesystem]\nscratch = %s\n' "$VT/conf" | prof scr >/dev/null
+		in=$VT
+	fi
 	printf 'original\n' >"$VT/conf"
 	chmod 0644 "$VT/conf"
 	h=$(tree_hash "$VT")
-	printf '[filesystem]\nscratch = %s\n' "$VT/conf" | prof scr >/dev/null
-	run_confine -p scr -- sh -c "
-		cat '$VT/conf'
-		echo changed >'$VT/conf' && cat '$VT/conf'
-		echo appended >>'$VT/conf' && cat '$VT/conf'
-		touch '$VT/sibling' 2>/dev/null || echo sibling-ro"
+	# The sibling: a host path beside it, read-only (in the home, the
+	# home inside is not the host's: the tree's hash below tells).
+	sib="touch '$VT/sibling' 2>/dev/null || echo sibling-ro"
+	[ "${1:-}" != home ] || sib=
+	HOME=${H:-$HOME} run_confine -p scr -- sh -c "
+		cat \"$in/conf\"
+		echo changed >\"$in/conf\" && cat \"$in/conf\"
+		echo appended >>\"$in/conf\" && cat \"$in/conf\"
+		$sib"
+	if [ "$BACKEND" = landlock ] && [ "${1:-}" != home ]; then
+		landlock_refuses_scratch
+		assert_eq "$(tree_hash "$VT")" "$h" "$VT after the run"
+		assert_ws_unchanged
+		return 0
+	fi
 	assert_status "$RC" 0
-	printf 'original\nchanged\nchanged\nappended\nsibling-ro\n' >"$TEST_TMP/want"
+	printf 'original\nchanged\nchanged\nappended\n%s' "${sib:+sibling-ro
+}" >"$TEST_TMP/want"
 	cmp -s "$OUT" "$TEST_TMP/want" || {
 		diag_file "$OUT" "inside"
 		fail "the scratch file is not a writable private copy"
@@ -228,7 +306,7 @@ t_direct() {
 	assert_policy filesystem.direct "$VT/d" "$f:6"
 	assert_policy network.mode none "built-in default"
 	run_confine -- sh -c "echo x >'$VT/d/new'"
-	assert_file_has_content "$ERR" "Read-only file system"
+	assert_file_has_content "$ERR" "$RO_ERR"
 	assert_not_exists "$VT/d/new"
 	run_confine -p direct -- sh -c "
 		cat '$VT/d/f'
@@ -251,9 +329,11 @@ t_direct() {
 tcase "read-only = ~/x, ~/xd: visible inside, writes give EROFS" t_read_only
 tcase "hide = a directory: empty and read-only inside" t_hide_dir
 tcase "hide = a file: unreadable inside" t_hide_file
-tcase "scratch = a host directory: writable, discarded, fresh each run" t_scratch_dir
-tcase "scratch = a missing path under /var/tmp: refused, the parent is read-only" t_scratch_missing_ro
+tcase "scratch = a host directory: writable, discarded, fresh each run (landlock: refused)" t_scratch_dir
+tcase "scratch = a directory in the home: writable, discarded, fresh each run" t_scratch_dir home
+tcase "scratch = a missing path under /var/tmp: refused, the parent is read-only (landlock: refused, outside the home)" t_scratch_missing_ro
 tcase "scratch = a missing path under the home: absent, the command makes it, discarded" t_scratch_missing home
-tcase "scratch = a host file: a writable private copy" t_scratch_file
+tcase "scratch = a host file: a writable private copy (landlock: refused)" t_scratch_file
+tcase "scratch = a file in the home: a writable private copy" t_scratch_file home
 tcase "direct = a host directory (online, network none): writes reach the host" t_direct
 tap_done

@@ -388,11 +388,16 @@ t_extends_clear() {
 	scratch =
 	EOF
 	)
-	# Control: the parent alone has them.
+	# Control: the parent alone has them (landlock refuses its scratch
+	# path outside the home, by the line that the child clears).
 	run_confine -p parent --dry-run -- true
-	assert_status "$RC" 0
-	assert_policy filesystem.hide /srv/confine-test-a "$p:2"
-	assert_policy filesystem.scratch /srv/confine-test-s "$p:4"
+	if [ "$BACKEND" = landlock ]; then
+		assert_landlock_scratch_refused /srv/confine-test-s "$p:4"
+	else
+		assert_status "$RC" 0
+		assert_policy filesystem.hide /srv/confine-test-a "$p:2"
+		assert_policy filesystem.scratch /srv/confine-test-s "$p:4"
+	fi
 	run_confine -p child --dry-run -- true
 	assert_status "$RC" 0
 	assert_eq "$(grep -c '^  filesystem\.hide = ' "$OUT")" 1 "hide lines"
@@ -466,12 +471,20 @@ t_override_scalars() {
 	run_confine -p on --network=host --dry-run -- true
 	assert_status "$RC" 0
 	assert_policy network.mode host "option --network"
-	# --endpoint alone implies proxy over a profile's none.
+	# --endpoint alone implies proxy over a profile's none (which the
+	# landlock backend refuses: the implied proxy shows).
 	printf '[network]\nmode = none\n' | prof quiet >/dev/null
 	run_confine -p quiet --endpoint api.example.com:443 --dry-run -- true
-	assert_status "$RC" 0
-	assert_policy network.mode proxy "option --endpoint (implies proxy)"
-	assert_policy network.endpoint api.example.com:443 "option --endpoint"
+	if [ "$BACKEND" = landlock ]; then
+		assert_landlock_proxy_refused
+		run_confine -p quiet --dry-run -- true
+		assert_status "$RC" 0
+		assert_policy network.mode none "$PROFILES/quiet.ini:2"
+	else
+		assert_status "$RC" 0
+		assert_policy network.mode proxy "option --endpoint (implies proxy)"
+		assert_policy network.endpoint api.example.com:443 "option --endpoint"
+	fi
 	assert_ws_unchanged
 }
 
@@ -484,7 +497,7 @@ t_override_lists() {
 	[filesystem]
 	read-only = ~/confine-test-p
 	hide = /srv/confine-test-ph
-	scratch = /srv/confine-test-ps
+	scratch = ~/confine-test-ps
 	[environment]
 	set = FROM_PROFILE=1
 	pass = FROM_PROFILE_PASS
@@ -493,7 +506,7 @@ t_override_lists() {
 	# confine expands ~, not the shell.
 	# shellcheck disable=SC2088
 	run_confine -p off --ro '~/confine-test-o' --ro /srv/confine-test-o2 \
-	    --hide /srv/confine-test-oh --scratch /srv/confine-test-os \
+	    --hide /srv/confine-test-oh --scratch '~/confine-test-os' \
 	    --env FROM_OPTION=2 --env FROM_OPTION_PASS --dry-run -- true
 	assert_status "$RC" 0
 	assert_policy_order "$OUT" \
@@ -502,8 +515,8 @@ t_override_lists() {
 	    "  filesystem.read-only = /srv/confine-test-o2  (option --ro)" \
 	    "  filesystem.hide = /srv/confine-test-ph  ($f:5)" \
 	    "  filesystem.hide = /srv/confine-test-oh  (option --hide)" \
-	    "  filesystem.scratch = /srv/confine-test-ps  ($f:6)" \
-	    "  filesystem.scratch = /srv/confine-test-os  (option --scratch)" \
+	    "  filesystem.scratch = $HOME/confine-test-ps  ($f:6)" \
+	    "  filesystem.scratch = $HOME/confine-test-os  (option --scratch)" \
 	    "  environment.pass = FROM_PROFILE_PASS  ($f:9)" \
 	    "  environment.pass = FROM_OPTION_PASS  (option --env)" \
 	    "  environment.set = FROM_PROFILE=1  ($f:8)" \
@@ -529,6 +542,11 @@ t_override_network_lists() {
 	)
 	run_confine -p on --allow example.com --endpoint model.example.net:443 \
 	    --direct /srv/confine-test-od --dry-run -- true
+	if [ "$BACKEND" = landlock ]; then
+		assert_landlock_proxy_refused
+		assert_ws_unchanged
+		return 0
+	fi
 	assert_status "$RC" 0
 	assert_policy network.mode proxy "$f:6"
 	assert_policy_order "$OUT" \
@@ -570,6 +588,14 @@ t_online_allow() {
 	cfg_new
 	printf '[profile]\nquadrant = online\n' | prof online >/dev/null
 	run_confine -p online --allow example.com --dry-run -- true
+	if [ "$BACKEND" = landlock ]; then
+		assert_landlock_proxy_refused
+		run_confine -p online --allow example.com -- sh -c 'echo ran'
+		assert_landlock_proxy_refused
+		assert_no_session
+		assert_ws_unchanged
+		return 0
+	fi
 	assert_status "$RC" 0
 	assert_policy network.allow example.com "option --allow"
 	assert_policy network.mode proxy "option --allow (implies proxy)"
@@ -817,9 +843,9 @@ tcase "extends of a missing profile: 125 with FILE:LINE" t_extends_missing
 tcase "extends in a cycle: 125" t_extends_cycle
 tcase "options override scalars: -n, --backend, --endpoint implies proxy" t_override_scalars
 tcase "options append to lists: --ro, --hide, --scratch, --env" t_override_lists
-tcase "options append to lists: --allow, --endpoint, --direct" t_override_network_lists
+tcase "options append to lists: --allow, --endpoint, --direct (landlock: proxy refused)" t_override_network_lists
 tcase "-p offline --allow example.com is refused: 125" t_offline_allow
-tcase "-p online --allow: allowed, and run through the proxy" t_online_allow
+tcase "-p online --allow: allowed, and run through the proxy (landlock: refused)" t_online_allow
 tcase "sealed with a home path (read-only, home, --ro): leg B refused" t_sealed_private_path
 tcase "all three legs from profile keys: refused" t_three_legs
 tcase "trusted without untrusted = no: refused" t_trusted_needs_no

@@ -73,6 +73,15 @@ t_start() {
 	[ "$PANE_TTY" != /dev/pts/0 ] || fail "the pane itself is on /dev/pts/0"
 	send "'$CONFINE' -- sh -c 'echo READY-\$((6 * 7)); exec sh'"
 	wait_pane 10 'READY-42'
+	if [ "$BACKEND" = landlock ]; then
+		# No mount namespace: a new pty of the host's devpts, not the
+		# pane's.
+		send 'echo "IN-$(tty)-IN"'
+		wait_pane 10 'IN-/dev/pts/[0-9]+-IN'
+		pane | grep -q -x -F "IN-$PANE_TTY-IN" &&
+		    fail "the command runs on the pane's own terminal"
+		return 0
+	fi
 	send 'echo "IN-$(tty)-IN"'
 	wait_pane 10 'IN-/dev/pts/0-IN'
 	# The sandbox's own devpts instance: one pty, its own.
@@ -131,7 +140,17 @@ t_exit() {
 t_redirect() {
 	send "'$CONFINE' -- sh -c 'echo TO-FILE; tty; echo TO-ERR >&2' >'$TEST_TMP/redirected'; echo \"RD-\$?-RD\""
 	wait_pane 10 'RD-0-RD'
-	printf 'TO-FILE\n/dev/pts/0\n' >"$TEST_TMP/want"
+	pty=/dev/pts/0
+	if [ "$BACKEND" = landlock ]; then
+		# A new pty of the host's devpts, not the pane's.
+		pty=$(sed -n 2p "$TEST_TMP/redirected")
+		case $pty in
+		/dev/pts/[0-9]*) ;;
+		*) fail "not on a pty: $pty" ;;
+		esac
+		assert_ne "$pty" "$PANE_TTY" "the command's terminal"
+	fi
+	printf 'TO-FILE\n%s\n' "$pty" >"$TEST_TMP/want"
 	cmp -s "$TEST_TMP/redirected" "$TEST_TMP/want" || {
 		diag_file "$TEST_TMP/redirected" "the file"
 		fail "stdout did not go to the file"
@@ -206,7 +225,7 @@ t_no_session() {
 }
 
 tcase "control: the pane's shell, its tty and TIOCSTI outside" t_outside
-tcase "the command runs on /dev/pts/0, a pty of the sandbox" t_start
+tcase "the command runs on /dev/pts/0, a pty of the sandbox (landlock: a new host pty)" t_start
 tcase "the user's terminal is raw while confine relays" t_raw
 tcase "TIOCSTI on the sandbox's terminal: EPERM" t_tiocsti
 tcase "the command starts with the user's window size" t_size
