@@ -154,14 +154,20 @@ t_special_files() {
 		mkdir -p sub && mkfifo sub/fifo2
 		echo kept >keep'
 	assert_status "$RC" 0
-	assert_not_file_has_content "$OUT" 'NO-FIFO|NO-SOCKET'
+	assert_not_file_has_content "$OUT" 'NO-FIFO'
+	# landlock refuses socket(AF_UNIX) (before Landlock ABI 9).
+	case $BACKEND in
+	landlock)	assert_file_has_content "$OUT" 'NO-SOCKET' ;;
+	*)		assert_not_file_has_content "$OUT" 'NO-SOCKET' ;;
+	esac
 	assert_ws_unchanged
 	kept_session
 	assert_eq "$(patch_paths "$PATCH" | tr '\n' ' ')" "keep " "the paths in the patch"
 	sed -n '/^skipped:$/,$p' "$REPORT" >"$TEST_TMP/skipped"
 	assert_has_line "$TEST_TMP/skipped" "  fifo (a fifo)"
 	assert_has_line "$TEST_TMP/skipped" "  sub/fifo2 (a fifo)"
-	assert_has_line "$TEST_TMP/skipped" "  sock (a socket)"
+	[ "$BACKEND" = landlock ] ||
+	    assert_has_line "$TEST_TMP/skipped" "  sock (a socket)"
 	if grep -q MKNOD-OK "$OUT"; then
 		assert_has_line "$TEST_TMP/skipped" "  dev (a device node)"
 		fail "the command could make a device node"
@@ -175,7 +181,7 @@ t_git_internals() {
 		set -e
 		mkdir -p .git/hooks
 		printf "#!/bin/sh\ntouch /tmp/pwned\n" >.git/hooks/post-checkout
-		chmod +x .git/hooks/post-checkout
+		chmod +x .git/hooks/post-checkout || :	# landlock: EPERM
 		git config core.fsmonitor "touch /tmp/pwned"
 		git config core.hooksPath .husky
 		git init -q sub
@@ -273,14 +279,16 @@ t_flagged() {
 			mkdir -p "$(dirname "$p")"
 			echo "echo pwned" >"$p"
 		done
-		chmod +x tool.sh src/main.c .husky/pre-commit
+		chmod +x tool.sh src/main.c .husky/pre-commit || :
 		rm bin/run.sh && ln -s ../README bin/run.sh
 		rm newlink && ln -s README newlink
 		echo plain >plain.txt' sh "$FLAGGED"
 	assert_status "$RC" 0
 	assert_ws_unchanged
 	kept_session
+	# landlock refuses chmod: nothing is made executable there.
 	printf '%s\n' "$FLAGGED" | while IFS='	' read -r p why; do
+		[ "$BACKEND:$why" != "landlock:made executable" ] || continue
 		assert_has_line "$ERR" "  flagged: $p: $why"
 		assert_has_line "$REPORT" "  $p: $why"
 	done
@@ -293,8 +301,9 @@ t_terminal_names() {
 	run_confine -- python3 -c '
 import os
 n1 = "a\x1b]52;c;aGk=\x07"
-open(n1, "w").write("x\x1b]0;title\x07\n")
-os.chmod(n1, 0o755)
+os.umask(0o022)
+with os.fdopen(os.open(n1, os.O_WRONLY | os.O_CREAT, 0o755), "w") as f:
+    f.write("x\x1b]0;title\x07\n")
 open("evil\u202etxt.sh", "w").write("bidi \u202e here\n")
 os.symlink("\x1b[31mred\u202e", "l\x1b[2J")'
 	assert_status "$RC" 0
