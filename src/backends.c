@@ -405,7 +405,7 @@ inner_main(int argc, char **argv)
 	}
 	if (write(status, &ready, 1) != 1)
 		die_errno(errno, "status pipe");
-	sandbox_command(&p, slave, status, -1);
+	sandbox_command(&p, slave, status, -1, -1);
 }
 
 pid_t
@@ -447,7 +447,10 @@ backend_landlock_start(const struct plan *p, struct fds *f,
 			die_errno(errno, "cannot set no_new_privs");
 		if (write(f->status[1], &ready, 1) != 1)
 			die_errno(errno, "status pipe");
-		sandbox_command(p, f->slave, f->status[1], f->bpf[0]);
+		if (f->notify[0] >= 0)
+			close(f->notify[0]);
+		sandbox_command(p, f->slave, f->status[1], f->bpf[0],
+		    f->notify[1]);
 	}
 	return pid;
 }

@@ -273,8 +273,8 @@ plan_dump(const struct plan *p, FILE *f)
 	if (p->sys.no_host_ipc)
 		fprintf(f, "  SysV IPC and POSIX message queues refused\n");
 	if (p->sys.no_path_metadata)
-		fprintf(f, "  chmod, chown, xattrs (by path or fd) and utimes by "
-		    "path refused\n");
+		fprintf(f, "  chmod and utimes answered by confine (session files "
+		    "only), chown and xattrs refused\n");
 	fprintf(f, "capabilities: all sets empty, no_new_privs\n");
 	fprintf(f, "terminal: %s\n", p->tty.pty ?
 	    "new pseudo-terminal relayed by confine" :

@@ -510,10 +510,9 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 	    "shared memory, semaphores and message queues, and POSIX message "
 	    "queues, are refused (EPERM) rather than private"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("landlock has no right "
-	    "for a file's mode, owner, times or extended attributes, so "
-	    "chmod, chown, xattrs and utimes by path are refused (EPERM), in "
-	    "the workspace's copy too; futimens() on an open file works, and "
-	    "so sets the times of a host file the command can read"));
+	    "for a file's mode, owner, times or extended attributes: confine "
+	    "itself sets modes and times for the command, on its own files in "
+	    "the session only; chown and xattrs are refused (EPERM)"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("processes the command "
 	    "leaves behind are killed when it exits, but not if confine "
 	    "itself is killed with SIGKILL"));

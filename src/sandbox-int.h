@@ -24,6 +24,7 @@ struct fds {
 	int	proxysock[2];	/* the proxy's listener, likewise */
 	int	parent;		/* pidfd of the supervisor */
 	int	sigfd;
+	int	notify[2];	/* the filter's listener: command -> supervisor */
 	int	master;		/* a pty the supervisor opened itself */
 	int	slave;
 };
@@ -38,9 +39,12 @@ extern struct sigaction sandbox_saved_sigpipe;
  */
 void	sandbox_child_begin(struct fds *);
 
-/* Terminal, fds, Landlock, seccomp (bpf_fd < 0: loaded already), exec. */
+/*
+ * Terminal, fds, Landlock, seccomp (bpf_fd < 0: loaded already), exec.
+ * notify_fd >= 0: the filter's listener goes out on it (landlock).
+ */
 noreturn void	sandbox_command(const struct plan *, int slave, int status_fd,
-		    int bpf_fd);
+		    int bpf_fd, int notify_fd);
 
 /*
  * Start the backend's sandbox; its first process's pid, or -errno with

@@ -38,6 +38,7 @@
 #include "env.h"
 #include "landlock.h"
 #include "log.h"
+#include "meta.h"
 #include "mount.h"
 #include "net.h"
 #include "ns.h"
@@ -145,7 +146,8 @@ start_after(const struct timespec *t)
  * bpf_fd < 0: the filter is loaded already (bwrap loads it).
  */
 noreturn void
-sandbox_command(const struct plan *p, int slave, int status_fd, int bpf_fd)
+sandbox_command(const struct plan *p, int slave, int status_fd, int bpf_fd,
+    int notify_fd)
 {
 	struct syscall_filter_prog prog;
 	const char *where;
@@ -170,17 +172,38 @@ sandbox_command(const struct plan *p, int slave, int status_fd, int bpf_fd)
 	/* The supervisor compiled the filter while we were setting up. */
 	if (bpf_fd >= 0 && (r = syscall_filter_read(bpf_fd, &prog)) < 0)
 		die_errno(-r, "seccomp: no filter from the supervisor");
-	/* Only 0, 1, 2 (and the status pipe, closed at exec) stay open. */
+	/*
+	 * Only 0, 1, 2 (and the status pipe, closed at exec) stay open; and
+	 * the socket the filter's listener goes out on, closed below.
+	 */
+	if (notify_fd >= 0 && notify_fd != status_fd + 1 &&
+	    (dup2(notify_fd, status_fd + 1) < 0 ||
+	    fcntl(status_fd + 1, F_SETFD, FD_CLOEXEC) < 0))
+		die_errno(errno, "seccomp: the listener's socket");
+	if (notify_fd >= 0)
+		notify_fd = status_fd + 1;
 	if (sys_close_range(3, (unsigned)status_fd - 1, 0) < 0 ||
-	    sys_close_range((unsigned)status_fd + 1, ~0U, 0) < 0)
+	    sys_close_range((unsigned)(notify_fd >= 0 ? notify_fd :
+	    status_fd) + 1, ~0U, 0) < 0)
 		die_errno(errno, "close inherited file descriptors");
 	if (chdir(p->cwd) < 0)
 		die_errno(errno, "cannot enter '%s'", p->cwd);
 	if ((r = landlock_apply(&p->landlock, &where)) < 0)
 		die_errno(-r, "landlock: cannot restrict (%s)", where);
 	/* Last: the filter may deny any of the steps above. */
-	if (bpf_fd >= 0 && (r = syscall_filter_load(&prog)) < 0)
+	if (bpf_fd >= 0 && (r = syscall_filter_load(&prog, notify_fd >= 0)) <
+	    0)
 		die_errno(-r, "seccomp: cannot load the filter");
+	if (notify_fd >= 0) {
+		/* The supervisor answers chmod and utimes (meta.c); the
+		 * command must never hold the listener: it could answer. */
+		int listener = r;
+
+		if ((r = pty_send_fd(notify_fd, listener)) < 0)
+			die_errno(-r, "seccomp: cannot pass the listener out");
+		close(listener);
+		close(notify_fd);
+	}
 	start_after(&p->start_after);
 	exec_command(p);
 }
@@ -293,7 +316,7 @@ sandbox_init(const struct plan *p, struct fds *f)
 	if ((cmd = fork()) < 0)
 		die_errno(errno, "fork");
 	if (cmd == 0)
-		sandbox_command(p, slave, f->status[1], f->bpf[0]);
+		sandbox_command(p, slave, f->status[1], f->bpf[0], -1);
 	close(f->status[1]);
 	close(f->bpf[0]);
 	if (slave >= 0)
@@ -366,7 +389,10 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 	struct pty_relay relay;
 	struct proxy *px = NULL;
 	bool done = false, relaying = false, status_open = true;
-	int wstatus = 0, master = f->master;
+	int wstatus = 0, master = f->master, listener = -1;
+	autofree char *tmp = path_join(p->session_dir, "tmp");
+	char *roots[] = { p->mounts.n ? p->mounts.v[0].upper : NULL, p->home,
+	    tmp, NULL };
 
 	if (master >= 0) {
 		relay_start(p, &relay, master);
@@ -374,9 +400,9 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 	}
 
 	while (!done || relaying || status_open) {
-		struct pollfd pfd[8 + 2 * 256 + 1];
+		struct pollfd pfd[10 + 2 * 256 + 1];
 		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0, xfd = 0;
-		size_t pxn = 0, xsfd = 0;
+		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0;
 
 		pfd[sfd = n++] = (struct pollfd){ .fd = f->sigfd,
 		    .events = POLLIN };
@@ -389,6 +415,12 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 		if (f->proxysock[0] >= 0)
 			pfd[xsfd = n++] = (struct pollfd){
 			    .fd = f->proxysock[0], .events = POLLIN };
+		if (f->notify[0] >= 0)
+			pfd[nsfd = n++] = (struct pollfd){
+			    .fd = f->notify[0], .events = POLLIN };
+		if (listener >= 0)
+			pfd[nlfd = n++] = (struct pollfd){ .fd = listener,
+			    .events = POLLIN };
 		rfd = n;
 		if (relaying)
 			n += pty_relay_poll(&relay, pfd + n);
@@ -438,6 +470,21 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 			if (lfd >= 0)
 				px = proxy_new(lfd, p->allow, p->endpoint);
 		}
+		if (nsfd && pfd[nsfd].revents) {
+			listener = pty_recv_fd(f->notify[0]);
+			close(f->notify[0]);
+			f->notify[0] = -1;
+		}
+		if (nlfd && (pfd[nlfd].revents & POLLIN) &&
+		    meta_answer(listener, roots, p->uid) < 0) {
+			close(listener);
+			listener = -1;
+		} else if (nlfd && (pfd[nlfd].revents & (POLLHUP | POLLERR |
+		    POLLNVAL))) {
+			/* The command is gone: no more calls to answer. */
+			close(listener);
+			listener = -1;
+		}
 		if (pxn)
 			proxy_step(px, pfd + xfd, pxn);
 		if (relaying && !pty_relay_step(&relay, pfd + rfd, xfd - rfd)) {
@@ -447,6 +494,8 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 			pty_restore();
 		}
 	}
+	if (listener >= 0)
+		close(listener);
 	if (px) {
 		unsigned ok, no;
 
@@ -511,7 +560,7 @@ sandbox_run(const struct plan *plan)
 	const struct plan *p = &copy;
 	struct fds f = { .status = { -1, -1 }, .bpf = { -1, -1 },
 	    .ptysock = { -1, -1 }, .proxysock = { -1, -1 }, .master = -1,
-	    .slave = -1 };
+	    .slave = -1, .notify = { -1, -1 } };
 	struct record rec = { 0 };
 	const bool native = p->backend == PLAN_BACKEND_NATIVE;
 	const bool bwrap = p->backend == PLAN_BACKEND_BWRAP;
@@ -542,6 +591,9 @@ sandbox_run(const struct plan *plan)
 	    SOCK_CLOEXEC, 0, f.ptysock) < 0) || (p->net == PLAN_NET_PROXY &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    f.proxysock) < 0))
+		die_errno(errno, "socketpair");
+	if (landlock && p->sys.no_path_metadata && socketpair(AF_UNIX,
+	    SOCK_SEQPACKET | SOCK_CLOEXEC, 0, f.notify) < 0)
 		die_errno(errno, "socketpair");
 	/* landlock's pty is on the host's devpts: opened here. */
 	if (landlock && p->tty.pty &&
@@ -604,6 +656,8 @@ sandbox_run(const struct plan *plan)
 		close(f.ptysock[1]);
 	if (f.proxysock[1] >= 0)
 		close(f.proxysock[1]);
+	if (f.notify[1] >= 0)
+		close(f.notify[1]);
 	wstatus = supervise(p, child, &f, &rec);
 	if (filter_err < 0 && (rec.code == 0 ||
 	    strncmp(rec.msg, "seccomp: no filter", 18) == 0)) {

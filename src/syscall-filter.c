@@ -87,10 +87,14 @@ static const char *const host_ipc[] = {
  * futimens() stays: the times of an open file.
  */
 static const char *const path_metadata[] = {
-	"chmod", "fchmodat", "chown", "lchown", "fchownat", "utime", "utimes",
+	"chown", "lchown", "fchownat", "utime", "utimes",
 	"futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr",
-	"fchmod", "fchown", "fsetxattr", "fremovexattr",
+	"fchown", "fsetxattr", "fremovexattr",
 };
+
+/* ...but a file's mode and times the supervisor sets for the command, on
+ * its own files in the session (meta.c). */
+static const char *const meta_notify[] = { "chmod", "fchmodat", "fchmod" };
 
 static const unsigned long clone_ns[] = {
 	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
@@ -117,7 +121,9 @@ deny_names(scmp_filter_ctx ctx, const char *const *names, size_t n,
 		    __NR_SCMP_ERROR)
 			continue;
 		*where = names[i];
-		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), nr, 0)) < 0)
+		/* err < 0: hand the call to the supervisor. */
+		if ((r = seccomp_rule_add(ctx, err < 0 ? SCMP_ACT_NOTIFY :
+		    SCMP_ACT_ERRNO(err), nr, 0)) < 0)
 			return r;
 	}
 	return 0;
@@ -254,9 +260,12 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 			if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 			    nrs[i], 0)) < 0)
 				return r;
+		if ((r = deny_names(ctx, meta_notify, nitems(meta_notify),
+		    -1, where)) < 0)
+			return r;
 		/* utimensat(fd, NULL, ...) is futimens(): an open file. */
 		*where = "utimensat (a path)";
-		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
 		    SCMP_SYS(utimensat), 1, SCMP_A1(SCMP_CMP_NE, 0))) < 0)
 			return r;
 	}
@@ -308,12 +317,12 @@ syscall_filter_read(int fd, struct syscall_filter_prog *ret)
 }
 
 int
-syscall_filter_load(const struct syscall_filter_prog *p)
+syscall_filter_load(const struct syscall_filter_prog *p, bool listener)
 {
 	struct sock_fprog prog = { .len = (unsigned short)p->len,
 	    .filter = p->insns };
+	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, listener ?
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
 
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-		return -errno;
-	return 0;
+	return r < 0 ? -errno : (int)r;
 }

@@ -9,6 +9,7 @@
 #ifndef CONFINE_SYSCALL_FILTER_H
 #define CONFINE_SYSCALL_FILTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "plan.h"
@@ -29,7 +30,11 @@ int	syscall_filter_export(const struct plan_syscalls *, int fd,
 
 /* Runs in: the command.  Read a whole BPF program from fd (to EOF). */
 int	syscall_filter_read(int fd, struct syscall_filter_prog *ret);
-/* Load it with seccomp(2); no_new_privs must already be set.  0 or -errno. */
-int	syscall_filter_load(const struct syscall_filter_prog *);
+/*
+ * Load it with seccomp(2); no_new_privs must already be set.  With
+ * listener, the fd of its user notifications (the plan's
+ * no_path_metadata); else 0.  -errno on failure.
+ */
+int	syscall_filter_load(const struct syscall_filter_prog *, bool listener);
 
 #endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * meta.h - the landlock backend's answer to chmod and utimes: Landlock has
+ * no right for a file's mode or times, so the filter hands those calls to
+ * the supervisor (seccomp user notification), which does them for the
+ * command on its own files in the session's trees, and refuses the rest.
+ *
+ * Runs in: the supervisor.
+ */
+#ifndef CONFINE_META_H
+#define CONFINE_META_H
+
+#include <sys/types.h>
+
+/*
+ * Answer one notification from listener: do the call when its file is
+ * beneath one of roots and owned by uid, else fail it with EPERM.
+ * 0, or -errno when the listener itself failed (the command is gone).
+ */
+int	meta_answer(int listener, char *const *roots, uid_t uid);
+
+#endif
