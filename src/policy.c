@@ -221,7 +221,17 @@ landlock_plan(struct plan *p, const struct host *h, const char *ws,
 	size_t i;
 
 	landlock_rights_plan(p, h);
-	add_path(p, "/", PLAN_FS_READ | PLAN_FS_EXEC);
+	if (p->backend == PLAN_BACKEND_BWRAP) {
+		/*
+		 * bwrap mounts /dev/shm without noexec: Landlock keeps what
+		 * is written there from running, as native's mount does.
+		 */
+		char shm_path[] = "/dev/shm";
+		char *const shm[] = { shm_path, NULL };
+
+		add_path_except(p, "/", PLAN_FS_READ | PLAN_FS_EXEC, shm);
+	} else
+		add_path(p, "/", PLAN_FS_READ | PLAN_FS_EXEC);
 	add_path(p, "/tmp", PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
 	add_path(p, "/dev/shm", PLAN_FS_READ | PLAN_FS_WRITE);
 	add_path(p, "/dev/pts", PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_DEV);
@@ -496,8 +506,9 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 	    "command sees the host's processes (their command lines too)"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("no mount namespace: "
 	    "hidden paths can still be stat()ed and listed in "
-	    "/proc/self/mountinfo; the host's /tmp is out of reach, TMPDIR "
-	    "is the session's"));
+	    "/proc/self/mountinfo; the directories above them (/, the home's "
+	    "parent) cannot be listed; the host's /tmp is out of reach, "
+	    "TMPDIR is the session's"));
 	if (h->landlock_abi < 9)
 		strv_push(&p->weaker, &p->nweaker, xstrdup("landlock ABI < 9: "
 		    "the host's pathname unix sockets are kept out only by "
