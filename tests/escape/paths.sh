@@ -207,7 +207,8 @@ t_move_out() {
 # The session directory (the upper layer, other sessions' patches and
 # reports, which confine later reads) and the old root that mountinfo
 # names are out of reach, so the command cannot edit what the user will
-# review.
+# review.  The running session's own directory too: under the landlock
+# backend, the parent of the command's working directory (the copy).
 t_state() {
 	esc_ws
 	mkdir -p "$SESSIONS/20000101-000000-00000000"
@@ -215,12 +216,15 @@ t_state() {
 	host_snapshot
 	run_confine -- sh -c '
 		grep -o "upperdir=[^,]*" /proc/self/mountinfo | sed "s/upperdir=//" >.t/upper
-		for d in "$1" "$1/20000101-000000-00000000" /oldroot "$(cat .t/upper)"; do
+		own=
+		[ "$2" != landlock ] || own="$PWD/.."
+		for d in "$1" "$1/20000101-000000-00000000" "$1/$CONFINE_SESSION" \
+		    /oldroot $(cat .t/upper) $own; do
 			ls "$d" >/dev/null 2>&1 && echo "LISTED $d"
 			echo pwned >"$d/x" 2>/dev/null && echo "WROTE $d"
 		done
 		echo pwned >>"$1/20000101-000000-00000000/changes.patch" && echo WROTE-PATCH
-		true' sh "$SESSIONS"
+		true' sh "$SESSIONS" "$BACKEND"
 	assert_status "$RC" 0
 	assert_not_file_has_content "$OUT" 'LISTED|WROTE'
 	assert_eq "$(cat "$SESSIONS/20000101-000000-00000000/changes.patch")" 'old patch' "the other session's patch"
