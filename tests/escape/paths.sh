@@ -7,7 +7,7 @@
 # made inside, pointing at files outside.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/escape-lib.sh"
-plan 12
+plan 13
 
 LDSO=
 for f in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 \
@@ -273,6 +273,41 @@ t_ws_symlink() {
 	assert_host_unchanged
 }
 
+# A hidden path inside another (the runtime directory under /run, a home
+# under /tmp, as here) hides the outer one whole: its other files stay
+# out of reach too.
+t_nested_hidden() {
+	esc_ws
+	[ -d /run/lock ] && [ -w /run/lock ] || skip_case "no /run/lock this user can write"
+	rt=$(mark /run/lock rt)
+	mkdir -m 0700 "$rt"
+	rf=$(mark /run/lock file)
+	echo "$HOME_SECRET-run" >"$rf"
+	tf=$TEST_TMP/beside-home
+	echo "$HOME_SECRET-tmp" >"$tf"
+	chmod 0644 "$rf" "$tf"
+	host_snapshot
+	# Control: both are there to read outside.
+	grep -q -e "$HOME_SECRET-run" "$rf" || fail "control: cannot read $rf"
+	grep -q -e "$HOME_SECRET-tmp" "$tf" || fail "control: cannot read $tf"
+	case $HOME in
+	/tmp/*) ;;
+	*) diag "the home is not under /tmp here: the /run case alone is nested" ;;
+	esac
+	XDG_RUNTIME_DIR=$rt
+	export XDG_RUNTIME_DIR
+	run_confine -- sh -c '
+		for f; do
+			cat "$f"
+			ls "${f%/*}" 2>/dev/null | grep -q -x -e "${f##*/}" && echo "LISTED $f"
+		done
+		echo DONE' sh "$rf" "$tf"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^DONE$'
+	assert_not_file_has_content "$OUT" "$HOME_SECRET|LISTED"
+	assert_host_unchanged
+}
+
 tcase "E1 the home's secret through /proc/self/root, /proc/1/root, // and .." t_aliases
 tcase "E3 the dynamic loader cannot map a program from a hidden home" t_ldso_hidden
 tcase "E3 the noexec mounts refuse exec and the loader's mapping" t_ldso_noexec
@@ -285,4 +320,5 @@ tcase "files moved out of the workspace reach no host directory" t_move_out
 tcase "the session directory and the old root are out of reach" t_state
 tcase "W4 option paths through a planted symlink to the home: refused" t_option_symlink
 tcase "a workspace given as a symlink to the home: refused" t_ws_symlink
+tcase "a hidden path inside another leaves the outer one hidden (/run, /tmp)" t_nested_hidden
 tap_done
