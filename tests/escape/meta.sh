@@ -78,7 +78,7 @@ t_nested() {
 		inner 1 "$1" -p .t/online.ini --direct "$2" -- sh -c "echo pwned >\"\$1\"/x && echo WROTE" sh "$2"
 		inner 2 "$1" -p .t/online.ini -n host -- "$4" tcp_connect:1
 		inner 3 "$1" -p .t/trusted.ini --ro "$3" -- sh -c "cat \"\$1\" && echo READ" sh "$3"
-		' sh "$WS/.t/confine" "$direct" "$HOME/.ssh/id_ed25519" "$TRY_IN"
+		' sh ./.t/confine "$direct" "$HOME/.ssh/id_ed25519" "$TRY_IN"
 	assert_status "$RC" 0
 	assert_not_file_has_content "$OUT" "WROTE|READ|$HOME_SECRET"
 	for n in 1 2 3; do
