@@ -183,8 +183,8 @@ t_mounts() {
 t_enter() {
 	esc_ws
 	ran=$(mark /tmp enter)
-	# The hook is made executable by copying an executable file, not by
-	# chmod, which the landlock backend refuses.
+	# The hook is made executable by copying an executable file, the way
+	# that needs no chmod on any backend.
 	run_confine -- sh -c 'echo change >>README; cp bin/run.sh .git/hooks/post-checkout && printf "#!/bin/sh\ntouch %s\n" "$1" >.git/hooks/post-checkout && test -x .git/hooks/post-checkout' sh "$ran"
 	assert_status "$RC" 0
 	kept_session
