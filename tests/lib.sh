@@ -472,9 +472,11 @@ wait_for() {
 }
 
 # Digits no other process on the machine has in its command line, for
-# markers such as "sleep 30.$(unique_num)".
+# markers such as "sleep 30.$(unique_num)".  Fixed width (the pid, then
+# a random number), so that no marker is a prefix of another's: a search
+# for one never finds a longer one of a test running beside it.
 unique_num() {
-	printf '%s%s' "$$" "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
+	printf '%07d%05d' "$$" "$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
 }
 
 # The backend under test must be able to run on this machine; a build

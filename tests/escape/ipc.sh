@@ -133,11 +133,17 @@ t_shm() {
 	f=$(mark /dev/shm host)
 	echo shm-secret >"$f"
 	host_snapshot
-	run_confine -- sh -c 'cat "$1" 2>/dev/null; ls /dev/shm; echo x >"$2" && echo MADE' sh "$f" "/dev/shm/$HOST_MARK-inside"
+	grep -q shm-secret "$f" || fail "control: cannot read $f outside"
+	run_confine -- sh -c 'cat "$1"; ls /dev/shm; echo x >"$2" && echo MADE; true' sh "$f" "/dev/shm/$HOST_MARK-inside"
 	assert_status "$RC" 0
 	assert_not_file_has_content "$OUT" "shm-secret|$HOST_MARK-host"
 	case $BACKEND in
-	landlock) ;;	# the host's /dev/shm, closed by Landlock
+	landlock)
+		# The host's /dev/shm, closed by Landlock: not read, not
+		# listed, nothing made.
+		assert_not_file_has_content "$OUT" '^MADE$'
+		[ "$(grep -c 'Permission denied' "$ERR")" -eq 3 ] ||
+		    fail "not three refusals (EACCES) in the host's /dev/shm" ;;
 	*) assert_file_has_content "$OUT" '^MADE$' ;;	# a private one
 	esac
 	assert_not_exists "/dev/shm/$HOST_MARK-inside"
@@ -153,14 +159,21 @@ t_sysv() {
 	seen='ipcs -m | awk -v id="$1" '\''$2 == id { print "SEEN" }'\'''
 	[ "$(sh -c "$seen" sh "$id")" = SEEN ] ||
 	    { ipcrm -m "$id"; fail "control: ipcs does not list $id outside"; }
-	run_confine -- sh -c "$seen; ipcrm -m \"\$1\" && echo REMOVED; true" sh "$id"
+	run_confine -- sh -c "$seen; ipcrm -m \"\$1\" && echo REMOVED; ipcmk -M 4096 >/dev/null && echo MADE; true" sh "$id"
 	after=$(sh -c "$seen" sh "$id")
 	ipcrm -m "$id" 2>/dev/null || true
 	assert_eq "$after" SEEN "the segment after the run"
 	assert_status "$RC" 0
 	case $BACKEND in
-	landlock) ;;	# no IPC namespace: Landlock does not cover SysV IPC
-	*) assert_not_file_has_content "$OUT" 'SEEN' ;;
+	landlock)
+		# No IPC namespace: /proc/sysvipc lists the host's segments,
+		# and the filter refuses every SysV IPC call (EPERM), so none
+		# is removed, attached or made on the host.
+		assert_not_file_has_content "$OUT" '^MADE$'
+		assert_file_has_content "$ERR" 'Operation not permitted' ;;
+	*)
+		assert_not_file_has_content "$OUT" 'SEEN'
+		assert_file_has_content "$OUT" '^MADE$' ;;	# a private one
 	esac
 	assert_not_file_has_content "$OUT" REMOVED
 	assert_host_unchanged
@@ -180,14 +193,19 @@ t_dev() {
 		done
 		mknod .t/null c 1 3 && echo MADE
 		cat /dev/kmsg 2>/dev/null | head -n 1 | sed "s/^/KMSG /"
+		head -c 16 /dev/core >/dev/null 2>&1 && echo KCORE
+		head -c 16 /proc/kcore >/dev/null 2>&1 && echo KCORE
 		true'
 	assert_status "$RC" 0
-	assert_not_file_has_content "$OUT" 'MADE|KMSG'
+	assert_not_file_has_content "$OUT" 'MADE|KMSG|KCORE'
+	# bwrap's /dev has core too: its link to /proc/kcore, unreadable.
+	allow='fd|full|null|ptmx|pts|random|shm|stderr|stdin|stdout|tty|urandom|zero'
+	[ "$BACKEND" != bwrap ] || allow="$allow|core"
 	case $BACKEND in
 	landlock) ;;	# the host's /dev, which Landlock keeps closed
 	*)
 		assert_not_file_has_content "$OUT" PRESENT
-		sed -n '1,/^$/p' "$OUT" | grep -v -x -E 'fd|full|null|ptmx|pts|random|shm|stderr|stdin|stdout|tty|urandom|zero' >"$TEST_TMP/extra" || true
+		sed -n '1,/^$/p' "$OUT" | grep -v -x -E "$allow" >"$TEST_TMP/extra" || true
 		[ ! -s "$TEST_TMP/extra" ] || { diag_file "$TEST_TMP/extra" "extra"; fail "/dev has more than the allow-list"; }
 		;;
 	esac

@@ -51,11 +51,33 @@ control_tcp() {
 	logs_clear
 }
 
-# With the landlock backend there is no network namespace: Landlock's
-# TCP rules refuse TCP (EACCES); the rest is refused by the filter.
-# Natively, the loopback inside is the sandbox's own, with no listener,
-# and Landlock refuses TCP first.
-TCP_NO='EACCES|ECONNREFUSED|ENETUNREACH'
+# Natively (and with bwrap), the loopback inside is the sandbox's own,
+# with no listener, and Landlock refuses TCP first (EACCES).  With the
+# landlock backend there is no network namespace: the filter allows no
+# socket family but AF_UNIX, so socket() fails (EAFNOSUPPORT) before
+# Landlock's TCP rules are reached.
+case $BACKEND in
+landlock) TCP_NO=EAFNOSUPPORT ;;
+*) TCP_NO='EACCES|ECONNREFUSED|ENETUNREACH' ;;
+esac
+
+# proxy_refused CONFINE-ARG...: the landlock backend refuses proxy mode
+# before anything runs (without a network namespace of its own, a
+# connection to the proxy's port could go anywhere): status 125, the
+# reason, and a connection the command would make never arrives.  Then
+# the case skips there: the proxy it probes does not exist.
+proxy_refused() {
+	[ "$BACKEND" = landlock ] || return 0
+	logs_clear
+	run_confine "$@" -- "$TRY_IN" "tcp_connect:$TCP_PORT"
+	assert_status "$RC" 125
+	assert_refusal "$ERR"
+	assert_file_has_content "$ERR" 'cannot offer network mode proxy'
+	assert_file_empty "$OUT"
+	assert_log_empty "$TCP_LOG"
+	assert_host_unchanged
+	not_on landlock "proxy mode is refused (checked: 125, nothing ran)"
+}
 
 # I3: TCP to a service on the host's loopback (a dev server, a debugger
 # port, a local model server).
@@ -178,6 +200,7 @@ t_proxy_empty() {
 	cp "$NETPROBE" "$WS/.t/netprobe.py"
 	host_snapshot
 	control_tcp "tcp_connect:$TCP_PORT"
+	proxy_refused -n proxy
 	REQS="$(hex "CONNECT 127.0.0.1:$TCP_PORT HTTP/1.1\r\n\r\n") $(hex "GET http://127.0.0.1:$TCP_PORT/ HTTP/1.1\r\n\r\n")"
 	proxy_ask -n proxy
 	assert_status "$RC" 0
@@ -198,6 +221,7 @@ t_proxy_parser() {
 	host_snapshot
 	control_tcp "tcp_connect:$TCP_PORT"
 	a=allowed.invalid
+	proxy_refused -p "$ONLINE" --allow "$a:443" --allow "$a:$TCP_PORT"
 	REQS=
 	for target in "$a\\0.127.0.0.1:$TCP_PORT" "$a:443@127.0.0.1:$TCP_PORT" \
 	    "127.0.0.1:$TCP_PORT#$a:443" "localhost:$TCP_PORT" "$a.:$TCP_PORT" \
@@ -222,6 +246,7 @@ t_proxy_parser() {
 t_proxy_bypass() {
 	esc_ws
 	control_tcp "tcp_connect:$TCP_PORT"
+	proxy_refused -n proxy
 	run_confine -n proxy -- sh -c 'unset HTTPS_PROXY https_proxy HTTP_PROXY http_proxy ALL_PROXY all_proxy; "$0" "tcp_connect:$1" tcp_connect:80' "$TRY_IN" "$TCP_PORT"
 	assert_status "$RC" 0
 	assert_try tcp_connect "$TCP_NO"

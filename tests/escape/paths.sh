@@ -7,7 +7,7 @@
 # made inside, pointing at files outside.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/escape-lib.sh"
-plan 12
+plan 13
 
 LDSO=
 for f in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 \
@@ -207,7 +207,8 @@ t_move_out() {
 # The session directory (the upper layer, other sessions' patches and
 # reports, which confine later reads) and the old root that mountinfo
 # names are out of reach, so the command cannot edit what the user will
-# review.
+# review.  The running session's own directory too: under the landlock
+# backend, the parent of the command's working directory (the copy).
 t_state() {
 	esc_ws
 	mkdir -p "$SESSIONS/20000101-000000-00000000"
@@ -215,12 +216,15 @@ t_state() {
 	host_snapshot
 	run_confine -- sh -c '
 		grep -o "upperdir=[^,]*" /proc/self/mountinfo | sed "s/upperdir=//" >.t/upper
-		for d in "$1" "$1/20000101-000000-00000000" /oldroot "$(cat .t/upper)"; do
+		own=
+		[ "$2" != landlock ] || own="$PWD/.."
+		for d in "$1" "$1/20000101-000000-00000000" "$1/$CONFINE_SESSION" \
+		    /oldroot $(cat .t/upper) $own; do
 			ls "$d" >/dev/null 2>&1 && echo "LISTED $d"
 			echo pwned >"$d/x" 2>/dev/null && echo "WROTE $d"
 		done
 		echo pwned >>"$1/20000101-000000-00000000/changes.patch" && echo WROTE-PATCH
-		true' sh "$SESSIONS"
+		true' sh "$SESSIONS" "$BACKEND"
 	assert_status "$RC" 0
 	assert_not_file_has_content "$OUT" 'LISTED|WROTE'
 	assert_eq "$(cat "$SESSIONS/20000101-000000-00000000/changes.patch")" 'old patch' "the other session's patch"
@@ -269,6 +273,41 @@ t_ws_symlink() {
 	assert_host_unchanged
 }
 
+# A hidden path inside another (the runtime directory under /run, a home
+# under /tmp, as here) hides the outer one whole: its other files stay
+# out of reach too.
+t_nested_hidden() {
+	esc_ws
+	[ -d /run/lock ] && [ -w /run/lock ] || skip_case "no /run/lock this user can write"
+	rt=$(mark /run/lock rt)
+	mkdir -m 0700 "$rt"
+	rf=$(mark /run/lock file)
+	echo "$HOME_SECRET-run" >"$rf"
+	tf=$TEST_TMP/beside-home
+	echo "$HOME_SECRET-tmp" >"$tf"
+	chmod 0644 "$rf" "$tf"
+	host_snapshot
+	# Control: both are there to read outside.
+	grep -q -e "$HOME_SECRET-run" "$rf" || fail "control: cannot read $rf"
+	grep -q -e "$HOME_SECRET-tmp" "$tf" || fail "control: cannot read $tf"
+	case $HOME in
+	/tmp/*) ;;
+	*) diag "the home is not under /tmp here: the /run case alone is nested" ;;
+	esac
+	XDG_RUNTIME_DIR=$rt
+	export XDG_RUNTIME_DIR
+	run_confine -- sh -c '
+		for f; do
+			cat "$f"
+			ls "${f%/*}" 2>/dev/null | grep -q -x -e "${f##*/}" && echo "LISTED $f"
+		done
+		echo DONE' sh "$rf" "$tf"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^DONE$'
+	assert_not_file_has_content "$OUT" "$HOME_SECRET|LISTED"
+	assert_host_unchanged
+}
+
 tcase "E1 the home's secret through /proc/self/root, /proc/1/root, // and .." t_aliases
 tcase "E3 the dynamic loader cannot map a program from a hidden home" t_ldso_hidden
 tcase "E3 the noexec mounts refuse exec and the loader's mapping" t_ldso_noexec
@@ -281,4 +320,5 @@ tcase "files moved out of the workspace reach no host directory" t_move_out
 tcase "the session directory and the old root are out of reach" t_state
 tcase "W4 option paths through a planted symlink to the home: refused" t_option_symlink
 tcase "a workspace given as a symlink to the home: refused" t_ws_symlink
+tcase "a hidden path inside another leaves the outer one hidden (/run, /tmp)" t_nested_hidden
 tap_done

@@ -17,8 +17,9 @@ plan 14
 PWNED=$TEST_TMP/pwned
 
 # plant_git DIR: git hooks and config keys in DIR that touch $PWNED.*
-# when the host's git runs there.  Used inside (the attempt) and outside
-# on a copy (the control).
+# when the host's git runs there.  Used inside (the attempt, in the
+# command's working directory: the workspace, or on landlock its copy)
+# and outside on a copy (the control).
 PLANT_GIT='cd "$1"; p=$2
 mkdir -p .git/hooks .husky
 for h in pre-commit post-commit post-checkout pre-push reference-transaction; do
@@ -66,7 +67,7 @@ t_git() {
 	[ -n "$(pwned)" ] || fail "control: the host's git ran nothing planted outside"
 	diag "control ran: $(pwned | tr '\n' ' ')"
 	rm -rf "$TEST_TMP/control" "$PWNED".*
-	run_confine -- sh -c "$PLANT_GIT" sh "$WS" "$PWNED"
+	run_confine -- sh -c "$PLANT_GIT" sh . "$PWNED"
 	assert_status "$RC" 0
 	assert_host_unchanged
 	kept_session
@@ -82,7 +83,7 @@ t_git() {
 # W6 with "confine apply": the change lands, git internals do not.
 t_git_apply() {
 	esc_ws
-	run_confine -- sh -c "$PLANT_GIT" sh "$WS" "$PWNED"
+	run_confine -- sh -c "$PLANT_GIT" sh . "$PWNED"
 	assert_status "$RC" 0
 	kept_session
 	githash=$(tree_hash "$WS/.git")
