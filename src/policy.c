@@ -229,7 +229,8 @@ landlock_plan(struct plan *p, const struct host *h, const char *ws,
 		char shm_path[] = "/dev/shm";
 		char *const shm[] = { shm_path, NULL };
 
-		add_path_except(p, "/", PLAN_FS_READ | PLAN_FS_EXEC, shm);
+		add_path(p, "/", PLAN_FS_READ);
+		add_path_except(p, "/", PLAN_FS_EXEC, shm);
 	} else
 		add_path(p, "/", PLAN_FS_READ | PLAN_FS_EXEC);
 	add_path(p, "/tmp", PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);

@@ -204,8 +204,9 @@ t_host_environ() {
 	CONFINE_TEST_SECRET=confinetestsecret sleep 60 &
 	pid=$!
 	track_pid "$pid"
-	# Control: readable outside.
-	tr '\0' '\n' <"/proc/$pid/environ" | grep -q '^CONFINE_TEST_SECRET=' ||
+	# Control: readable outside (once the child has become sleep).
+	wait_for 5 sh -c "tr '\\0' '\\n' </proc/$pid/environ |
+	    grep -q '^CONFINE_TEST_SECRET='" ||
 	    fail "control: /proc/$pid/environ outside"
 	run_confine -- sh -c "cat /proc/$pid/environ; echo \"status \$?\""
 	kill "$pid" 2>/dev/null || :
