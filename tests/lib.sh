@@ -585,3 +585,20 @@ assert_host_unchanged() {
 		fail "the host changed (workspace, home, /tmp canary or a marked path)"
 	}
 }
+
+# The bwrap that confine runs (its path is fixed when confine is built),
+# as its plan names it; and the name its pid 1 shows in /proc/1/comm.
+bwrap_path() {
+	mkdir -p "$TEST_TMP/bwrap-info"
+	_b=$(cd "$TEST_TMP/bwrap-info" && "$CONFINE" --backend bwrap -w . \
+	    --dry-run -- true 2>/dev/null | sed -n 's/^bwrap: \([^ ,]*\).*/\1/p')
+	printf '%s\n' "${_b:-/usr/bin/bwrap}"
+}
+
+# The name of the sandbox's pid 1: confine's own, or bwrap's.
+pid1_name() {
+	case $BACKEND in
+	bwrap)	basename "$(bwrap_path)" | cut -c1-15 ;;
+	*)	echo confine ;;
+	esac
+}
