@@ -4,7 +4,8 @@
 # bwrap, as hosts that restrict user namespaces ship it: auto picks bwrap,
 # says why, and the command runs confined.  It needs such a host: CI makes
 # one (user.max_user_namespaces=0 and confine built --with-bwrap= a setuid
-# copy); elsewhere it skips, saying what is missing.
+# copy) where the sysctl can be set; elsewhere it skips, saying what is
+# missing.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 unset CONFINE_BACKEND
 BACKEND=auto
