@@ -356,7 +356,7 @@ int
 inner_main(int argc, char **argv)
 {
 	struct plan p;
-	int stage, status, proxy, ptysock, master = -1, slave = -1, r;
+	int stage, status, proxy, ptysock, slave, r;
 	const char *what;
 	char ready = REC_READY;
 
@@ -379,29 +379,15 @@ inner_main(int argc, char **argv)
 		die("bwrap did not set no_new_privs");
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
 		die("seccomp: bwrap did not load the filter");
-	if (p.tty.pty) {
-		/* A pty on bwrap's own devpts; the master goes out. */
-		if (ptysock < 3)
-			die("pty: no channel for the terminal");
-		if ((r = pty_open(&p.tty, &master, &slave)) < 0)
-			die_errno(-r, "pty: cannot open a pseudo-terminal");
-		if ((r = pty_send_fd(ptysock, master)) < 0)
-			die_errno(-r, "pty: cannot pass the terminal out");
-		close(master);
-		close(ptysock);
-	}
+	/* A pty on bwrap's own devpts; the master goes out. */
+	slave = sandbox_pty_out(&p.tty, ptysock < 3 ? -1 : ptysock);
 	if (p.net == PLAN_NET_PROXY) {
 		int l;
 
-		if (proxy < 3)
-			die("network: no channel for the proxy's socket");
 		if ((l = net_proxy_listener()) < 0)
 			die_errno(-l, "network: cannot listen for the proxy");
-		if ((r = pty_send_fd(proxy, l)) < 0)
-			die_errno(-r, "network: cannot pass the proxy's socket "
-			    "out");
-		close(l);
-		close(proxy);
+		sandbox_send_out(proxy < 3 ? -1 : proxy, l,
+		    "network: the proxy's socket");
 	}
 	if (write(status, &ready, 1) != 1)
 		die_errno(errno, "status pipe");
@@ -439,9 +425,8 @@ backend_landlock_start(const struct plan *p, struct fds *f,
 		 * else, or root inside another sandbox): check there are
 		 * none; no_new_privs keeps execve from raising any.
 		 */
-		if (caps_verify(false, &what) < 0 ?
-		    (r = caps_drop_all(&what)) < 0 :
-		    (r = caps_verify(false, &what)) < 0)
+		if (caps_verify(false, &what) < 0 &&
+		    (r = caps_drop_all(&what)) < 0)
 			die_errno(-r, "capabilities: cannot drop (%s)", what);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			die_errno(errno, "cannot set no_new_privs");

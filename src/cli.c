@@ -249,16 +249,13 @@ word_opt(const char *name, const char *v, const char *const *words,
     int *ret, char **cause)
 {
 	char *why = NULL;
-	int i;
 
 	if (syntax_word(v, words, &why) < 0) {
 		*cause = xasprintf("--%s: %s", name, why);
 		free(why);
 		return -1;
 	}
-	for (i = 0; !streq(words[i], v); i++)
-		;
-	*ret = i;
+	*ret = syntax_word_index(v, words);
 	return 0;
 }
 

@@ -263,13 +263,6 @@ copy_tree(const char *src, const char *dst, char *const *except,
 	return copy_entry(&c, s, sname, d, dname, 0);
 }
 
-static bool
-after(const struct stat *st, const struct timespec *t)
-{
-	return st->st_ctim.tv_sec > t->tv_sec || (st->st_ctim.tv_sec ==
-	    t->tv_sec && st->st_ctim.tv_nsec >= t->tv_nsec);
-}
-
 /* Anything at or below dirfd changed since t?  Unreadable: yes. */
 static bool
 changed_below(int dirfd, const struct timespec *t, int depth)
@@ -287,7 +280,7 @@ changed_below(int dirfd, const struct timespec *t, int depth)
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
 		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    after(&st, t)) {
+		    timespec_ge(&st.st_ctim, t)) {
 			changed = true;
 			break;
 		}
@@ -314,5 +307,5 @@ copy_changed_since(const char *dir, const struct timespec *t)
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return true;
-	return after(&st, t) || changed_below(fd, t, 0);
+	return timespec_ge(&st.st_ctim, t) || changed_below(fd, t, 0);
 }

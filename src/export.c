@@ -424,9 +424,7 @@ flags(git_diff *diff, const struct upper_changes *ch, git_index *inew,
 		autofree char *safe = NULL;
 
 		if (c->old.type == UPPER_ABSENT ||
-		    c->old.ctime.tv_sec < o->started.tv_sec ||
-		    (c->old.ctime.tv_sec == o->started.tv_sec &&
-		    c->old.ctime.tv_nsec < o->started.tv_nsec))
+		    !timespec_ge(&c->old.ctime, &o->started))
 			continue;
 		safe = term_sanitize(c->path, strlen(c->path), 0);
 		fprintf(report, "  %s: changed on the host during the session; "

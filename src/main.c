@@ -54,7 +54,6 @@ backend_from_env(struct cli_opts *o, char *const *env, char **cause)
 {
 	const char *v = env_get(env, "CONFINE_BACKEND");
 	autofree char *why = NULL;
-	int w;
 
 	if (o->backend_set || v == NULL || v[0] == '\0')
 		return 0;
@@ -62,9 +61,7 @@ backend_from_env(struct cli_opts *o, char *const *env, char **cause)
 		*cause = xasprintf("CONFINE_BACKEND: %s", why);
 		return -1;
 	}
-	for (w = 0; !streq(syntax_backends[w], v); w++)
-		;
-	o->backend = (enum plan_backend)w;
+	o->backend = (enum plan_backend)syntax_word_index(v, syntax_backends);
 	o->backend_set = true;
 	o->backend_origin = "environment CONFINE_BACKEND";
 	return 0;

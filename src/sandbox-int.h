@@ -39,6 +39,13 @@ extern struct sigaction sandbox_saved_sigpipe;
  */
 void	sandbox_child_begin(struct fds *);
 
+/* Pass fd out to the supervisor on sock, and close both; fatal if not. */
+void	sandbox_send_out(int sock, int fd, const char *what);
+
+/* With a pty in the plan, open one here and pass its master out on sock;
+ * the slave, or -1 without. */
+int	sandbox_pty_out(const struct plan_tty *, int sock);
+
 /*
  * Terminal, fds, Landlock, seccomp (bpf_fd < 0: loaded already), exec.
  * notify_fd >= 0: the filter's listener goes out on it (landlock).

@@ -197,12 +197,7 @@ sandbox_command(const struct plan *p, int slave, int status_fd, int bpf_fd,
 	if (notify_fd >= 0) {
 		/* The supervisor answers chmod and utimes (meta.c); the
 		 * command must never hold the listener: it could answer. */
-		int listener = r;
-
-		if ((r = pty_send_fd(notify_fd, listener)) < 0)
-			die_errno(-r, "seccomp: cannot pass the listener out");
-		close(listener);
-		close(notify_fd);
+		sandbox_send_out(notify_fd, r, "seccomp: the listener");
 	}
 	start_after(&p->start_after);
 	exec_command(p);
@@ -237,6 +232,32 @@ reaper(pid_t cmd)
 }
 
 void
+sandbox_send_out(int sock, int fd, const char *what)
+{
+	int r;
+
+	if (sock < 0)
+		die("%s: no channel to pass it out", what);
+	if ((r = pty_send_fd(sock, fd)) < 0)
+		die_errno(-r, "%s: cannot pass it out", what);
+	close(fd);
+	close(sock);
+}
+
+int
+sandbox_pty_out(const struct plan_tty *t, int sock)
+{
+	int master, slave, r;
+
+	if (!t->pty)
+		return -1;
+	if ((r = pty_open(t, &master, &slave)) < 0)
+		die_errno(-r, "pty: cannot open a pseudo-terminal");
+	sandbox_send_out(sock, master, "pty: the terminal");
+	return slave;
+}
+
+void
 sandbox_child_begin(struct fds *f)
 {
 	struct pollfd pfd = { .fd = f->parent, .events = POLLIN };
@@ -260,7 +281,7 @@ sandbox_child_begin(struct fds *f)
 static noreturn void
 sandbox_init(const struct plan *p, struct fds *f)
 {
-	int master = -1, slave = -1, listener = -1, devnull, r;
+	int slave, listener = -1, devnull, r;
 	const char *where, *what;
 	char ready = REC_READY;
 	pid_t cmd;
@@ -280,25 +301,14 @@ sandbox_init(const struct plan *p, struct fds *f)
 		    "(it needs user extended attributes)" : NULL,
 		    "mount: cannot set up '%s'", where);
 	/* 3. The terminal, on the sandbox's own devpts. */
-	if (p->tty.pty) {
-		if ((r = pty_open(&p->tty, &master, &slave)) < 0)
-			die_errno(-r, "pty: cannot open a pseudo-terminal");
-		if ((r = pty_send_fd(f->ptysock[1], master)) < 0)
-			die_errno(-r, "pty: cannot pass the terminal out");
-		close(master);
-		close(f->ptysock[1]);
-	}
+	slave = sandbox_pty_out(&p->tty, f->ptysock[1]);
 	/* 4. The network; needs CAP_NET_ADMIN, so before the caps go. */
 	if ((r = net_setup(p->net, &listener)) < 0)
 		die_errno(-r, "network: cannot set up mode '%s'",
 		    plan_net_name(p->net));
-	if (listener >= 0) {
-		if ((r = pty_send_fd(f->proxysock[1], listener)) < 0)
-			die_errno(-r, "network: cannot pass the proxy's socket "
-			    "out");
-		close(listener);
-		close(f->proxysock[1]);
-	}
+	if (listener >= 0)
+		sandbox_send_out(f->proxysock[1], listener, "network: the "
+		    "proxy's socket");
 	/* 5. Capabilities: every set empty, and checked. */
 	if ((r = caps_drop_all(&what)) < 0)
 		die_errno(-r, "capabilities: cannot drop (%s)", what);

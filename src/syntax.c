@@ -38,14 +38,24 @@ syntax_bool(const char *s, bool *ret, char **why)
 }
 
 int
+syntax_word_index(const char *s, const char *const *words)
+{
+	int i;
+
+	for (i = 0; words[i]; i++)
+		if (streq(s, words[i]))
+			return i;
+	return -1;
+}
+
+int
 syntax_word(const char *s, const char *const *words, char **why)
 {
 	size_t i, n = 0;
 	char *list;
 
-	for (i = 0; words[i]; i++)
-		if (streq(s, words[i]))
-			return 0;
+	if (syntax_word_index(s, words) >= 0)
+		return 0;
 	for (i = 0; words[i]; i++)
 		n += strlen(words[i]) + 2;
 	list = xcalloc(1, n + 1);

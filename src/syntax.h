@@ -24,6 +24,8 @@ int	syntax_env_name(const char *, bool glob, char **why);
 int	syntax_env_set(const char *, char **why);
 /* One of the words, NULL-terminated; the error lists them. */
 int	syntax_word(const char *, const char *const *words, char **why);
+/* Which of the words it is, or -1. */
+int	syntax_word_index(const char *, const char *const *words);
 
 extern const char *const syntax_quadrants[];	/* sealed offline online trusted */
 extern const char *const syntax_net_modes[];	/* none proxy host */

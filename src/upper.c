@@ -86,17 +86,14 @@ is_hidden(const char *path)
 bool
 upper_copy_unchanged(const struct stat *st)
 {
-	return copy_mode && !(st->st_ctim.tv_sec > copy_since.tv_sec ||
-	    (st->st_ctim.tv_sec == copy_since.tv_sec &&
-	    st->st_ctim.tv_nsec >= copy_since.tv_nsec));
+	return copy_mode && !timespec_ge(&st->st_ctim, &copy_since);
 }
 
-bool	upper_copy_unchanged(const struct stat *);
-
+/* Copy mode: did the command change it (its ctime is the start's or later)? */
 static bool
 changed_since(const struct stat *st)
 {
-	return !upper_copy_unchanged(st);
+	return timespec_ge(&st->st_ctim, &copy_since);
 }
 
 struct walk {
@@ -482,9 +479,6 @@ lower_state(int lower, const char *path, struct upper_state *st)
 	st->mode = s.st_mode;
 	st->ctime = s.st_ctim;
 }
-
-int	upper_read(int, int, const char *, const struct upper_state *,
-	    char **, size_t *);
 
 /* Copy mode: same type, mode and bytes (or link target) on both sides? */
 static bool

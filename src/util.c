@@ -187,6 +187,13 @@ path_has_prefix(const char *path, const char *dir)
 	    (path[n] == '\0' || path[n] == '/');
 }
 
+bool
+timespec_ge(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec &&
+	    a->tv_nsec >= b->tv_nsec);
+}
+
 char *
 path_join(const char *dir, const char *tail)
 {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define autofree	__attribute__((cleanup(freep)))
 #define autoclose	__attribute__((cleanup(closep)))
@@ -45,6 +46,8 @@ bool	 path_is_normal(const char *);
 /* Is "path" equal to "dir" or below it?  Both must be normal. */
 bool	 path_has_prefix(const char *path, const char *dir);
 /* Join a normal directory and a relative or absolute tail. */
+/* Is the time a at or after b? */
+bool	 timespec_ge(const struct timespec *a, const struct timespec *b);
 char	*path_join(const char *, const char *);
 /* Join two relative paths; an empty prefix gives the name alone. */
 char	*path_join_rel(const char *prefix, const char *name);

@@ -150,7 +150,6 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 		    m->src, st.skipped);
 	log_debug("copy of %s: %zu files, %zu of them reflinked", m->src,
 	    st.files, st.cloned);
-	(void)p;
 	return 0;
 }
 
