@@ -974,7 +974,13 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 				    c->path, why));
 			continue;
 		}
-		if (c->old.type == UPPER_ABSENT || h->repo == NULL)
+		if (h->repo == NULL)
+			continue;
+		if (ign && c->was_dir)
+			strv_push(extra, nextra, xasprintf("%s: replaces an "
+			    "ignored host directory (untracked, git has no "
+			    "copy): applying deletes what it holds", c->path));
+		if (c->old.type == UPPER_ABSENT)
 			continue;
 		if (ign)
 			strv_push(extra, nextra, xasprintf("%s: ignored host "

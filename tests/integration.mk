@@ -32,7 +32,8 @@ INTEGRATION_TESTS = \
 	tests/integration/export-faults.sh \
 	tests/integration/network.sh \
 	tests/integration/host-sockets.sh \
-	tests/integration/review-commits.sh
+	tests/integration/review-commits.sh \
+	tests/integration/review-ignored.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
@@ -78,6 +79,7 @@ BACKEND_TESTS = \
 	tests/bwrap/network.bwrap \
 	tests/bwrap/host-sockets.bwrap \
 	tests/bwrap/review-commits.bwrap \
+	tests/bwrap/review-ignored.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -100,7 +102,9 @@ BACKEND_TESTS = \
 	tests/landlock/sessions.landlock \
 	tests/landlock/export-faults.landlock \
 	tests/landlock/network.landlock \
-	tests/landlock/host-sockets.landlock
+	tests/landlock/host-sockets.landlock \
+	tests/landlock/review-commits.landlock \
+	tests/landlock/review-ignored.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock
