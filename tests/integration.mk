@@ -33,7 +33,8 @@ INTEGRATION_TESTS = \
 	tests/integration/network.sh \
 	tests/integration/host-sockets.sh \
 	tests/integration/review-commits.sh \
-	tests/integration/review-ignored.sh
+	tests/integration/review-ignored.sh \
+	tests/integration/review-large.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
@@ -80,6 +81,7 @@ BACKEND_TESTS = \
 	tests/bwrap/host-sockets.bwrap \
 	tests/bwrap/review-commits.bwrap \
 	tests/bwrap/review-ignored.bwrap \
+	tests/bwrap/review-large.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -104,7 +106,8 @@ BACKEND_TESTS = \
 	tests/landlock/network.landlock \
 	tests/landlock/host-sockets.landlock \
 	tests/landlock/review-commits.landlock \
-	tests/landlock/review-ignored.landlock
+	tests/landlock/review-ignored.landlock \
+	tests/landlock/review-large.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock
