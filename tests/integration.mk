@@ -34,7 +34,8 @@ INTEGRATION_TESTS = \
 	tests/integration/host-sockets.sh \
 	tests/integration/review-commits.sh \
 	tests/integration/review-ignored.sh \
-	tests/integration/review-large.sh
+	tests/integration/review-large.sh \
+	tests/integration/review-terminal.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
@@ -82,6 +83,7 @@ BACKEND_TESTS = \
 	tests/bwrap/review-commits.bwrap \
 	tests/bwrap/review-ignored.bwrap \
 	tests/bwrap/review-large.bwrap \
+	tests/bwrap/review-terminal.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -107,7 +109,8 @@ BACKEND_TESTS = \
 	tests/landlock/host-sockets.landlock \
 	tests/landlock/review-commits.landlock \
 	tests/landlock/review-ignored.landlock \
-	tests/landlock/review-large.landlock
+	tests/landlock/review-large.landlock \
+	tests/landlock/review-terminal.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock
