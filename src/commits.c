@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: ISC
 /*
  * commits.c - find the command's commits (research/ecosystem.md section
- * 3.4), for export.c to write as SESSION/commits/, without git and without trusting
- * the session's .git: HEAD and refs are parsed here, loose objects are
- * inflated from fds beneath the upper layer into the private object
- * database, the host's objects are an alternate (read, never written).
+ * 3.4), which export.c writes as SESSION/commits/, without git and
+ * without trusting the session's .git: HEAD and refs are parsed here,
+ * loose objects are inflated from fds beneath the upper layer into the
+ * private object database (at most 32 MiB each, 256 MiB in all), the
+ * host's objects are an alternate (read, never written).
  *
  * Runs in: confine-export, after the patch.
  * MUST: never follow a link in the upper layer, never read the session
