@@ -940,7 +940,8 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
     struct counts *cnt, char ***extra, size_t *nextra)
 {
 	struct budget b = { UPPER_MAX_TOTAL };
-	size_t i;
+	autostrv char **cut = xcalloc(1, sizeof(*cut));
+	size_t i, k, ncut = 0;
 	int r;
 
 	*extra = xcalloc(1, sizeof(**extra));
@@ -951,6 +952,18 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 		    "replaces";
 		bool ign = ignored(h, c->path);
 
+		/*
+		 * Beneath a directory whose replacement is not exported: its
+		 * deletions would remove host files for nothing shown.
+		 */
+		for (k = 0; k < ncut && !path_has_prefix(c->path, cut[k]); k++)
+			;
+		if (k < ncut) {
+			strv_push(&ch->skipped, &ch->nskipped, xasprintf("%s "
+			    "(beneath %s, which is not exported)", c->path,
+			    cut[k]));
+			continue;
+		}
 		if (ign && !kind_changed(ch, i, lower, upper)) {
 			cnt->ignored++;
 			continue;
@@ -969,6 +982,8 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 			git_index_remove_bypath(inew, c->path);
 			strv_push(&ch->skipped, &ch->nskipped, xasprintf("%s "
 			    "(%s)", c->path, why));
+			if (c->was_dir)
+				strv_push(&cut, &ncut, xstrdup(c->path));
 			if (strncmp(why, "too large", 9) == 0)
 				strv_push(extra, nextra, xasprintf("%s: %s",
 				    c->path, why));

@@ -4,7 +4,9 @@
 # 32 MiB (a sparse 1 TiB one too, told by its size before any read) or
 # over 200000 lines is not exported, listed as "too large, not exported"
 # under skipped and flagged; the session is kept, the host unchanged, and
-# the rest of the change is exported as usual.
+# the rest of the change is exported as usual.  A large file that
+# replaces a directory takes the directory's deletions with it: nothing
+# of the host is deleted for a change not shown.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 plan 1
@@ -21,7 +23,8 @@ t_large() {
 	rm -rf "$C"
 	run_confine -- sh -c 'truncate -s 1T sparse && truncate -s 40M big &&
 		seq 1 250000 >many && seq 1 199999 >lines-ok &&
-		head -c 1048576 /dev/zero >one-mib && echo changed >README'
+		head -c 1048576 /dev/zero >one-mib && echo changed >README &&
+		rm -rf src && truncate -s 40M src'
 	assert_status "$RC" 0
 	assert_ws_unchanged
 	SID=$(sed -n 's/^confine: session \([^:]*\): .*/\1/p' "$ERR")
@@ -42,7 +45,9 @@ diff --git a/one-mib b/one-mib" "the patch's files"
 	assert_eq "$(cat "$TEST_TMP/skipped")" "skipped:
   big (too large, not exported: over 32 MiB)
   many (too large, not exported: over 200000 lines)
-  sparse (too large, not exported: over 32 MiB)" "the report's skipped"
+  sparse (too large, not exported: over 32 MiB)
+  src (too large, not exported: over 32 MiB)
+  src/main.c (beneath src, which is not exported)" "the report's skipped"
 	run_confine show "$SID"
 	assert_status "$RC" 0
 	cmp -s "$OUT" "$SDIR/report" || fail "show is not the report"
