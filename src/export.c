@@ -510,6 +510,7 @@ flags_host(const struct upper_changes *ch, char *const *extra, size_t nextra,
 }
 
 #define MAX_MESSAGE	(64 * 1024)
+#define MAX_COMMITS	9999	/* 0001 to 9999 */
 
 /* The commit section of the report, and what it adds to the whole. */
 struct series {
@@ -850,6 +851,12 @@ commits(git_repository *repo,
 	n = commits_find(repo, objects, h->has_head ? &h->head_id : NULL,
 	    lower, upper, &ids, &note);
 	s->found = n != 0;
+	if (n > MAX_COMMITS) {
+		free(note);
+		note = xasprintf("the series stops after %d commits (NNNN)",
+		    MAX_COMMITS);
+		n = MAX_COMMITS;
+	}
 	if (n > 0) {
 		char base[GIT_OID_HEXSZ + 1];
 
