@@ -369,38 +369,113 @@ count(git_diff *diff, struct counts *c)
 }
 
 /*
- * A HEAD, config or packed-refs beside a HEAD: the internals of a nested
- * (bare) repository, whose config git would obey when run there.
+ * Is path inside the internals of a nested repository: under a directory
+ * laid out as one (HEAD, objects/, refs/) on either side?  git run there
+ * would obey its config and hooks.  The deltas come sorted, so the last
+ * path's ancestors, cached by depth, answer most of the questions.
  */
-static bool
-nested_repo(git_index *inew, const char *path)
-{
-	const char *base = strrchr(path, '/');
-	autofree char *head = NULL;
+#define REPO_DEPTH	32
 
-	base = base ? base + 1 : path;
-	if (!streq(base, "HEAD") && !streq(base, "config") &&
-	    !streq(base, "packed-refs"))
-		return false;
-	head = xasprintf("%.*sHEAD", (int)(base - path), path);
-	return git_index_get_bypath(inew, head, 0) != NULL;
+struct repo_cache {
+	char	*dir[REPO_DEPTH];
+	bool	 is[REPO_DEPTH];
+};
+
+static bool
+nested_repo(struct repo_cache *rc, int lower, int upper, const char *path)
+{
+	const char *slash = path;
+	size_t depth, len = 0;
+
+	/* The workspace itself (""), then each directory above path. */
+	for (depth = 0; slash; depth++) {
+		autofree char *dir = xstrndup(path, len);
+		bool is;
+
+		if (depth < REPO_DEPTH && rc->dir[depth] &&
+		    streq(rc->dir[depth], dir)) {
+			is = rc->is[depth];
+		} else {
+			is = upper_git_layout(lower, upper, dir);
+			if (depth < REPO_DEPTH) {
+				free(rc->dir[depth]);
+				rc->dir[depth] = steal_ptr(&dir);
+				rc->is[depth] = is;
+			}
+		}
+		if (is)
+			return true;
+		if ((slash = strchr(path + len + (len > 0), '/')) != NULL)
+			len = (size_t)(slash - path);
+	}
+	return false;
+}
+
+static void
+repo_cache_free(struct repo_cache *rc)
+{
+	size_t i;
+
+	for (i = 0; i < REPO_DEPTH; i++)
+		free(rc->dir[i]);
+}
+
+/*
+ * Why the new content of a changed file hides what the review shows
+ * (flag_content), with the line; NULL for none, a link, a deletion.
+ * Both blobs are agent data or host data in the private object database.
+ */
+static char *
+content_flag(git_repository *repo, const git_diff_delta *d)
+{
+	git_blob *bold = NULL, *bnew = NULL;
+	const char *why = NULL;
+	char *ret = NULL;
+	size_t line = 0;
+
+	if (d->status == GIT_DELTA_DELETED || (d->new_file.mode !=
+	    GIT_FILEMODE_BLOB && d->new_file.mode !=
+	    GIT_FILEMODE_BLOB_EXECUTABLE) ||
+	    git_blob_lookup(&bnew, repo, &d->new_file.id) < 0)
+		return NULL;
+	if (d->status != GIT_DELTA_ADDED && (d->old_file.mode ==
+	    GIT_FILEMODE_BLOB || d->old_file.mode ==
+	    GIT_FILEMODE_BLOB_EXECUTABLE) &&
+	    git_blob_lookup(&bold, repo, &d->old_file.id) < 0)
+		bold = NULL;
+	why = flag_content(d->new_file.path,
+	    bold ? git_blob_rawcontent(bold) : NULL,
+	    bold ? (size_t)git_blob_rawsize(bold) : 0,
+	    git_blob_rawcontent(bnew), (size_t)git_blob_rawsize(bnew), &line);
+	if (why && line)
+		ret = xasprintf("%s (line %zu)", why, line);
+	else if (why)
+		ret = xstrdup(why);
+	git_blob_free(bold);
+	git_blob_free(bnew);
+	return ret;
 }
 
 /* Flagged paths, with why, into the report and (sanitised) stderr. */
 static size_t
-flags(git_diff *diff, const struct upper_changes *ch, git_index *inew,
-    const struct export_opts *o, FILE *report, bool say)
+flags(git_repository *repo, git_diff *diff, const struct upper_changes *ch,
+    int lower, int upper, const struct export_opts *o, FILE *report,
+    bool say)
 {
 	size_t n = git_diff_num_deltas(diff), i, j, nflag = 0;
+	struct repo_cache rc = { 0 };
 
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *path = d->new_file.path;
 		const char *why = flag_path(path);
-		autofree char *safe = NULL;
+		autofree char *safe = NULL, *more = content_flag(repo, d);
 
-		if (why == NULL && d->status != GIT_DELTA_DELETED &&
-		    nested_repo(inew, path))
+		if (why == NULL && d->status == GIT_DELTA_RENAMED)
+			why = flag_path(d->old_file.path);
+		if (why == NULL && (nested_repo(&rc, lower, upper, path) ||
+		    (d->status == GIT_DELTA_RENAMED && nested_repo(&rc, lower,
+		    upper, d->old_file.path))))
 			why = "a nested git repository's internals: git run "
 			    "there obeys its config and hooks";
 		if (why == NULL && d->new_file.mode == GIT_FILEMODE_LINK &&
@@ -410,14 +485,19 @@ flags(git_diff *diff, const struct upper_changes *ch, git_index *inew,
 		    GIT_FILEMODE_BLOB_EXECUTABLE && d->old_file.mode !=
 		    GIT_FILEMODE_BLOB_EXECUTABLE && d->status != GIT_DELTA_DELETED)
 			why = "made executable";
-		if (why == NULL)
+		if (why == NULL && more == NULL)
 			continue;
 		safe = term_sanitize(path, strlen(path), 0);
-		fprintf(report, "  %s: %s\n", safe, why);
+		/* A flagged path whose content hides something: both. */
+		fprintf(report, "  %s: %s%s%s\n", safe, why ? why : more,
+		    why && more ? "; " : "", why && more ? more : "");
 		if (say)
-			fprintf(stderr, "  flagged: %s: %s\n", safe, why);
+			fprintf(stderr, "  flagged: %s: %s%s%s\n", safe,
+			    why ? why : more, why && more ? "; " : "",
+			    why && more ? more : "");
 		nflag++;
 	}
+	repo_cache_free(&rc);
 	/* The host changed a file the command changed too. */
 	for (j = 0; j < ch->n; j++) {
 		const struct upper_change *c = &ch->v[j];
@@ -640,7 +720,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	    inew);
 	fprintf(report, "flagged (can run code on the host, or undo a host "
 	    "change):\n");
-	nflag = flags(diff, &ch, inew, o, report, !o->quiet);
+	nflag = flags(repo, diff, &ch, lower, upper, o, report, !o->quiet);
 	if (nflag == 0)
 		fprintf(report, "  none\n");
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",

@@ -651,6 +651,35 @@ upper_read_merged(int lower_fd, int upper_fd, const char *path, char **ret,
 	return upper_read(lower_fd, upper_fd, path, &st, ret, ret_len);
 }
 
+/* dir/HEAD a file, dir/objects and dir/refs directories, on one side. */
+static bool
+layout(int lower_fd, int upper_fd, const char *dir, bool merged)
+{
+	static const char *const names[] = { "HEAD", "objects", "refs" };
+	size_t i;
+
+	for (i = 0; i < nitems(names); i++) {
+		autofree char *p = *dir ? xasprintf("%s/%s", dir, names[i]) :
+		    xstrdup(names[i]);
+		struct upper_state st;
+
+		if (merged)
+			merged_state(lower_fd, upper_fd, p, &st);
+		else
+			lower_state(lower_fd, p, &st);
+		if (st.type != (i == 0 ? UPPER_FILE : UPPER_DIR))
+			return false;
+	}
+	return true;
+}
+
+bool
+upper_git_layout(int lower_fd, int upper_fd, const char *dir)
+{
+	return layout(lower_fd, upper_fd, dir, false) ||
+	    layout(lower_fd, upper_fd, dir, true);
+}
+
 bool
 upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path)
 {
