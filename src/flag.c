@@ -36,6 +36,8 @@
 #define BUILD	"a build script: the build runs it"
 #define TASKS	"a task runner's file: its tasks run commands"
 #define MANIF	"a package manifest: its scripts or build steps run"
+#define LOCK	"a lockfile: the exact packages, and the URLs, that an " \
+	"install fetches and runs"
 #define PKGRC	"package manager configuration: where packages come " \
 	"from and what runs on install"
 #define TESTCF	"test runner configuration: code it loads and runs"
@@ -141,16 +143,31 @@ static const struct flag_rule rules[] = {
 	NAME("bunfig.toml", PKGRC),
 	NAME("deno.json", "Deno configuration: tasks and permissions"),
 	NAME("deno.jsonc", "Deno configuration: tasks and permissions"),
+	NAME("package-lock.json", LOCK),
+	NAME("npm-shrinkwrap.json", LOCK),
+	NAME("yarn.lock", LOCK),
+	NAME("pnpm-lock.yaml", LOCK),
+	NAME("bun.lock", LOCK),
+	NAME("bun.lockb", LOCK),
+	NAME("deno.lock", LOCK),
 	NAME("composer.json", MANIF),
+	NAME("composer.lock", LOCK),
 	NAME("Gemfile", MANIF),
 	NAME("gems.rb", MANIF),
+	NAME("Gemfile.lock", LOCK),
+	NAME("gems.locked", LOCK),
 	GLOB("*.gemspec", MANIF),
 	DIR(".bundle", PKGRC),
 	NAME("Cargo.toml", MANIF),
+	NAME("Cargo.lock", LOCK),
 	NAME("setup.py", "runs at install time"),
 	NAME("setup.cfg", MANIF),
 	NAME("pyproject.toml", MANIF),
 	NAME("Pipfile", MANIF),
+	NAME("Pipfile.lock", LOCK),
+	NAME("poetry.lock", LOCK),
+	NAME("uv.lock", LOCK),
+	NAME("pdm.lock", LOCK),
 	GLOB("requirements*.txt", "pip installs what it names, from the "
 	    "indexes it names"),
 	NAME("uv.toml", PKGRC),
