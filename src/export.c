@@ -718,8 +718,8 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	}
 	has_commits = commits(o, repo, &host, lower, upper, sdir, report, &ch,
 	    inew);
-	fprintf(report, "flagged (can run code on the host, or undo a host "
-	    "change):\n");
+	fprintf(report, "flagged (can run code on the host, hide what the "
+	    "review shows, or undo a host change):\n");
 	nflag = flags(repo, diff, &ch, lower, upper, o, report, !o->quiet);
 	if (nflag == 0)
 		fprintf(report, "  none\n");

@@ -33,7 +33,7 @@
 #define DIR(p, w)	{ p, FLAG_DIR, false, CAT, w }
 #define SEQ(p, w)	{ p, FLAG_SEQ, false, CAT, w }
 
-#define BUILD	"a build script: the build runs it"
+#define BUILD	"a build script"
 #define TASKS	"a task runner's file: its tasks run commands"
 #define MANIF	"a package manifest: its scripts or build steps run"
 #define LOCK	"a lockfile: the exact packages, and the URLs, that an " \
@@ -43,11 +43,11 @@
 #define TESTCF	"test runner configuration: code it loads and runs"
 #define JSCF	"tool configuration in code: the tool runs it"
 #define TOOLV	"picks the toolchain that runs, and may fetch it"
-#define EDITOR	"editor settings: tasks, plugins or commands it runs"
+#define EDITOR	"editor settings and tasks can run commands"
 #define CONT	"a container or environment definition: building or " \
 	"entering it runs commands"
 #define CI	"CI configuration: runs with the repository's secrets"
-#define HOOKS	"git hooks run by a hook manager"
+#define HOOKS	"git hooks run by tools"
 #define ENVL	"loaded into the environment, or sourced, on entering the " \
 	"directory"
 #define AGENT	"agent instructions or configuration: the next agent obeys it"
@@ -77,7 +77,7 @@ static const struct flag_rule rules[] = {
 	NAME("meson.options", BUILD),
 	NAME("build.ninja", BUILD),
 	GLOB("*.ninja", BUILD),
-	NAME("build.rs", "Cargo compiles and runs it at build time"),
+	NAME("build.rs", "runs at build time"),
 	NAME("SConstruct", BUILD),
 	NAME("SConscript", BUILD),
 	NAME("wscript", BUILD),
@@ -129,7 +129,7 @@ static const struct flag_rule rules[] = {
 	DIR(".mise-tasks", TASKS),
 #undef CAT
 #define CAT "package managers and their rc files"
-	NAME("package.json", MANIF),
+	NAME("package.json", "a package manifest: scripts run on install"),
 	NAME(".npmrc", PKGRC),
 	NAME(".yarnrc", PKGRC),
 	NAME(".yarnrc.yml", "yarn configuration: yarnPath names the program "
@@ -235,7 +235,7 @@ static const struct flag_rule rules[] = {
 	NAME("go.work", "its toolchain line makes go fetch and run that Go"),
 	NAME("rust-toolchain", TOOLV),
 	NAME("rust-toolchain.toml", TOOLV),
-	DIR(".cargo", "Cargo configuration: wrappers, runners, aliases"),
+	DIR(".cargo", "cargo configuration: wrappers and runners"),
 	NAME(".tool-versions", TOOLV),
 	NAME(".python-version", TOOLV),
 	NAME(".node-version", TOOLV),
@@ -318,7 +318,8 @@ static const struct flag_rule rules[] = {
 	NAME("default.nix", CONT),
 #undef CAT
 #define CAT "CI for every forge"
-	DIR(".github", CI),
+	DIR(".github", "CI workflows and actions run with the repository's "
+	    "secrets"),
 	DIR(".gitlab", CI),
 	NAME(".gitlab-ci.yml", CI),
 	DIR(".forgejo", CI),
@@ -380,7 +381,7 @@ static const struct flag_rule rules[] = {
 	GLOB(".commitlintrc*", HOOKS),
 #undef CAT
 #define CAT "environment loaders"
-	NAME(".envrc", "direnv runs it on entering the directory"),
+	NAME(".envrc", "direnv runs it when entering the directory"),
 	NAME(".env", ENVL),
 	GLOB(".env.*", ENVL),
 	NAME(".flaskenv", ENVL),
@@ -390,12 +391,12 @@ static const struct flag_rule rules[] = {
 	NAME("AGENTS.md", AGENT),
 	NAME("AGENTS.override.md", AGENT),
 	NAME("AGENT.md", AGENT),
-	NAME("CLAUDE.md", AGENT),
+	NAME("CLAUDE.md", "instructions read by an agent"),
 	NAME("CLAUDE.local.md", AGENT),
 	NAME("GEMINI.md", AGENT),
 	NAME("QWEN.md", AGENT),
 	NAME("CRUSH.md", AGENT),
-	DIR(".claude", "agent configuration: hooks, commands, MCP servers"),
+	DIR(".claude", "agent configuration: hooks and commands"),
 	DIR(".claude-plugin", "an agent plugin: hooks and MCP servers"),
 	DIR(".codex", AGENT),
 	DIR(".gemini", AGENT),

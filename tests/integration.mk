@@ -31,7 +31,8 @@ INTEGRATION_TESTS = \
 	tests/integration/sessions.sh \
 	tests/integration/export-faults.sh \
 	tests/integration/network.sh \
-	tests/integration/host-sockets.sh
+	tests/integration/host-sockets.sh \
+	tests/integration/review-flags.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
@@ -76,6 +77,7 @@ BACKEND_TESTS = \
 	tests/bwrap/export-faults.bwrap \
 	tests/bwrap/network.bwrap \
 	tests/bwrap/host-sockets.bwrap \
+	tests/bwrap/review-flags.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -98,7 +100,8 @@ BACKEND_TESTS = \
 	tests/landlock/sessions.landlock \
 	tests/landlock/export-faults.landlock \
 	tests/landlock/network.landlock \
-	tests/landlock/host-sockets.landlock
+	tests/landlock/host-sockets.landlock \
+	tests/landlock/review-flags.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock
