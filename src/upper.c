@@ -651,26 +651,43 @@ upper_read_merged(int lower_fd, int upper_fd, const char *path, char **ret,
 	return upper_read(lower_fd, upper_fd, path, &st, ret, ret_len);
 }
 
-/* dir/HEAD a file, dir/objects and dir/refs directories, on one side. */
+/* The type of dir/name on one side: the host's, or the merged view. */
+static enum upper_type
+side_type(int lower_fd, int upper_fd, const char *dir, const char *name,
+    bool merged)
+{
+	autofree char *p = *dir ? xasprintf("%s/%s", dir, name) :
+	    xstrdup(name);
+	struct upper_state st;
+
+	if (merged)
+		merged_state(lower_fd, upper_fd, p, &st);
+	else
+		lower_state(lower_fd, p, &st);
+	return st.type;
+}
+
+/*
+ * git's own test, and wider: a HEAD (file or link), and objects/ and refs/
+ * (directories, or links git would follow) or a commondir file naming
+ * them elsewhere (a linked worktree's git directory).
+ */
 static bool
 layout(int lower_fd, int upper_fd, const char *dir, bool merged)
 {
-	static const char *const names[] = { "HEAD", "objects", "refs" };
-	size_t i;
+	enum upper_type t;
 
-	for (i = 0; i < nitems(names); i++) {
-		autofree char *p = *dir ? xasprintf("%s/%s", dir, names[i]) :
-		    xstrdup(names[i]);
-		struct upper_state st;
-
-		if (merged)
-			merged_state(lower_fd, upper_fd, p, &st);
-		else
-			lower_state(lower_fd, p, &st);
-		if (st.type != (i == 0 ? UPPER_FILE : UPPER_DIR))
-			return false;
-	}
-	return true;
+	t = side_type(lower_fd, upper_fd, dir, "HEAD", merged);
+	if (t != UPPER_FILE && t != UPPER_LINK)
+		return false;
+	t = side_type(lower_fd, upper_fd, dir, "commondir", merged);
+	if (t == UPPER_FILE || t == UPPER_LINK)
+		return true;
+	t = side_type(lower_fd, upper_fd, dir, "objects", merged);
+	if (t != UPPER_DIR && t != UPPER_LINK)
+		return false;
+	t = side_type(lower_fd, upper_fd, dir, "refs", merged);
+	return t == UPPER_DIR || t == UPPER_LINK;
 }
 
 bool

@@ -74,9 +74,9 @@ bool	upper_copy_unchanged(const struct stat *);
 bool	upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path);
 
 /*
- * Does dir ("" for the root) hold a git repository's layout (a HEAD file,
- * objects/ and refs/ directories), on the host's side or in the merged
- * view?  A bare repository, or a .git kept as data, in the tree.
+ * Does dir ("" for the root) hold a git repository's layout (a HEAD, and
+ * objects/ and refs/ or a commondir file), on the host's side or in the
+ * merged view?  A bare repository, or a .git kept as data, in the tree.
  */
 bool	upper_git_layout(int lower_fd, int upper_fd, const char *dir);
 
