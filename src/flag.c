@@ -611,6 +611,8 @@ flag_path(const char *path)
 	"shows it as binary"
 #define MADE_BIN	"a text file made binary: the review shows no diff " \
 	"of it"
+#define UTF16		"UTF-16 text: the review shows it as binary, hiding " \
+	"the text"
 #define SCRIPT_BIN	"a script by its name, binary in content: the " \
 	"review shows no diff of it"
 #define BAD_UTF8	"not valid UTF-8: a terminal, an editor and a " \
@@ -832,6 +834,10 @@ flag_content(const char *path, const void *old, size_t oldlen,
 		return MADE_BIN;
 	if (script_name(path))
 		return SCRIPT_BIN;
+	/* A byte order mark says UTF-16: text, whatever git makes of it. */
+	if (newlen >= 2 && ((s[0] == 0xff && s[1] == 0xfe) ||
+	    (s[0] == 0xfe && s[1] == 0xff)))
+		return UTF16;
 	if (text_but_nul(s, newlen))
 		return NUL_TEXT;
 	return NULL;
