@@ -409,25 +409,123 @@ count(git_diff *diff, struct counts *c)
 }
 
 /*
- * A HEAD, config or packed-refs beside a HEAD: the internals of a nested
- * (bare) repository, whose config git would obey when run there.
+ * Is path inside the internals of a nested repository: under a directory
+ * laid out as one (HEAD, objects/, refs/) on either side?  git run there
+ * would obey its config and hooks.  The deltas come sorted, so the last
+ * path's ancestors, cached by depth, answer most of the questions.
  */
-static bool
-nested_repo(git_tree *tnew, const char *path)
-{
-	const char *base = strrchr(path, '/');
-	autofree char *head = NULL;
-	git_tree_entry *te = NULL;
+#define REPO_DEPTH	32
 
-	base = base ? base + 1 : path;
-	if (!streq(base, "HEAD") && !streq(base, "config") &&
-	    !streq(base, "packed-refs"))
+/*
+ * Where to look for a repository's layout: the layers (the working tree,
+ * either side) or a commit's tree.
+ */
+struct repo_cache {
+	int		 lower, upper;	/* the layers, when tree is NULL */
+	git_tree	*tree;
+	char		*dir[REPO_DEPTH];
+	bool		 is[REPO_DEPTH];
+};
+
+static bool
+tree_has(git_tree *t, const char *dir, const char *name, git_object_t type)
+{
+	autofree char *p = dir[0] ? xasprintf("%s/%s", dir, name) :
+	    xstrdup(name);
+	git_tree_entry *te = NULL;
+	bool ok;
+
+	if (git_tree_entry_bypath(&te, t, p) < 0)
 		return false;
-	head = xasprintf("%.*sHEAD", (int)(base - path), path);
-	if (git_tree_entry_bypath(&te, tnew, head) < 0)
-		return false;
+	ok = git_tree_entry_type(te) == type;
 	git_tree_entry_free(te);
-	return true;
+	return ok;
+}
+
+/* git's own test: HEAD, and objects/ and refs/ or a commondir. */
+static bool
+tree_git_layout(git_tree *t, const char *dir)
+{
+	return tree_has(t, dir, "HEAD", GIT_OBJECT_BLOB) &&
+	    ((tree_has(t, dir, "objects", GIT_OBJECT_TREE) &&
+	    tree_has(t, dir, "refs", GIT_OBJECT_TREE)) ||
+	    tree_has(t, dir, "commondir", GIT_OBJECT_BLOB));
+}
+
+static bool
+nested_repo(struct repo_cache *rc, const char *path)
+{
+	const char *slash = path;
+	size_t depth, len = 0;
+
+	/* The workspace itself (""), then each directory above path. */
+	for (depth = 0; slash; depth++) {
+		autofree char *dir = xstrndup(path, len);
+		bool is;
+
+		if (depth < REPO_DEPTH && rc->dir[depth] &&
+		    streq(rc->dir[depth], dir)) {
+			is = rc->is[depth];
+		} else {
+			is = rc->tree ? tree_git_layout(rc->tree, dir) :
+			    upper_git_layout(rc->lower, rc->upper, dir);
+			if (depth < REPO_DEPTH) {
+				free(rc->dir[depth]);
+				rc->dir[depth] = steal_ptr(&dir);
+				rc->is[depth] = is;
+			}
+		}
+		if (is)
+			return true;
+		if ((slash = strchr(path + len + (len > 0), '/')) != NULL)
+			len = (size_t)(slash - path);
+	}
+	return false;
+}
+
+static void
+repo_cache_free(struct repo_cache *rc)
+{
+	size_t i;
+
+	for (i = 0; i < REPO_DEPTH; i++)
+		free(rc->dir[i]);
+}
+
+/*
+ * Why the new content of a changed file hides what the review shows
+ * (flag_content), with the line; NULL for none, a link, a deletion.
+ * Both blobs are agent data or host data in the private object database.
+ */
+static char *
+content_flag(git_repository *repo, const git_diff_delta *d)
+{
+	git_blob *bold = NULL, *bnew = NULL;
+	const char *why = NULL;
+	char *ret = NULL;
+	size_t line = 0;
+
+	if (d->status == GIT_DELTA_DELETED || (d->new_file.mode !=
+	    GIT_FILEMODE_BLOB && d->new_file.mode !=
+	    GIT_FILEMODE_BLOB_EXECUTABLE) ||
+	    git_blob_lookup(&bnew, repo, &d->new_file.id) < 0)
+		return NULL;
+	if (d->status != GIT_DELTA_ADDED && (d->old_file.mode ==
+	    GIT_FILEMODE_BLOB || d->old_file.mode ==
+	    GIT_FILEMODE_BLOB_EXECUTABLE) &&
+	    git_blob_lookup(&bold, repo, &d->old_file.id) < 0)
+		bold = NULL;
+	why = flag_content(d->new_file.path,
+	    bold ? git_blob_rawcontent(bold) : NULL,
+	    bold ? (size_t)git_blob_rawsize(bold) : 0,
+	    git_blob_rawcontent(bnew), (size_t)git_blob_rawsize(bnew), &line);
+	if (why && line)
+		ret = xasprintf("%s (line %zu)", why, line);
+	else if (why)
+		ret = xstrdup(why);
+	git_blob_free(bold);
+	git_blob_free(bnew);
+	return ret;
 }
 
 /*
@@ -436,8 +534,8 @@ nested_repo(git_tree *tnew, const char *path)
  * stderr; commit is NULL or the commit's number, said after the path.
  */
 static size_t
-flags(git_diff *diff, git_tree *tnew, const char *commit, FILE *report,
-    bool say)
+flags(git_repository *repo, git_diff *diff, struct repo_cache *rc,
+    const char *commit, FILE *report, bool say)
 {
 	size_t n = git_diff_num_deltas(diff), i, nflag = 0;
 	autofree char *where = commit ? xasprintf(" (commit %s)", commit) :
@@ -447,10 +545,13 @@ flags(git_diff *diff, git_tree *tnew, const char *commit, FILE *report,
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *path = d->new_file.path;
 		const char *why = flag_path(path);
-		autofree char *safe = NULL;
+		autofree char *safe = NULL, *more = content_flag(repo, d);
 
-		if (why == NULL && d->status != GIT_DELTA_DELETED &&
-		    nested_repo(tnew, path))
+		if (why == NULL && d->status == GIT_DELTA_RENAMED)
+			why = flag_path(d->old_file.path);
+		if (why == NULL && (nested_repo(rc, path) ||
+		    (d->status == GIT_DELTA_RENAMED &&
+		    nested_repo(rc, d->old_file.path))))
 			why = "a nested git repository's internals: git run "
 			    "there obeys its config and hooks";
 		if (why == NULL && d->new_file.mode == GIT_FILEMODE_LINK &&
@@ -460,12 +561,16 @@ flags(git_diff *diff, git_tree *tnew, const char *commit, FILE *report,
 		    GIT_FILEMODE_BLOB_EXECUTABLE && d->old_file.mode !=
 		    GIT_FILEMODE_BLOB_EXECUTABLE && d->status != GIT_DELTA_DELETED)
 			why = "made executable";
-		if (why == NULL)
+		if (why == NULL && more == NULL)
 			continue;
 		safe = term_sanitize(path, strlen(path), 0);
-		fprintf(report, "  %s%s: %s\n", safe, where, why);
+		/* A flagged path whose content hides something: both. */
+		fprintf(report, "  %s%s: %s%s%s\n", safe, where, why ? why : more,
+		    why && more ? "; " : "", why && more ? more : "");
 		if (say)
-			fprintf(stderr, "  flagged: %s%s: %s\n", safe, where, why);
+			fprintf(stderr, "  flagged: %s%s: %s%s%s\n", safe, where,
+			    why ? why : more, why && more ? "; " : "",
+			    why && more ? more : "");
 		nflag++;
 	}
 	return nflag;
@@ -732,7 +837,12 @@ write_commit(git_repository *repo, git_commit *c, size_t i, int dirfd,
 	if (cut)
 		fprintf(sect, "    message cut at 64 KiB in %s.meta\n", num);
 	diffstat(diff, sect, SIZE_MAX, "     ");
-	*nflag += flags(diff, t, num, flagged, false);
+	{
+		struct repo_cache rc = { .tree = t };
+
+		*nflag += flags(repo, diff, &rc, num, flagged, false);
+		repo_cache_free(&rc);
+	}
 	for (k = 0; k < git_diff_num_deltas(diff); k++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, k);
 
@@ -1033,6 +1143,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	const char *where;
 	autostrv char **extra = NULL;
 	struct series ser = { 0 };
+	struct repo_cache rc = { .lower = lower, .upper = upper };
 	size_t i, nflag, nextra = 0;
 	int r, ret = -1;
 	bool refused;
@@ -1098,9 +1209,10 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 			    "commits/ (confine show)\n", ser.n, ser.n == 1 ?
 			    "" : "s", ser.npaths, ser.npaths == 1 ? "" : "s");
 	}
-	fprintf(report, "flagged (can run code on the host, or undo a host "
-	    "change):\n");
-	nflag = flags(diff, tnewt, NULL, report, !o->quiet);
+	fprintf(report, "flagged (can run code on the host, hide what the "
+	    "review shows, or undo a host change):\n");
+	nflag = flags(repo, diff, &rc, NULL, report, !o->quiet);
+	repo_cache_free(&rc);
 	nflag += flags_host(&ch, extra, nextra, o, report, !o->quiet);
 	fwrite(ser.flagged, 1, ser.flaggedlen, report);
 	if (!o->quiet)

@@ -677,6 +677,52 @@ upper_read_merged(int lower_fd, int upper_fd, const char *path, char **ret,
 	    ret_len);
 }
 
+/* The type of dir/name on one side: the host's, or the merged view. */
+static enum upper_type
+side_type(int lower_fd, int upper_fd, const char *dir, const char *name,
+    bool merged)
+{
+	autofree char *p = *dir ? xasprintf("%s/%s", dir, name) :
+	    xstrdup(name);
+	struct upper_state st;
+
+	if (merged)
+		merged_state(lower_fd, upper_fd, p, &st);
+	else
+		lower_state(lower_fd, p, &st);
+	return st.type;
+}
+
+/*
+ * git's own test, and wider: a HEAD (file or link), and objects/ and refs/
+ * (directories, or links git would follow) or a commondir file naming
+ * them elsewhere (a linked worktree's git directory).
+ */
+static bool
+layout(int lower_fd, int upper_fd, const char *dir, bool merged)
+{
+	enum upper_type t;
+
+	t = side_type(lower_fd, upper_fd, dir, "HEAD", merged);
+	if (t != UPPER_FILE && t != UPPER_LINK)
+		return false;
+	t = side_type(lower_fd, upper_fd, dir, "commondir", merged);
+	if (t == UPPER_FILE || t == UPPER_LINK)
+		return true;
+	t = side_type(lower_fd, upper_fd, dir, "objects", merged);
+	if (t != UPPER_DIR && t != UPPER_LINK)
+		return false;
+	t = side_type(lower_fd, upper_fd, dir, "refs", merged);
+	return t == UPPER_DIR || t == UPPER_LINK;
+}
+
+bool
+upper_git_layout(int lower_fd, int upper_fd, const char *dir)
+{
+	return layout(lower_fd, upper_fd, dir, false) ||
+	    layout(lower_fd, upper_fd, dir, true);
+}
+
 bool
 upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path)
 {

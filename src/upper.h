@@ -78,6 +78,13 @@ void	upper_lower_state(int lower_fd, const char *path, struct upper_state *);
 bool	upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path);
 
 /*
+ * Does dir ("" for the root) hold a git repository's layout (a HEAD, and
+ * objects/ and refs/ or a commondir file), on the host's side or in the
+ * merged view?  A bare repository, or a .git kept as data, in the tree.
+ */
+bool	upper_git_layout(int lower_fd, int upper_fd, const char *dir);
+
+/*
  * Read path as the merged view shows it (upper over lower), a regular file
  * only; for the repository's own HEAD and refs.  0 or -errno (-ENOENT when
  * it is not there).

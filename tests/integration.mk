@@ -35,7 +35,8 @@ INTEGRATION_TESTS = \
 	tests/integration/review-commits.sh \
 	tests/integration/review-ignored.sh \
 	tests/integration/review-large.sh \
-	tests/integration/review-terminal.sh
+	tests/integration/review-terminal.sh \
+	tests/integration/review-flags.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
@@ -84,6 +85,7 @@ BACKEND_TESTS = \
 	tests/bwrap/review-ignored.bwrap \
 	tests/bwrap/review-large.bwrap \
 	tests/bwrap/review-terminal.bwrap \
+	tests/bwrap/review-flags.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -110,7 +112,8 @@ BACKEND_TESTS = \
 	tests/landlock/review-commits.landlock \
 	tests/landlock/review-ignored.landlock \
 	tests/landlock/review-large.landlock \
-	tests/landlock/review-terminal.landlock
+	tests/landlock/review-terminal.landlock \
+	tests/landlock/review-flags.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock

@@ -268,3 +268,10 @@ check_PROGRAMS += tests/unit/test-proxy
 tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
 tests_unit_test_proxy_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_proxy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
+
+# The review flags: paths, contents, and confine(1)'s FLAGGED PATHS.
+UNIT_TESTS += tests/unit/test-flag
+check_PROGRAMS += tests/unit/test-flag
+tests_unit_test_flag_SOURCES = tests/unit/test-flag.c
+tests_unit_test_flag_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_flag_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
