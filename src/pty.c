@@ -289,13 +289,13 @@ pty_relay_step(struct pty_relay *r, const struct pollfd *p, size_t n)
 					r->master = -1;
 				}
 			}
-		} else if (p[i].fd == r->in) {
+		} else if (p[i].fd == r->in && (p[i].events & POLLIN)) {
 			ssize_t k = fill_in(r);
 
 			if (k == 0 || (k < 0 && errno != EAGAIN &&
 			    errno != EINTR))
 				r->in = -1;
-		} else if (p[i].fd == r->out) {
+		} else if (p[i].fd == r->out && (p[i].events & POLLOUT)) {
 			if (drain_out(r) < 0 && errno != EAGAIN &&
 			    errno != EINTR)
 				r->to_out_len = 0;	/* nobody reads */
