@@ -9,19 +9,24 @@
  * SIGTSTP as any program would; the shell says "Stopped".  On fg the
  * supervisor continues the command's process group.
  *
- * Runs in: the supervisor.  Reads /proc/PID/stat, text the kernel writes,
- * with a bound.
+ * Runs in: the supervisor (job_stopped, job_stop_self; reads
+ * /proc/PID/stat, text the kernel writes, with a bound), and the command's
+ * process before exec (job_foreground).
  */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <termios.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "job.h"
+#include "log.h"
+#include "sys.h"
 #include "util.h"
 
 /* The state letter of /proc/PID/stat, or 0. */
@@ -66,4 +71,57 @@ job_stop_self(void)
 		return false;
 	raise(SIGTSTP);
 	return true;
+}
+
+/*
+ * Runs in: the command's process, confined, just before exec.  A session
+ * leader's own process group is orphaned, and the kernel discards Ctrl-Z
+ * (SIGTSTP) sent to an orphaned group: so the command runs in a group of
+ * its own, in the foreground of the pty, and this process, the session's
+ * leader, waits for it, forwards the signals the sandbox passes on, and
+ * leaves with its status.
+ */
+void
+job_foreground(int tty)
+{
+	sigset_t all, old, set;
+	pid_t child, pid;
+	int status, sig;
+
+	/* SIGTTOU too: tcsetpgrp from the group not yet in front. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if ((child = fork()) < 0)
+		die_errno(errno, "fork");
+	if (child == 0) {
+		setpgid(0, 0);
+		tcsetpgrp(tty, getpid());
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return;
+	}
+	setpgid(child, child);
+	tcsetpgrp(tty, child);
+	/* Hold no end of the pty: the relay ends when the command's do. */
+	sys_close_range(0, ~0U, 0);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	for (;;) {
+		if ((sig = sigwaitinfo(&set, NULL)) < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			kill(-child, sig);
+			continue;
+		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (pid != child)
+				continue;
+			if (WIFSIGNALED(status))
+				_exit(128 + WTERMSIG(status));
+			_exit(WEXITSTATUS(status));
+		}
+	}
 }

@@ -19,5 +19,12 @@ bool	job_stopped(int master, pid_t *ret_pgrp);
  * continued, true, or at once, false, when SIGTSTP is ignored here (no
  * job control in the caller's shell). */
 bool	job_stop_self(void);
+/*
+ * In the sandbox, before exec: fork; the child returns, in a process group
+ * of its own in the foreground of tty; the parent stays the session's
+ * leader, forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to that group, and
+ * exits with the child's status (128+N for signal N).
+ */
+void	job_foreground(int tty);
 
 #endif

@@ -200,6 +200,12 @@ sandbox_command(const struct plan *p, int slave, int status_fd, int bpf_fd,
 		 * command must never hold the listener: it could answer. */
 		sandbox_send_out(notify_fd, r, "seccomp: the listener");
 	}
+	/* On a pty: a process group of the command's own (job control). */
+	for (i = 0; i < 3 && slave >= 0; i++)
+		if (p->tty.is_tty[i]) {
+			job_foreground(i);
+			break;
+		}
 	start_after(&p->start_after);
 	exec_command(p);
 }
