@@ -34,7 +34,7 @@ T new-session -d -s t -x 100 -y 30 -c "$WS" \
     skip_all "tmux cannot start a session here"
 T set -g set-clipboard on
 T set -g history-limit 2000
-plan 6
+plan 7
 
 pane() {
 	T capture-pane -p -J -t t -S -500
@@ -143,6 +143,32 @@ t_suspend() {
 	assert_ws_unchanged
 }
 
+# Closing the terminal while the session is stopped ends it all.
+t_hangup_stopped() {
+	n=$(unique_num)
+	pattern="^sleep 60\\.$n\$"
+	T new-window -d -t t -n hup -c "$WS" \
+	    "exec env -i PATH=/usr/bin:/bin HOME='$HOME' TERM=xterm-256color \
+	    LANG=C XDG_STATE_HOME='$PANE_STATE' CONFINE_BACKEND='$BACKEND' \
+	    PS1='$ ' bash --norc --noprofile -i"
+	T send-keys -t t:hup -l "'$CONFINE' -- sleep 60.$n"
+	T send-keys -t t:hup Enter
+	wait_for 20 pgrep -f "$pattern" >/dev/null ||
+	    fail "the command did not start in the new window"
+	T send-keys -t t:hup C-z
+	# The command stopped, and confine too (the shell has the terminal).
+	wait_for 20 sh -c 'ps -o stat= -p "$(pgrep -f "$1" | head -n 1)" | grep -q "^T" &&
+	    ps -o stat= -p "$(pgrep -f -- "$2" | head -n 1)" | grep -q "^T"' \
+	    sh "$pattern" "^$CONFINE -- sleep 60\\.$n\$" ||
+	    fail "Ctrl-Z did not stop the command and confine"
+	T kill-window -t t:hup
+	wait_for 20 sh -c "! pgrep -f '$pattern' >/dev/null && ! pgrep -f -- '-- sleep 60\\.$n\$' >/dev/null" || {
+		pkill -KILL -f "$pattern" || :
+		pkill -KILL -f -- "-- sleep 60\\.$n\$" || :
+		fail "the stopped session outlived its terminal"
+	}
+}
+
 t_no_session() {
 	[ -z "$(ls -A "$PANE_STATE/confine/sessions" 2>/dev/null)" ] ||
 	    fail "the runs kept a session"
@@ -153,6 +179,7 @@ tcase "control: OSC 52 outside confine sets tmux's buffer" t_control
 tcase "clipboard, passthrough, transfer dropped; colours pass; summary visible after alt screen, conceal, hidden cursor" t_dropped
 tcase "--clipboard lets an OSC 52 write through" t_allowed
 tcase "Ctrl-Z stops the session, the shell says Stopped; fg resumes less" t_suspend
+tcase "closing the terminal of a stopped session ends it, nothing left" t_hangup_stopped
 tcase "no session kept, the shell in front" t_no_session
 tcase "tmux's buffer is what --clipboard wrote, nothing of the agent's" \
     sh -c '[ "$(tmux -S "$1" show-buffer)" = ALLOWED ]' sh "$SOCK"
