@@ -180,12 +180,12 @@ pty_relay_init(struct pty_relay *r, int master, int in, int out,
 static size_t
 room(const struct pty_relay *r)
 {
-	size_t free = PTY_OUT_BUF - r->to_out_off - r->to_out_len;
+	size_t avail = PTY_OUT_BUF - r->to_out_off - r->to_out_len;
 
-	if (free < TF_SLACK + 2 * 4096)
+	if (avail < TF_SLACK + 2 * 4096)
 		return 0;
-	free = (free - TF_SLACK) / 2;
-	return free < PTY_BUF ? free : PTY_BUF;
+	avail = (avail - TF_SLACK) / 2;
+	return avail < PTY_BUF ? avail : PTY_BUF;
 }
 
 size_t
