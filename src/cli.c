@@ -53,6 +53,8 @@ const char cli_usage[] =
 "      --direct PATH       make PATH writable on the host (leg C)\n"
 "      --env NAME[=VALUE]  pass NAME from the environment, or set it\n"
 "      --backend BACKEND   auto, native, bwrap or landlock\n"
+"      --clipboard         let the command set the clipboard (OSC 52\n"
+"                          writes; never read it)\n"
 "      --dry-run           print the effective policy, where each value\n"
 "                          came from, and the rule-of-two verdict;\n"
 "                          run nothing\n"
@@ -96,7 +98,7 @@ const char cli_usage[] =
 "127 if it was not found.\n";
 
 enum { OPT_ENV = 256, OPT_BACKEND, OPT_DRY_RUN, OPT_ALLOW, OPT_ENDPOINT,
-	OPT_RO, OPT_HIDE, OPT_SCRATCH, OPT_DIRECT };
+	OPT_RO, OPT_HIDE, OPT_SCRATCH, OPT_DIRECT, OPT_CLIPBOARD };
 
 static const struct option longopts[] = {
 	{ "profile",	required_argument,	NULL, 'p' },
@@ -111,6 +113,7 @@ static const struct option longopts[] = {
 	{ "direct",	required_argument,	NULL, OPT_DIRECT },
 	{ "backend",	required_argument,	NULL, OPT_BACKEND },
 	{ "dry-run",	no_argument,		NULL, OPT_DRY_RUN },
+	{ "clipboard",	no_argument,		NULL, OPT_CLIPBOARD },
 	{ "quiet",	no_argument,		NULL, 'q' },
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "help",	no_argument,		NULL, 'h' },
@@ -347,6 +350,9 @@ cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;
+			break;
+		case OPT_CLIPBOARD:
+			o.clipboard = true;
 			break;
 		case 'q':
 			o.verbosity = -1;

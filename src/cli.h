@@ -37,6 +37,7 @@ struct cli_opts {
 						   environment's CONFINE_BACKEND */
 	const char	*session_layout;	/* enter: "overlay" or "copy" */
 	bool		 dry_run;
+	bool		 clipboard;	/* --clipboard */
 	bool		 yes;		/* apply --yes */
 	bool		 commits;	/* apply --commits, diff --commits */
 	const char	*session_id;	/* enter: the session to re-enter */

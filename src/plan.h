@@ -104,6 +104,7 @@ struct plan_syscalls {
 struct plan_tty {
 	bool		 pty;		/* run the command on a new pty */
 	bool		 is_tty[3];	/* which of stdin/out/err are terminals */
+	bool		 clipboard;	/* pass OSC 52 clipboard writes */
 	struct termios	 termios;	/* the user's, copied to the new pty */
 	struct winsize	 winsize;
 };

@@ -841,7 +841,12 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	/* Landlock has no right for a file's mode, owner, times or xattrs. */
 	p.sys.no_path_metadata = p.backend == PLAN_BACKEND_LANDLOCK;
 
-	p.tty.pty = h->is_tty[0];
+	/* Any terminal among 0, 1, 2: the command gets a pty instead. */
+	p.tty.pty = h->is_tty[0] || h->is_tty[1] || h->is_tty[2];
+	/* The profile's value is checked already: yes, no, true, false. */
+	p.tty.clipboard = o->clipboard || (pr->clipboard.value &&
+	    (streq(pr->clipboard.value, "yes") ||
+	    streq(pr->clipboard.value, "true")));
 	memcpy(p.tty.is_tty, h->is_tty, sizeof(p.tty.is_tty));
 	p.tty.termios = h->termios;
 	p.tty.winsize = h->winsize;

@@ -59,11 +59,13 @@ static const struct key {
 	K("credential", "file", LIST, C_PATH, cred_file),
 	K("credential", "variable", LIST, C_ENVNAME, cred_var),
 	K("sandbox", "backend", SCALAR, C_BACKEND, backend),
+	K("terminal", "clipboard", SCALAR, C_BOOL, clipboard),
 #undef K
 };
 
 static const char *const sections[] = { "profile", "filesystem",
-	"workspace", "network", "environment", "credential", "sandbox", NULL };
+	"workspace", "network", "environment", "credential", "sandbox",
+	"terminal", NULL };
 
 /* One file being read. */
 struct ctx {
@@ -119,7 +121,8 @@ check_section(struct ctx *c, const char *line)
 			return;
 	error_at(c, xasprintf("unknown section [%.*s]", (int)n, p + 1),
 	    xasprintf("sections are [profile], [filesystem], [workspace], "
-	    "[network], [environment], [credential] and [sandbox]"));
+	    "[network], [environment], [credential], [sandbox] and "
+	    "[terminal]"));
 }
 
 /* inih's reader (an fgets over the buffer) that counts physical lines. */
@@ -209,8 +212,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 	if (sections[i] == NULL) {
 		error_at(c, xasprintf("unknown section [%s]", section),
 		    xasprintf("sections are [profile], [filesystem], "
-		    "[workspace], [network], [environment], [credential] and "
-		    "[sandbox]"));
+		    "[workspace], [network], [environment], [credential], "
+		    "[sandbox] and [terminal]"));
 		return 0;
 	}
 	for (i = 0; i < nitems(keys); i++)

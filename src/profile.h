@@ -42,6 +42,8 @@ struct profile {
 	struct plist	 cred_file, cred_var;
 	/* [sandbox] */
 	struct pvalue	 backend;
+	/* [terminal] */
+	struct pvalue	 clipboard;
 };
 
 /* Where named profiles are looked up, in order (NULL entries skipped). */

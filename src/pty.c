@@ -27,6 +27,8 @@
 
 static struct termios saved;
 static int saved_fd = -1;
+/* The relay whose reset is due, for pty_restore on any exit path. */
+static struct pty_relay *active;
 
 int
 pty_open(const struct plan_tty *t, int *ret_master, int *ret_slave)
@@ -107,8 +109,38 @@ pty_raw(int fd)
 	return 0;
 }
 
-void
-pty_restore(void)
+/* Write all of buf, waiting for a non-blocking fd; false on an error. */
+static bool
+write_all(int fd, const char *buf, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(fd, buf, len)) > 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (n < 0 && errno == EAGAIN)
+			poll(&p, 1, 1000);
+		else if (n < 0 && errno == EINTR)
+			continue;
+		else
+			return false;
+	}
+	return true;
+}
+
+static void
+write_reset(struct pty_relay *r)
+{
+	char buf[TF_RESET_MAX];
+
+	if (r->out_tty)
+		write_all(r->out, buf, termfilter_reset(&r->filter, buf));
+}
+
+static void
+restore_modes(void)
 {
 	if (saved_fd >= 0) {
 		tcsetattr(saved_fd, TCSADRAIN, &saved);
@@ -117,13 +149,43 @@ pty_restore(void)
 }
 
 void
-pty_relay_init(struct pty_relay *r, int master, int in, int out)
+pty_restore(void)
 {
-	memset(r, 0, sizeof(*r));
+	struct pty_relay *r = active;
+
+	active = NULL;
+	if (r != NULL) {
+		pty_relay_flush(r);
+		write_reset(r);
+	}
+	restore_modes();
+}
+
+void
+pty_relay_init(struct pty_relay *r, int master, int in, int out,
+    bool allow_clipboard_write)
+{
 	r->master = master;
 	r->in = in;
 	r->out = out;
+	r->tty = in >= 0 ? in : isatty(out) ? out : -1;
+	r->out_tty = isatty(out);
+	r->to_master_len = r->to_out_off = r->to_out_len = 0;
+	termfilter_init(&r->filter, allow_clipboard_write);
 	fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+	active = r;
+}
+
+/* How much of the master to read now: the filter's output must fit. */
+static size_t
+room(const struct pty_relay *r)
+{
+	size_t avail = PTY_OUT_BUF - r->to_out_off - r->to_out_len;
+
+	if (avail < TF_SLACK + 2 * 4096)
+		return 0;
+	avail = (avail - TF_SLACK) / 2;
+	return avail < PTY_BUF ? avail : PTY_BUF;
 }
 
 size_t
@@ -135,35 +197,75 @@ pty_relay_poll(const struct pty_relay *r, struct pollfd *p)
 		return 0;
 	/* Read a side only while its buffer has room: backpressure. */
 	p[n++] = (struct pollfd){ .fd = r->master, .events =
-	    (r->to_out.len < PTY_BUF ? POLLIN : 0) |
-	    (r->to_master.len ? POLLOUT : 0) };
-	if (r->in >= 0 && r->to_master.len < PTY_BUF)
+	    (room(r) ? POLLIN : 0) | (r->to_master_len ? POLLOUT : 0) };
+	if (r->in >= 0 && r->to_master_len < PTY_IN_BUF)
 		p[n++] = (struct pollfd){ .fd = r->in, .events = POLLIN };
-	if (r->to_out.len)
+	if (r->to_out_len)
 		p[n++] = (struct pollfd){ .fd = r->out, .events = POLLOUT };
 	return n;
 }
 
+/* The command's output (untrusted), through the filter. */
 static ssize_t
-fill(struct pty_buf *b, int fd)
+fill_out(struct pty_relay *r)
 {
-	ssize_t n = read(fd, b->data + b->len, PTY_BUF - b->len);
+	size_t want = room(r);
+	ssize_t n;
 
-	if (n > 0)
-		b->len += (size_t)n;
+	if (r->to_out_len == 0)
+		r->to_out_off = 0;
+	if (want == 0)
+		return -EAGAIN;
+	if ((n = read(r->master, r->scratch, want)) > 0)
+		r->to_out_len += termfilter_run(&r->filter, r->scratch,
+		    (size_t)n, r->to_out + r->to_out_off + r->to_out_len);
 	return n;
 }
 
 static ssize_t
-drain(struct pty_buf *b, int fd)
+drain_out(struct pty_relay *r)
 {
-	ssize_t n = write(fd, b->data, b->len);
+	ssize_t n = write(r->out, r->to_out + r->to_out_off, r->to_out_len);
 
 	if (n > 0) {
-		memmove(b->data, b->data + n, b->len - (size_t)n);
-		b->len -= (size_t)n;
+		r->to_out_off += (size_t)n;
+		r->to_out_len -= (size_t)n;
+		if (r->to_out_len == 0)
+			r->to_out_off = 0;
 	}
 	return n;
+}
+
+static ssize_t
+fill_in(struct pty_relay *r)
+{
+	ssize_t n = read(r->in, r->to_master + r->to_master_len,
+	    PTY_IN_BUF - r->to_master_len);
+
+	if (n > 0)
+		r->to_master_len += (size_t)n;
+	return n;
+}
+
+static void
+drain_in(struct pty_relay *r)
+{
+	ssize_t n = write(r->master, r->to_master, r->to_master_len);
+
+	if (n > 0) {
+		memmove(r->to_master, r->to_master + n,
+		    r->to_master_len - (size_t)n);
+		r->to_master_len -= (size_t)n;
+	}
+}
+
+void
+pty_relay_flush(struct pty_relay *r)
+{
+	if (r->to_out_len && !write_all(r->out, r->to_out + r->to_out_off,
+	    r->to_out_len))
+		r->to_out_len = 0;
+	r->to_out_off = r->to_out_len = 0;
 }
 
 bool
@@ -175,30 +277,28 @@ pty_relay_step(struct pty_relay *r, const struct pollfd *p, size_t n)
 		if (p[i].revents == 0)
 			continue;
 		if (p[i].fd == r->master) {
-			if ((p[i].revents & POLLOUT) && r->to_master.len)
-				drain(&r->to_master, r->master);
+			if ((p[i].revents & POLLOUT) && r->to_master_len)
+				drain_in(r);
 			if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-				ssize_t k = fill(&r->to_out, r->master);
+				ssize_t k = fill_out(r);
 
 				/* EIO: every slave end is closed. */
 				if (k == 0 || (k < 0 && errno != EAGAIN &&
 				    errno != EINTR)) {
-					while (r->to_out.len &&
-					    drain(&r->to_out, r->out) > 0)
-						;
+					pty_relay_flush(r);
 					r->master = -1;
 				}
 			}
-		} else if (p[i].fd == r->in) {
-			ssize_t k = fill(&r->to_master, r->in);
+		} else if (p[i].fd == r->in && (p[i].events & POLLIN)) {
+			ssize_t k = fill_in(r);
 
 			if (k == 0 || (k < 0 && errno != EAGAIN &&
 			    errno != EINTR))
 				r->in = -1;
-		} else if (p[i].fd == r->out) {
-			if (drain(&r->to_out, r->out) < 0 && errno != EAGAIN &&
+		} else if (p[i].fd == r->out && (p[i].events & POLLOUT)) {
+			if (drain_out(r) < 0 && errno != EAGAIN &&
 			    errno != EINTR)
-				r->to_out.len = 0;	/* nobody reads */
+				r->to_out_len = 0;	/* nobody reads */
 		}
 	}
 	return r->master >= 0;
@@ -209,7 +309,27 @@ pty_relay_winch(const struct pty_relay *r)
 {
 	struct winsize ws;
 
-	if (r->master >= 0 && saved_fd >= 0 &&
-	    ioctl(saved_fd, TIOCGWINSZ, &ws) == 0)
+	if (r->master >= 0 && r->tty >= 0 &&
+	    ioctl(r->tty, TIOCGWINSZ, &ws) == 0)
 		ioctl(r->master, TIOCSWINSZ, &ws);
+}
+
+void
+pty_relay_suspend(struct pty_relay *r)
+{
+	pty_relay_flush(r);
+	write_reset(r);
+	restore_modes();
+}
+
+void
+pty_relay_resume(struct pty_relay *r)
+{
+	/* In the background, this stops confine again (SIGTTOU), as for
+	 * any program that takes the terminal: bg then fg. */
+	if (r->in >= 0)
+		pty_raw(r->in);
+	pty_relay_winch(r);
+	if (r->out_tty && (r->filter.modes & TF_MODE_ALT))
+		write_all(r->out, "\033[?1049h", 8);
 }

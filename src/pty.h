@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "plan.h"
+#include "termfilter.h"
 
 /* Sandbox side: open a pty on /dev/ptmx; set the user's modes and size. */
 int	pty_open(const struct plan_tty *, int *ret_master, int *ret_slave);
@@ -22,30 +23,47 @@ int	pty_send_fd(int sock, int fd);
 int	pty_recv_fd(int sock);
 
 /* Supervisor side: raw mode on the user's terminal, restored by
- * pty_restore() on every exit path (it is safe to call twice). */
+ * pty_restore() on every exit path (it is safe to call twice); that also
+ * writes the relay's reset (termfilter_reset) to the terminal once. */
 int	pty_raw(int fd);
 void	pty_restore(void);
 
-#define PTY_BUF	8192
-
-struct pty_buf {
-	char	data[PTY_BUF];
-	size_t	len;
-};
+/* Reads of the command's output; the filter may double them (C1 forms). */
+#define PTY_BUF		(64 * 1024)
+#define PTY_OUT_BUF	(2 * PTY_BUF + TF_SLACK)
+#define PTY_IN_BUF	8192
 
 struct pty_relay {
 	int		master;	/* -1 once closed */
-	int		in;	/* the user's terminal (input); -1 at EOF */
+	int		in;	/* the user's terminal (input); -1: none, EOF */
 	int		out;	/* where the command's output goes */
-	struct pty_buf	to_master, to_out;
+	int		tty;	/* the user's terminal: modes, size; or -1 */
+	bool		out_tty;	/* out is a terminal: reset it */
+	struct termfilter filter;
+	size_t		to_master_len, to_out_off, to_out_len;
+	char		to_master[PTY_IN_BUF];
+	char		scratch[PTY_BUF];
+	char		to_out[PTY_OUT_BUF];
 };
 
-void	pty_relay_init(struct pty_relay *, int master, int in, int out);
-/* Fill up to 4 pollfds; returns how many. */
+/*
+ * in: the user's terminal when stdin is one (else -1); out: the terminal
+ * the command's output goes to.  Registers the relay for pty_restore.
+ */
+void	pty_relay_init(struct pty_relay *, int master, int in, int out,
+	    bool allow_clipboard_write);
+/* Fill up to 3 pollfds; returns how many. */
 size_t	pty_relay_poll(const struct pty_relay *, struct pollfd *);
 /* Move data for the ready pollfds.  Returns false once the master is done. */
 bool	pty_relay_step(struct pty_relay *, const struct pollfd *, size_t);
-/* Copy the window size of the user's terminal to the pty. */
+/* Copy the window size of the user's terminal to the pty (the kernel sends
+ * the command SIGWINCH when it changed). */
 void	pty_relay_winch(const struct pty_relay *);
+/* Write what is queued for the terminal, blocking. */
+void	pty_relay_flush(struct pty_relay *);
+/* Job control: give the terminal back as at exit (reset, the user's
+ * modes), and take it again after fg (raw, the size, the screen). */
+void	pty_relay_suspend(struct pty_relay *);
+void	pty_relay_resume(struct pty_relay *);
 
 #endif

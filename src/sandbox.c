@@ -36,6 +36,7 @@
 
 #include "caps.h"
 #include "env.h"
+#include "job.h"
 #include "landlock.h"
 #include "log.h"
 #include "meta.h"
@@ -199,6 +200,12 @@ sandbox_command(const struct plan *p, int slave, int status_fd, int bpf_fd,
 		 * command must never hold the listener: it could answer. */
 		sandbox_send_out(notify_fd, r, "seccomp: the listener");
 	}
+	/* On a pty: a process group of the command's own (job control). */
+	for (i = 0; i < 3 && slave >= 0; i++)
+		if (p->tty.is_tty[i]) {
+			job_foreground(i);
+			break;
+		}
 	start_after(&p->start_after);
 	exec_command(p);
 }
@@ -376,16 +383,70 @@ read_record(int fd, struct record *rec, bool *open)
 	}
 }
 
+/*
+ * The relay: the user's terminal on stdin is read in raw mode; the
+ * command's output goes to the first terminal of stdout and stderr (else
+ * to stdin's, the one a terminal's echo belongs on).
+ */
 static void
 relay_start(const struct plan *p, struct pty_relay *relay, int master)
 {
-	int out = p->tty.is_tty[1] ? 1 : p->tty.is_tty[2] ? 2 : 1;
+	int out = p->tty.is_tty[1] ? 1 : p->tty.is_tty[2] ? 2 : 0;
+	int in = p->tty.is_tty[0] ? 0 : -1;
 	int r;
 
-	if ((r = pty_raw(0)) < 0)
+	if (in >= 0 && (r = pty_raw(in)) < 0)
 		log_warn("cannot put the terminal in raw mode: %s",
 		    strerror(-r));
-	pty_relay_init(relay, master, 0, out);
+	pty_relay_init(relay, master, in, out, p->tty.clipboard);
+}
+
+/* What the filter dropped: clipboard and transfers always, all with -v. */
+static void
+relay_report(const struct pty_relay *relay)
+{
+	const struct termfilter *tf = &relay->filter;
+	char line[512];
+	size_t len = 0;
+	int k;
+
+	for (k = 0; k < TF_NKINDS; k++) {
+		unsigned long n = tf->dropped[k];
+
+		if (n == 0 || (log_get_level() < LOG_VERBOSE &&
+		    k != TF_CLIP_WRITE && k != TF_CLIP_QUERY &&
+		    k != TF_TRANSFER && k != TF_NOTIFY))
+			continue;
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+		    "%s%lu %s", len ? ", " : "", n,
+		    termfilter_kind_name((enum tf_kind)k, n));
+		if (len >= sizeof(line))
+			break;
+	}
+	if (len)
+		log_msg("terminal: %s blocked%s", line,
+		    tf->dropped[TF_CLIP_WRITE] && !relay->filter.allow_clip ?
+		    " (--clipboard allows clipboard writes)" : "");
+}
+
+/* How often an idle relay checks whether the command stopped (Ctrl-Z). */
+#define JOB_POLL_MS	200
+
+/*
+ * Job control: the command stopped in its pty; stop confine too, with the
+ * terminal given back, and on fg take it again and continue the command.
+ */
+static void
+suspend_if_stopped(struct pty_relay *relay, int master)
+{
+	pid_t pgrp;
+
+	if (!job_stopped(master, &pgrp))
+		return;
+	pty_relay_suspend(relay);
+	job_stop_self();
+	pty_relay_resume(relay);
+	kill(-pgrp, SIGCONT);
 }
 
 /*
@@ -396,17 +457,18 @@ static int
 supervise(const struct plan *p, pid_t child, struct fds *f,
     struct record *rec)
 {
-	struct pty_relay relay;
+	static struct pty_relay relay;
 	struct proxy *px = NULL;
 	bool done = false, relaying = false, status_open = true;
-	int wstatus = 0, master = f->master, listener = -1;
+	bool relayed = false;
+	int wstatus = 0, master = f->master, listener = -1, ready;
 	autofree char *tmp = path_join(p->session_dir, "tmp");
 	char *roots[] = { p->mounts.n ? p->mounts.v[0].upper : NULL, p->home,
 	    tmp, NULL };
 
 	if (master >= 0) {
 		relay_start(p, &relay, master);
-		relaying = true;
+		relaying = relayed = true;
 	}
 
 	while (!done || relaying || status_open) {
@@ -437,11 +499,14 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 		xfd = n;
 		if (px && !done)
 			n += pxn = proxy_poll(px, pfd + n, nitems(pfd) - n);
-		if (poll(pfd, n, -1) < 0) {
+		/* While relaying, look for a stopped command when idle. */
+		if ((ready = poll(pfd, n, relaying ? JOB_POLL_MS : -1)) < 0) {
 			if (errno == EINTR)
 				continue;
 			die_errno(errno, "poll");
 		}
+		if (ready == 0 && relaying && !done)
+			suspend_if_stopped(&relay, master);
 		if (pfd[sfd].revents) {
 			struct signalfd_siginfo si;
 
@@ -469,7 +534,7 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 			f->ptysock[0] = -1;
 			if (master >= 0) {
 				relay_start(p, &relay, master);
-				relaying = true;
+				relaying = relayed = true;
 			}
 		}
 		if (xsfd && pfd[xsfd].revents) {
@@ -506,6 +571,8 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 	}
 	if (listener >= 0)
 		close(listener);
+	if (relayed)
+		relay_report(&relay);
 	if (px) {
 		unsigned ok, no;
 

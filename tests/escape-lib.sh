@@ -117,7 +117,14 @@ on_pty() {
 	timeout -k 5 "$((CONFINE_TIMEOUT + 10))" \
 	    script -qec "sh '$TEST_TMP/pty.sh'" /dev/null <>"$TEST_TMP/pty.in" \
 	    >"$PTY_OUT.raw" 2>&1 || _rc=$?
-	tr -d '\r\000' <"$PTY_OUT.raw" >"$PTY_OUT"
+	# Out of the lines compared: confine's reset of the terminal at its
+	# exit (confine(1), TERMINAL), exactly as confine writes it.
+	_reset=$(printf '\033[?2026l\0337\033[r\0338\033[0m\033[?25h\033[?2004l\033[?9;1000;1001;1002;1003;1004;1005;1006;1015;1016l\033[?1l\033>\033(B\017')
+	tr -d '\r\000' <"$PTY_OUT.raw" | awk -v r="$_reset" '{
+		while ((i = index($0, r)) > 0)
+			$0 = substr($0, 1, i - 1) substr($0, i + length(r))
+		print
+	}' >"$PTY_OUT"
 	return "$_rc"
 }
 

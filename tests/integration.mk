@@ -19,6 +19,8 @@ INTEGRATION_TESTS = \
 	tests/integration/environment.sh \
 	tests/integration/fds.sh \
 	tests/integration/terminal.sh \
+	tests/integration/terminal-fds.sh \
+	tests/integration/terminal-safety.sh \
 	tests/integration/signals.sh \
 	tests/integration/dry-run.sh \
 	tests/integration/doctor.sh \
@@ -68,6 +70,8 @@ BACKEND_TESTS = \
 	tests/bwrap/environment.bwrap \
 	tests/bwrap/fds.bwrap \
 	tests/bwrap/terminal.bwrap \
+	tests/bwrap/terminal-fds.bwrap \
+	tests/bwrap/terminal-safety.bwrap \
 	tests/bwrap/signals.bwrap \
 	tests/bwrap/dry-run.bwrap \
 	tests/bwrap/doctor.bwrap \
@@ -96,6 +100,8 @@ BACKEND_TESTS = \
 	tests/landlock/environment.landlock \
 	tests/landlock/fds.landlock \
 	tests/landlock/terminal.landlock \
+	tests/landlock/terminal-fds.landlock \
+	tests/landlock/terminal-safety.landlock \
 	tests/landlock/signals.landlock \
 	tests/landlock/dry-run.landlock \
 	tests/landlock/doctor.landlock \

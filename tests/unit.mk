@@ -4,9 +4,13 @@
 # check_PROGRAMS and EXTRA_DIST first and sets the TAP drivers.
 
 UNIT_TESTS = tests/unit/test-cli tests/unit/test-env tests/unit/test-policy \
-	tests/unit/test-profile tests/unit/test-term
+	tests/unit/test-profile tests/unit/test-term tests/unit/test-termfilter
 check_PROGRAMS += tests/unit/test-cli tests/unit/test-env tests/unit/test-policy \
-	tests/unit/test-profile tests/unit/test-term
+	tests/unit/test-profile tests/unit/test-term tests/unit/test-termfilter
+
+tests_unit_test_termfilter_SOURCES = tests/unit/test-termfilter.c
+tests_unit_test_termfilter_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_termfilter_LDADD = src/libconfine.a
 
 tests_unit_test_cli_SOURCES = tests/unit/test-cli.c
 tests_unit_test_cli_CFLAGS = $(AM_CFLAGS)

@@ -746,8 +746,8 @@ test_tty(void)
 	} rows[] = {
 		{ { true, true, true }, true },
 		{ { true, false, false }, true },
-		{ { false, true, true }, false },
-		{ { false, false, true }, false },
+		{ { false, true, true }, true },
+		{ { false, false, true }, true },
 		{ { false, false, false }, false },
 	};
 	const struct cli_opts o = base_opts();
