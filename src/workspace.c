@@ -434,10 +434,22 @@ export_program(void)
 int
 workspace_export(const char *session_dir, bool quiet)
 {
-	autofree char *prog = export_program();
-	char *argv[] = { prog, quiet ? (char *)"-q" : (char *)"--",
+	char *argv[] = { quiet ? (char *)"-q" : (char *)"--",
 	    (char *)session_dir, NULL };
+
+	return workspace_export_run(argv);
+}
+
+int
+workspace_export_run(char *const args[])
+{
+	autofree char *prog = export_program();
+	char *argv[8] = { prog };
+	size_t i;
 	int status;
+
+	for (i = 0; args[i] && i + 2 < nitems(argv); i++)
+		argv[i + 1] = args[i];
 	pid_t pid;
 
 	if ((pid = fork()) == 0) {
