@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "commits.h"
 #include "log.h"
 #include "probe.h"
 #include "sha256.h"
@@ -1067,8 +1068,7 @@ mem_repo(struct ctx *c)
 		autofree char *objs = path_join(git_repository_path(c->host),
 		    "objects");
 
-		if (git_odb_add_disk_alternate(odb, objs) < 0)
-			die("apply: %s", git_err());
+		commits_add_host_objects(odb, objs);
 	}
 	git_repository_set_odb(c->mem, odb);
 	git_odb_free(odb);
