@@ -1347,11 +1347,11 @@ apply_session(const struct apply_opts *o)
 	if (o->commits)
 		add_commit_paths(&c, s.n);
 	if (o->commits) {
-		autofree char *rp = path_join(o->session_dir, "rest.patch");
+		autofree char *rp = path_join(o->session_dir, "commits/rest.patch");
 		git_diff *rest = NULL;
 
 		if (access(rp, F_OK) == 0)
-			rest = parse_patch(o->session_dir, "rest.patch");
+			rest = parse_patch(o->session_dir, "commits/rest.patch");
 		else if (git_diff_from_buffer(&rest, "", 0) < 0)
 			die("apply: %s", git_err());
 
