@@ -582,8 +582,6 @@ sandbox_run(const struct plan *plan)
 
 	if (!native && (r = backend_check_paths(p, &where)) < 0)
 		die_errno(-r, "mount: cannot set up '%s'", where);
-	if (!p->reenter)
-		workspace_recover(p);
 	if ((r = workspace_session_create(p, &where, &copy.start_after)) < 0) {
 		if (!p->reenter)
 			workspace_session_remove(p);

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "probe.h"
 #include "session.h"
+#include "sha256.h"
 #include "term.h"
 #include "util.h"
 #include "workspace.h"
@@ -289,6 +290,29 @@ session_apply(const struct cli_opts *o, char *const *env)
 		close(fd);
 	log_msg("applied to %s", ws);
 	return 0;
+}
+
+void
+session_recover(const char *session_dir, const char *ws)
+{
+	autofree char *state = xstrdup(session_dir), *journal = NULL;
+	char hex[65], *slash;
+	struct stat st;
+	char *argv[] = { (char *)"--recover", (char *)ws, NULL };
+	int i;
+
+	/* SESSION_DIR is STATE/confine/sessions/ID. */
+	for (i = 0; i < 2; i++) {
+		if ((slash = strrchr(state, '/')) == NULL)
+			return;
+		*slash = '\0';
+	}
+	sha256_hex(ws, strlen(ws), hex);
+	journal = xasprintf("%s/journal/%s", state, hex);
+	if (stat(journal, &st) < 0)
+		return;
+	if (workspace_export_run(argv) != 0)
+		die("an apply to %s was killed and cannot be rolled back", ws);
 }
 
 int

@@ -28,7 +28,6 @@
 #include "copy.h"
 #include "log.h"
 #include "sys.h"
-#include "sha256.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -431,30 +430,6 @@ export_program(void)
 		}
 	}
 	return xstrdup(PKGLIBEXECDIR "/confine-export");
-}
-
-void
-workspace_recover(const struct plan *p)
-{
-	autofree char *sessions = xstrdup(p->session_dir), *journal = NULL;
-	char hex[65], *slash;
-	struct stat st;
-	char *argv[] = { (char *)"--recover", p->workspace, NULL };
-
-	/* SESSION_DIR is STATE/confine/sessions/ID. */
-	if ((slash = strrchr(sessions, '/')) == NULL)
-		return;
-	*slash = '\0';
-	if ((slash = strrchr(sessions, '/')) == NULL)
-		return;
-	*slash = '\0';
-	sha256_hex(p->workspace, strlen(p->workspace), hex);
-	journal = xasprintf("%s/journal/%s", sessions, hex);
-	if (stat(journal, &st) < 0)
-		return;
-	if (workspace_export_run(argv) != 0)
-		die("an apply to %s was killed and cannot be rolled back",
-		    p->workspace);
 }
 
 int

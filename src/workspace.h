@@ -56,12 +56,6 @@ void	workspace_note_network(const struct plan *, unsigned allowed,
  * PATH) and wait for it.  Its exit status, or -1.
  */
 int	workspace_export(const char *session_dir, bool quiet);
-/*
- * A "confine apply" killed in the plan's workspace left its journal: roll
- * it back (through confine-export) before the session starts.  One stat
- * when there is none.
- */
-void	workspace_recover(const struct plan *);
 /* Run confine-export with ARGS (NULL-terminated, at most 6): its status. */
 int	workspace_export_run(char *const args[]);
 
