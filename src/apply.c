@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -235,10 +236,42 @@ find(struct ctx *c, const char *path)
 	return c->n ? bsearch(&key, c->v, c->n, sizeof(*c->v), by_path) : NULL;
 }
 
+/*
+ * A path of the patch (agent data): relative, no empty, "." or ".."
+ * component, nothing of git's own (".git" in any case).  The export never
+ * writes one; a session directory that holds one is refused.
+ */
+static bool
+path_ok(const char *path)
+{
+	const char *p = path, *end;
+
+	if (path[0] == '\0' || path[0] == '/')
+		return false;
+	for (; *p; p = *end ? end + 1 : end) {
+		size_t n;
+
+		end = strchrnul(p, '/');
+		n = (size_t)(end - p);
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.') ||
+		    (n == 4 && strncasecmp(p, ".git", 4) == 0))
+			return false;
+	}
+	return true;
+}
+
 static void
 add_path(struct ctx *c, const char *path, bool in_patch, bool in_commits)
 {
 	size_t i;
+
+	if (!path_ok(path)) {
+		autofree char *p = safe(path);
+
+		die("the session's patches name '%s', a path confine never "
+		    "writes; nothing was changed", p);
+	}
 
 	for (i = 0; i < c->n; i++)
 		if (streq(c->v[i].path, path)) {
@@ -935,16 +968,24 @@ write_files(struct ctx *c)
 
 /* ------------------------------------------------------------ the host */
 
-static void
-update_index(struct ctx *c, git_tree *final)
+/* The host's index, read before the first write (libgit2 may not read it). */
+static git_index *
+host_index(struct ctx *c)
 {
 	git_index *idx = NULL;
-	size_t i;
 
 	if (git_repository_index(&idx, c->host) < 0 ||
 	    git_index_read(idx, 1) < 0)
-		die("cannot read the index of %s: %s", c->o->workspace,
-		    git_err());
+		die("cannot read the index of %s: %s; nothing was changed",
+		    c->o->workspace, git_err());
+	return idx;
+}
+
+/* The committed paths' entries: the committed blob, the written file's stat. */
+static int
+update_index(struct ctx *c, git_index *idx, git_tree *final)
+{
+	size_t i;
 	for (i = 0; i < c->n; i++) {
 		struct item *it = &c->v[i];
 		struct ent e;
@@ -979,13 +1020,9 @@ update_index(struct ctx *c, git_tree *final)
 			ie.file_size = (uint32_t)st.st_size;
 		}
 		if (git_index_add(idx, &ie) < 0)
-			die("cannot update the index of %s: %s",
-			    c->o->workspace, git_err());
+			return -1;
 	}
-	if (git_index_write(idx) < 0)
-		die("cannot write the index of %s: %s", c->o->workspace,
-		    git_err());
-	git_index_free(idx);
+	return git_index_write(idx);
 }
 
 /* The ref HEAD moves (a branch, or HEAD itself when detached). */
@@ -1304,6 +1341,7 @@ apply_session(const struct apply_opts *o)
 	git_oid base, head;
 	autofree char *ref = NULL, *msg = NULL;
 	git_signature *me = NULL;
+	git_index *hidx = NULL;
 	size_t i;
 
 	git_libgit2_init();
@@ -1371,6 +1409,8 @@ apply_session(const struct apply_opts *o)
 		postimage(&c, diff);
 	}
 	check_way(&c);
+	if (o->commits)
+		hidx = host_index(&c);
 	if (o->check)
 		return 0;
 	if (o->commits) {
@@ -1382,12 +1422,12 @@ apply_session(const struct apply_opts *o)
 		journal_write(&c, NULL, NULL, NULL);
 	write_files(&c);
 	if (o->commits) {
-		update_index(&c, s.tree);
 		msg = xasprintf("confine apply --commits: session %s",
 		    o->session_id);
-		if (move_ref(c.host, ref, &s.head, &base, msg) < 0) {
-			log_warn("cannot move %s in %s: %s; rolling back", ref,
-			    o->workspace, git_err());
+		if (update_index(&c, hidx, s.tree) < 0 ||
+		    move_ref(c.host, ref, &s.head, &base, msg) < 0) {
+			log_warn("cannot update the index or move %s in %s: %s; "
+			    "rolling back", ref, o->workspace, git_err());
 			recover_locked(&c);
 			return EXIT_CONFINE;
 		}
@@ -1404,5 +1444,6 @@ apply_session(const struct apply_opts *o)
 	git_diff_free(diff);
 	git_signature_free(me);
 	git_tree_free(head_tree);
+	git_index_free(hidx);
 	return 0;
 }

@@ -10,7 +10,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/apply-lib.sh"
 require_userns
-plan 8
+plan 9
 
 HOOKS='applypatch-msg pre-applypatch post-applypatch pre-commit
 commit-msg post-commit post-checkout post-merge post-rewrite
@@ -43,7 +43,7 @@ export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.invalid
 export GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.invalid
 export GIT_AUTHOR_DATE=2001-01-01T00:00:00Z GIT_COMMITTER_DATE=2001-01-01T00:00:00Z
 mkdir -p .husky
-cp -a .t/husky .husky/_
+cp -r .t/husky .husky/_
 echo '* filter=x' >.gitattributes
 git add .husky .gitattributes
 git commit -q -m hooks
@@ -223,6 +223,24 @@ t_host_changed() {
 	assert_eq "$(tail -n 1 "$CWS/README")" host "README on the host"
 }
 
+# A session directory is agent data to apply: a patch naming git's own
+# files (written there by hand: the export never does) is refused whole.
+t_git_path() {
+	load
+	ws_copy "$WS"
+	session_for "$SIDB" "$CWS"
+	printf '%s\n' 'diff --git a/.git/hooks/post-commit b/.git/hooks/post-commit' \
+	    'new file mode 100755' 'index 0000000..de15ff4' '--- /dev/null' \
+	    '+++ b/.git/hooks/post-commit' '@@ -0,0 +1 @@' '+touch pwned' \
+	    >>"$SESSIONS/$CSID/changes.patch"
+	_h=$(tree_hash "$CWS")
+	RUN_CWD=$CWS run_confine apply --yes "$CSID"
+	assert_status "$RC" 125
+	assert_file_has_content "$ERR" "^confine: the session's patches name '.git/hooks/post-commit', a path confine never writes; nothing was changed\$"
+	assert_ws_unchanged "$CWS" "$_h"
+	assert_not_exists "$CWS/.git/hooks/post-commit"
+}
+
 t_in_the_way() {
 	load
 	ws_copy "$WS"
@@ -245,5 +263,6 @@ tcase "the user's global hooksPath: nothing runs (git am runs them)" t_global
 tcase "a git operation in progress: refused, named, nothing touched" t_in_progress
 tcase "another apply holds the workspace's lock: refused at once" t_lock
 tcase "a host file changed since the session: refused, host intact" t_host_changed
+tcase "a patch naming .git/: refused whole" t_git_path
 tcase "an ignored host file in a directory the patch replaces: refused, intact" t_in_the_way
 tap_done
