@@ -125,15 +125,258 @@ read_bounded(const char *path, size_t max, size_t *ret_len)
 	return buf;
 }
 
+/*
+ * libgit2 1.5 parses a subset of the patches it prints: it reads a path
+ * from "diff --git a/X b/X" only when X has no space (else from the
+ * "---"/"+++" lines, which a binary, mode-only or empty file's patch
+ * lacks), an unquoted name with a space in "rename from/to" not at all,
+ * and the mode lines only before "similarity index".  So, and only in
+ * these lines: a header whose two names are the same (git's own rule:
+ * the line splits in the middle) and such a rename line get their names
+ * quoted, and "old mode"/"new mode" move up to the "diff --git" line.
+ * Nothing else of the text changes.
+ */
+struct nbuf {
+	char	*p;
+	size_t	 len, cap;
+};
+
+static void
+nput(struct nbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->p = xreallocarray(b->p, 1, b->cap);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static bool
+plain_name(const char *s, size_t n)
+{
+	return n > 0 && s[0] != '"' && memchr(s, '"', n) == NULL &&
+	    memchr(s, '\\', n) == NULL && memchr(s, ' ', n) != NULL;
+}
+
+/* One line of a header, rewritten as described above, into b. */
+static void
+put_line(struct nbuf *b, const char *p, size_t n)
+{
+	static const char hdr[] = "diff --git ";
+	static const char *const names[] = { "rename from ", "rename to ",
+	    "copy from ", "copy to " };
+	const size_t hl = sizeof(hdr) - 1;
+	size_t i, k;
+
+	if (n > hl + 5 && memcmp(p, hdr, hl) == 0 && (n - hl - 5) % 2 == 0) {
+		const char *r = p + hl;
+
+		k = (n - hl - 5) / 2;
+		if (memcmp(r, "a/", 2) == 0 && memcmp(r + 2 + k, " b/", 3) == 0 &&
+		    memcmp(r + 2, r + 5 + k, k) == 0 && plain_name(r + 2, k)) {
+			nput(b, hdr, hl);
+			nput(b, "\"a/", 3);
+			nput(b, r + 2, k);
+			nput(b, "\" \"b/", 5);
+			nput(b, r + 2, k);
+			nput(b, "\"", 1);
+			return;
+		}
+	}
+	for (i = 0; i < nitems(names); i++) {
+		size_t l = strlen(names[i]);
+
+		if (n > l && memcmp(p, names[i], l) == 0 &&
+		    plain_name(p + l, n - l)) {
+			nput(b, p, l);
+			nput(b, "\"", 1);
+			nput(b, p + l, n - l);
+			nput(b, "\"", 1);
+			return;
+		}
+	}
+	nput(b, p, n);
+}
+
+static bool
+starts(const char *p, size_t n, const char *w)
+{
+	size_t l = strlen(w);
+
+	return n >= l && memcmp(p, w, l) == 0;
+}
+
+struct hline {
+	const char	*p;
+	size_t		 n;
+};
+
+/* A name of a rename line as a quoted "PREFIX NAME"; false: cannot be. */
+static bool
+put_quoted(struct nbuf *b, const char *prefix, const char *v, size_t n)
+{
+	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+		nput(b, "\"", 1);
+		nput(b, prefix, strlen(prefix));
+		nput(b, v + 1, n - 1);
+		return true;
+	}
+	if (n == 0 || memchr(v, '"', n) || memchr(v, '\\', n))
+		return false;
+	nput(b, "\"", 1);
+	nput(b, prefix, strlen(prefix));
+	nput(b, v, n);
+	nput(b, "\"", 1);
+	return true;
+}
+
+static bool
+value(const struct hline *h, const char *a, const char *b, const char **v,
+    size_t *n)
+{
+	const char *w = starts(h->p, h->n, a) ? a : starts(h->p, h->n, b) ? b :
+	    NULL;
+
+	if (w == NULL)
+		return false;
+	*v = h->p + strlen(w);
+	*n = h->n - strlen(w);
+	return true;
+}
+
+/* A header: the diff line (names from the rename lines), modes, the rest. */
+static void
+flush_header(struct nbuf *out, const struct hline *h, size_t nh)
+{
+	const char *from = NULL, *to = NULL, *v;
+	size_t fn = 0, tn = 0, n, i, mark;
+	bool done = false;
+
+	for (i = 1; i < nh; i++) {
+		if (value(&h[i], "rename from ", "copy from ", &v, &n))
+			from = v, fn = n;
+		if (value(&h[i], "rename to ", "copy to ", &v, &n))
+			to = v, tn = n;
+	}
+	if (from && to) {
+		mark = out->len;
+		nput(out, "diff --git ", 11);
+		done = put_quoted(out, "a/", from, fn);
+		nput(out, " ", 1);
+		done = done && put_quoted(out, "b/", to, tn);
+		if (!done)
+			out->len = mark;
+	}
+	if (!done)
+		put_line(out, h[0].p, h[0].n);
+	nput(out, "\n", 1);
+	for (i = 1; i < nh; i++)
+		if (starts(h[i].p, h[i].n, "old mode ") ||
+		    starts(h[i].p, h[i].n, "new mode ")) {
+			nput(out, h[i].p, h[i].n);
+			nput(out, "\n", 1);
+		}
+	for (i = 1; i < nh; i++)
+		if (!starts(h[i].p, h[i].n, "old mode ") &&
+		    !starts(h[i].p, h[i].n, "new mode ")) {
+			put_line(out, h[i].p, h[i].n);
+			nput(out, "\n", 1);
+		}
+}
+
+static bool
+header_line(const char *p, size_t n)
+{
+	static const char *const w[] = { "old mode ", "new mode ",
+	    "deleted file mode ", "new file mode ", "similarity index ",
+	    "dissimilarity index ", "rename from ", "rename to ",
+	    "copy from ", "copy to ", "index " };
+	size_t i;
+
+	for (i = 0; i < nitems(w); i++)
+		if (starts(p, n, w[i]))
+			return true;
+	return false;
+}
+
+/* "--- a/X" or "+++ b/X" right after a header, X with a space: quoted. */
+static void
+put_file_line(struct nbuf *b, const char *p, size_t n)
+{
+	if (n > 6 && (p[4] == 'a' || p[4] == 'b') && p[5] == '/' &&
+	    plain_name(p + 6, n - 6)) {
+		char pre[3] = { p[4], '/', '\0' };
+
+		nput(b, p, 4);
+		put_quoted(b, pre, p + 6, n - 6);
+		return;
+	}
+	nput(b, p, n);
+}
+
+static char *
+normalize_headers(const char *buf, size_t len, size_t *ret_len)
+{
+	struct nbuf out = { 0 };
+	const char *p = buf, *end = buf + len;
+	struct hline h[32];
+	size_t nh = 0;
+	int files = 0;	/* the "---" and "+++" lines after a header */
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (nh > 0 && header_line(p, n) && nh < nitems(h)) {
+			h[nh].p = p;
+			h[nh++].n = n;
+			p = nl ? nl + 1 : end;
+			continue;
+		}
+		if (nh > 0) {
+			flush_header(&out, h, nh);
+			nh = 0;
+			files = 2;
+		}
+		if (starts(p, n, "diff --git ")) {
+			h[0].p = p;
+			h[0].n = n;
+			nh = 1;
+			p = nl ? nl + 1 : end;
+			if (nl == NULL)
+				break;
+			continue;
+		}
+		if (files == 2 && starts(p, n, "--- "))
+			files = 1, put_file_line(&out, p, n);
+		else if (files == 1 && starts(p, n, "+++ "))
+			files = 0, put_file_line(&out, p, n);
+		else {
+			files = 0;
+			nput(&out, p, n);
+		}
+		if (nl)
+			nput(&out, "\n", 1);
+		p = nl ? nl + 1 : end;
+	}
+	if (nh > 0)
+		flush_header(&out, h, nh);
+	nput(&out, "", 0);
+	*ret_len = out.len;
+	return out.p ? out.p : xstrdup("");
+}
+
 static git_diff *
 parse_patch(const char *sdir, const char *name)
 {
-	autofree char *path = path_join(sdir, name), *buf = NULL;
+	autofree char *path = path_join(sdir, name), *raw = NULL, *buf = NULL;
 	git_diff *diff = NULL;
 	size_t len = 0;
 
-	if ((buf = read_bounded(path, MAX_PATCH, &len)) == NULL)
+	if ((raw = read_bounded(path, MAX_PATCH, &len)) == NULL)
 		die_errno(errno, "cannot read the session's '%s'", name);
+	buf = normalize_headers(raw, len, &len);
 	if (git_diff_from_buffer(&diff, buf, len) < 0) {
 		autofree char *why = safe(git_err());
 
@@ -511,6 +754,18 @@ postimage(struct ctx *c, git_diff *diff)
 			entry_of(post, c->v[i].path, &c->v[i].new);
 		else
 			c->v[i].new = c->v[i].old;
+	/* A pure rename says no mode: the file keeps its own. */
+	for (i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		struct item *to = find(c, d->new_file.path);
+		struct item *from = find(c, d->old_file.path);
+
+		if (d->status == GIT_DELTA_DELETED || d->status ==
+		    GIT_DELTA_ADDED || d->new_file.mode != 0 || to == NULL ||
+		    from == NULL || to->new.type != from->old.type)
+			continue;
+		to->new.mode = from->old.mode;
+	}
 	git_index_free(post);
 	git_tree_free(pre);
 }
