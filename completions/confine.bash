@@ -3,7 +3,8 @@
 #
 # confine [OPTIONS] [--] COMMAND [ARG...]
 # confine run [OPTIONS] [--] COMMAND [ARG...]
-# confine ls | show [SESSION] | diff [SESSION] | drop SESSION...
+# confine ls | show [SESSION] | diff [--commits] [SESSION]
+# confine drop SESSION...
 # confine apply [--yes] [--commits] [SESSION]
 # confine enter [SESSION] [COMMAND [ARG...]]
 # confine profile list | show NAME | check FILE...
@@ -116,9 +117,17 @@ _confine()
 		((cword == 2)) && COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
-	show | diff)
+	show)
 		((cword == 2)) &&
 		    COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
+		return 0
+		;;
+	diff)
+		if [[ $cur == -* ]]; then
+			((cword == 2)) && COMPREPLY=($(compgen -W '--commits' -- "$cur"))
+		elif ((cword == 2)) || [[ $cword == 3 && ${words[2]} == --commits ]]; then
+			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
+		fi
 		return 0
 		;;
 	drop)

@@ -158,6 +158,7 @@ complete -c confine -n '__confine_sub show diff; and __confine_nargs 2' -a '(__c
 complete -c confine -n '__confine_sub drop apply' -a '(__confine_sessions)'
 complete -c confine -n '__confine_sub enter; and __confine_nargs 2' -a '(__confine_sessions)'
 complete -c confine -n '__confine_sub apply' -s y -l yes -d 'Apply without asking'
+complete -c confine -n '__confine_sub diff; and __confine_nargs 2' -l commits -d 'Print the commits of the session'
 complete -c confine -n '__confine_sub apply' -l commits -d 'Create the commits of the session (git am)'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a list -d 'List the profiles'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a show -d 'Print the effective policy of a profile'

@@ -22,7 +22,8 @@ const char cli_usage[] =
 "       confine run [OPTIONS] [--] COMMAND [ARG...]\n"
 "       confine profile list | show NAME | check FILE...\n"
 "       confine trust [FILE]\n"
-"       confine ls | show [SESSION] | diff [SESSION] | drop SESSION...\n"
+"       confine ls | show [SESSION] | diff [--commits] [SESSION]\n"
+"       confine drop SESSION...\n"
 "       confine apply [--yes] [--commits] [SESSION]\n"
 "       confine enter [SESSION] [COMMAND [ARG...]]\n"
 "       confine doctor\n"
@@ -69,8 +70,11 @@ const char cli_usage[] =
 "  ls                   list the sessions\n"
 "  show [SESSION]       the report of a session (default: the latest);\n"
 "                       exports it first if that has not happened\n"
-"  diff [SESSION]       print the session's patch (paged, made safe for\n"
-"                       the terminal, when on one)\n"
+"  diff [--commits] [SESSION]\n"
+"                       print the session's patch (paged, made safe for\n"
+"                       the terminal, when on one); --commits prints each\n"
+"                       commit the agent made: its author and message,\n"
+"                       then its own change\n"
 "  apply [--yes] [--commits] [SESSION]\n"
 "                       apply the patch to the workspace, all or nothing,\n"
 "                       running no hook, filter or git; asks first on a\n"
@@ -148,8 +152,9 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 
 		o->cmd = streq(w, "show") ? CLI_SHOW : streq(w, "diff") ?
 		    CLI_DIFF : CLI_APPLY;
-		while (o->cmd == CLI_APPLY && argc > i) {
-			if (streq(argv[i], "--yes") || streq(argv[i], "-y"))
+		while (o->cmd != CLI_SHOW && argc > i) {
+			if (o->cmd == CLI_APPLY && (streq(argv[i], "--yes") ||
+			    streq(argv[i], "-y")))
 				o->yes = true;
 			else if (streq(argv[i], "--commits"))
 				o->commits = true;
@@ -159,7 +164,8 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 		}
 		if (argc > i + 1 || (argc > i && argv[i][0] == '-')) {
 			*cause = xasprintf("usage: confine %s%s [SESSION]", w,
-			    o->cmd == CLI_APPLY ? " [--yes] [--commits]" : "");
+			    o->cmd == CLI_APPLY ? " [--yes] [--commits]" :
+			    o->cmd == CLI_DIFF ? " [--commits]" : "");
 			return -1;
 		}
 		o->argv = argv + i;

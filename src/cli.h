@@ -38,7 +38,7 @@ struct cli_opts {
 	const char	*session_layout;	/* enter: "overlay" or "copy" */
 	bool		 dry_run;
 	bool		 yes;		/* apply --yes */
-	bool		 commits;	/* apply --commits */
+	bool		 commits;	/* apply --commits, diff --commits */
 	const char	*session_id;	/* enter: the session to re-enter */
 	int		 verbosity;	/* -1 quiet, 0, 1 -v, 2 -vv */
 };

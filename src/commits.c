@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: ISC
 /*
- * commits.c - export the command's commits as an mbox series
- * (research/ecosystem.md section 3.4), without git and without trusting
- * the session's .git: HEAD and refs are parsed here, loose objects are
- * inflated from fds beneath the upper layer into the private object
- * database, the host's objects are an alternate (read, never written).
+ * commits.c - find the command's commits (research/ecosystem.md section
+ * 3.4), which export.c writes as SESSION/commits/, without git and
+ * without trusting the session's .git: HEAD and refs are parsed here,
+ * loose objects are inflated from fds beneath the upper layer into the
+ * private object database (at most 32 MiB each, 256 MiB in all), the
+ * host's objects are an alternate (read, never written).
  *
  * Runs in: confine-export, after the patch.
  * MUST: never follow a link in the upper layer, never read the session
@@ -27,7 +28,9 @@
 #include "upper.h"
 #include "util.h"
 
-#define MAX_OBJECT	(256UL * 1024 * 1024)
+/* One object inflated, and all of them: agent data, in memory. */
+#define MAX_OBJECT	(33UL * 1024 * 1024)
+#define MAX_IMPORT	(256UL * 1024 * 1024)
 
 static bool
 hex40(const char *s)
@@ -183,9 +186,12 @@ commits_add_host_objects(git_odb *odb, const char *dir)
 		add_read_only(odb, b, 3);
 }
 
-/* Inflate one loose object and store it in the private database. */
+/*
+ * Inflate one loose object (agent data, at most MAX_OBJECT) and store it
+ * in the private database; *budget is what is left of MAX_IMPORT.
+ */
 static int
-import(git_odb *odb, int dirfd, const char *name)
+import(git_odb *odb, int dirfd, const char *name, size_t *budget)
 {
 	autoclose int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC | O_NONBLOCK);
@@ -205,6 +211,8 @@ import(git_odb *odb, int dirfd, const char *name)
 	/* A whole copy holds the host's objects too: only the new ones. */
 	if (upper_copy_unchanged(&st))
 		return 0;
+	if (!S_ISREG(st.st_mode))
+		return -1;
 	if (inflateInit(&z) != Z_OK)
 		return -1;
 	out = xmalloc(cap);
@@ -213,7 +221,7 @@ import(git_odb *odb, int dirfd, const char *name)
 		z.avail_in = (unsigned)n;
 		do {
 			if (len == cap) {
-				if (cap >= MAX_OBJECT)
+				if (cap >= MAX_OBJECT || cap >= *budget)
 					goto bad;
 				out = xreallocarray(out, 2, cap);
 				cap *= 2;
@@ -234,25 +242,31 @@ import(git_odb *odb, int dirfd, const char *name)
 	*sp = '\0';
 	if ((type = git_object_string2type((char *)out)) == GIT_OBJECT_INVALID)
 		return -1;
+	*budget = len > *budget ? 0 : *budget - len;
 	return git_odb_write(&oid, odb, out + hdr + 1, len - hdr - 1, type);
 bad:
 	inflateEnd(&z);
 	return -1;
 }
 
-/* Every loose object the session wrote: .git/objects/XX/YYYY... */
-static void
+/*
+ * Every loose object the session wrote: .git/objects/XX/YYYY...  -1 when
+ * they are over MAX_IMPORT in all (what is left would be a partial
+ * history, read as missing objects).
+ */
+static int
 import_all(git_odb *odb, int upper)
 {
 	autoclose int objs = -1;
 	DIR *d;
 	struct dirent *e;
+	size_t budget = MAX_IMPORT;
 
 	if ((objs = openat(upper, ".git/objects", O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return;
+		return 0;
 	if ((d = fdopendir(dup(objs))) == NULL)
-		return;
+		return 0;
 	while ((e = readdir(d)) != NULL) {
 		autoclose int sub = -1;
 		DIR *sd;
@@ -267,15 +281,16 @@ import_all(git_odb *odb, int upper)
 			continue;
 		while ((f = readdir(sd)) != NULL)
 			if (strlen(f->d_name) == 38)
-				import(odb, sub, f->d_name);
+				import(odb, sub, f->d_name, &budget);
 		closedir(sd);
 	}
 	closedir(d);
+	return budget > 0 ? 0 : -1;
 }
 
 int
-commits_export(git_repository *repo, const char *host_objects,
-    const git_oid *base, int lower, int upper, FILE *out, git_oid *ret_head,
+commits_find(git_repository *repo, const char *host_objects,
+    const git_oid *base, int lower, int upper, git_oid **ret_ids,
     char **note)
 {
 	git_odb *odb = NULL;
@@ -286,6 +301,7 @@ commits_export(git_repository *repo, const char *host_objects,
 	int ret = -1;
 
 	*note = NULL;
+	*ret_ids = NULL;
 	if (session_head(lower, upper, &head) < 0)
 		return 0;	/* no readable HEAD: nothing to say */
 	if (base && git_oid_equal(&head, base))
@@ -293,7 +309,11 @@ commits_export(git_repository *repo, const char *host_objects,
 	if (git_repository_odb(&odb, repo) < 0)
 		goto giterr;
 	/* Import first: the private database has only its own backend yet. */
-	import_all(odb, upper);
+	if (import_all(odb, upper) < 0) {
+		*note = xasprintf("commits not exported: the session's objects "
+		    "are over %lu MiB", MAX_IMPORT >> 20);
+		goto out;
+	}
 	if (host_objects)
 		commits_add_host_objects(odb, host_objects);
 	if (base == NULL) {
@@ -316,45 +336,22 @@ commits_export(git_repository *repo, const char *host_objects,
 		ids[n++] = id;
 	}
 	for (i = 0; i < n; i++) {
-		git_commit *c = NULL, *parent = NULL;
-		git_tree *t = NULL, *pt = NULL;
-		git_diff *diff = NULL;
-		git_buf buf = { 0 };
-		git_email_create_options eo = GIT_EMAIL_CREATE_OPTIONS_INIT;
-		int r;
+		git_commit *c = NULL;
+		unsigned int np;
 
-		/* No renames: libgit2 1.5 orders a type change wrongly then. */
-		eo.flags |= GIT_EMAIL_CREATE_NO_RENAMES;
 		if (git_commit_lookup(&c, repo, &ids[i]) < 0)
 			goto giterr;
-		if (git_commit_parentcount(c) != 1) {
-			git_commit_free(c);
+		np = git_commit_parentcount(c);
+		git_commit_free(c);
+		if (np != 1) {
 			*note = xasprintf("a merge commit: the series stops before "
 			    "it");
 			break;
 		}
-		r = git_commit_parent(&parent, c, 0) < 0 ||
-		    git_commit_tree(&t, c) < 0 ||
-		    git_commit_tree(&pt, parent) < 0 ||
-		    git_diff_tree_to_tree(&diff, repo, pt, t,
-		    &eo.diff_opts) < 0 ||
-		    git_email_create_from_diff(&buf, diff, i + 1, n, &ids[i],
-		    git_commit_summary(c), git_commit_body(c),
-		    git_commit_author(c), &eo) < 0;
-		if (!r)
-			fwrite(buf.ptr, 1, buf.size, out);
-		git_buf_dispose(&buf);
-		git_diff_free(diff);
-		git_tree_free(t);
-		git_tree_free(pt);
-		git_commit_free(parent);
-		git_commit_free(c);
-		if (r)
-			goto giterr;
 	}
 	ret = (int)i;
-	if (i > 0)
-		git_oid_cpy(ret_head, &ids[i - 1]);
+	*ret_ids = ids;
+	ids = NULL;
 	goto out;
 giterr:
 	{
@@ -368,5 +365,9 @@ out:
 	free(ids);
 	git_revwalk_free(walk);
 	git_odb_free(odb);
+	if (ret <= 0) {
+		free(*ret_ids);
+		*ret_ids = NULL;
+	}
 	return *note && ret <= 0 ? -1 : ret;
 }

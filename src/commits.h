@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * commits.h - the commits the command made, as a series "git am" takes.
+ * commits.h - the commits the command made, found in its agent-written .git.
  *
  * Runs in: confine-export.  The session's .git is agent-written: its HEAD,
  * refs and loose objects are read through fds beneath the upper layer and
@@ -13,16 +13,17 @@
 #include <stdio.h>
 
 /*
- * Write the commits from base (the host's HEAD when the session began) to
- * the session's HEAD into out, as mbox.  repo is export's private
- * repository; host_objects the host's object directory (read only).
- * Returns the number of commits written (0: none), with *ret_head the
- * last one's id, or -1 with *note set to why none could be (a heap string,
- * for the report).
+ * The commits from base (the host's HEAD when the session began) to the
+ * session's HEAD, oldest first, stopping before the first merge commit;
+ * their objects are then in repo (export's private repository;
+ * host_objects is the host's object directory, read only).  Returns how
+ * many, with *ret_ids a heap array of them (NULL for none); *note is NULL
+ * or a heap string for the report (why the series stops, or why there is
+ * none: then -1).
  */
-int	commits_export(git_repository *repo, const char *host_objects,
-	    const git_oid *base, int lower_fd, int upper_fd, FILE *out,
-	    git_oid *ret_head, char **note);
+int	commits_find(git_repository *repo, const char *host_objects,
+	    const git_oid *base, int lower_fd, int upper_fd, git_oid **ret_ids,
+	    char **note);
 
 /*
  * Add the host repository's object directory dir to odb as read-only

@@ -17,6 +17,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
@@ -116,19 +117,56 @@ ignored(struct host_repo *h, const char *path)
 	return !(h->index && git_index_get_bypath(h->index, path, 0));
 }
 
+/* What one export reads: UPPER_MAX_TOTAL bytes in all. */
+struct budget {
+	size_t	left;
+};
+
+static size_t
+count_lines(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	size_t n = 0;
+
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/*
+ * Add one side of a change to idx.  0; 1 with *why set when the path is
+ * left out (a name git refuses, or a file over a bound: agent data is
+ * read with a bound, never whole); -1 on an error.
+ */
 static int
 add_side(git_repository *repo, git_index *idx, int lower, int upper,
-    const char *path, const struct upper_state *st)
+    const char *path, const struct upper_state *st, struct budget *b,
+    char **why)
 {
 	git_index_entry e;
 	autofree char *buf = NULL;
 	size_t len = 0;
 	int r;
 
-	if ((r = upper_read(lower, upper, path, st, &buf, &len)) < 0) {
+	r = upper_read(lower, upper, path, st, b->left < UPPER_MAX_FILE ?
+	    b->left : UPPER_MAX_FILE, &buf, &len);
+	if (r == -EFBIG) {
+		*why = xstrdup(b->left < UPPER_MAX_FILE ? "too large, not "
+		    "exported: over the export's total of 256 MiB" : "too "
+		    "large, not exported: over 32 MiB");
+		return 1;
+	}
+	if (r < 0) {
 		log_warn("export: cannot read '%s': %s", path, strerror(-r));
 		return -1;
 	}
+	if (st->type == UPPER_FILE && count_lines(buf, len) > UPPER_MAX_LINES) {
+		*why = xstrdup("too large, not exported: over 200000 lines");
+		return 1;
+	}
+	b->left -= len;
 	memset(&e, 0, sizeof(e));
 	e.path = path;
 	e.mode = st->type == UPPER_LINK ? GIT_FILEMODE_LINK :
@@ -137,8 +175,10 @@ add_side(git_repository *repo, git_index *idx, int lower, int upper,
 	if (git_blob_create_from_buffer(&e.id, repo, buf, len) < 0)
 		return -1;
 	/* A name git refuses (".GIT/x", "a/../b"): skipped, and said. */
-	if (git_index_add(idx, &e) < 0)
+	if (git_index_add(idx, &e) < 0) {
+		*why = xasprintf("git refuses the name: %s", git_err());
 		return 1;
+	}
 	return 0;
 }
 
@@ -286,7 +326,7 @@ commit_file(int dirfd, const char *name, FILE *f)
  * two lines, so a file name could forge a line of the summary.
  */
 static void
-diffstat(git_diff *diff, FILE *out, size_t max)
+diffstat(git_diff *diff, FILE *out, size_t max, const char *ind)
 {
 	size_t n = git_diff_num_deltas(diff), i, adds = 0, dels = 0;
 
@@ -305,21 +345,21 @@ diffstat(git_diff *diff, FILE *out, size_t max)
 		dels += del;
 		if (i >= max) {
 			if (i == max)
-				fprintf(out, " ... and %zu more (confine show)\n",
-				    n - max);
+				fprintf(out, "%s... and %zu more (confine show)\n",
+				    ind, n - max);
 			continue;
 		}
 		if (d->status == GIT_DELTA_RENAMED)
-			fprintf(out, " %s => %s |", old, name);
+			fprintf(out, "%s%s => %s |", ind, old, name);
 		else
-			fprintf(out, " %s |", name);
+			fprintf(out, "%s%s |", ind, name);
 		if (d->flags & GIT_DIFF_FLAG_BINARY)
 			fprintf(out, " Bin\n");
 		else
 			fprintf(out, " %zu +, %zu -\n", a, del);
 	}
-	fprintf(out, " %zu file%s changed, %zu insertion%s(+), %zu deletion%s"
-	    "(-)\n", n, n == 1 ? "" : "s", adds, adds == 1 ? "" : "s", dels,
+	fprintf(out, "%s%zu file%s changed, %zu insertion%s(+), %zu deletion%s"
+	    "(-)\n", ind, n, n == 1 ? "" : "s", adds, adds == 1 ? "" : "s", dels,
 	    dels == 1 ? "" : "s");
 }
 
@@ -347,25 +387,35 @@ count(git_diff *diff, struct counts *c)
  * (bare) repository, whose config git would obey when run there.
  */
 static bool
-nested_repo(git_index *inew, const char *path)
+nested_repo(git_tree *tnew, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	autofree char *head = NULL;
+	git_tree_entry *te = NULL;
 
 	base = base ? base + 1 : path;
 	if (!streq(base, "HEAD") && !streq(base, "config") &&
 	    !streq(base, "packed-refs"))
 		return false;
 	head = xasprintf("%.*sHEAD", (int)(base - path), path);
-	return git_index_get_bypath(inew, head, 0) != NULL;
+	if (git_tree_entry_bypath(&te, tnew, head) < 0)
+		return false;
+	git_tree_entry_free(te);
+	return true;
 }
 
-/* Flagged paths, with why, into the report and (sanitised) stderr. */
+/*
+ * Flagged paths of one diff (the working tree's, or one commit's against
+ * its parent: the same rules), with why, into the report and (sanitised)
+ * stderr; commit is NULL or the commit's number, said after the path.
+ */
 static size_t
-flags(git_diff *diff, const struct upper_changes *ch, git_index *inew,
-    const struct export_opts *o, FILE *report, bool say)
+flags(git_diff *diff, git_tree *tnew, const char *commit, FILE *report,
+    bool say)
 {
-	size_t n = git_diff_num_deltas(diff), i, j, nflag = 0;
+	size_t n = git_diff_num_deltas(diff), i, nflag = 0;
+	autofree char *where = commit ? xasprintf(" (commit %s)", commit) :
+	    xstrdup("");
 
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
@@ -374,7 +424,7 @@ flags(git_diff *diff, const struct upper_changes *ch, git_index *inew,
 		autofree char *safe = NULL;
 
 		if (why == NULL && d->status != GIT_DELTA_DELETED &&
-		    nested_repo(inew, path))
+		    nested_repo(tnew, path))
 			why = "a nested git repository's internals: git run "
 			    "there obeys its config and hooks";
 		if (why == NULL && d->new_file.mode == GIT_FILEMODE_LINK &&
@@ -387,12 +437,25 @@ flags(git_diff *diff, const struct upper_changes *ch, git_index *inew,
 		if (why == NULL)
 			continue;
 		safe = term_sanitize(path, strlen(path), 0);
-		fprintf(report, "  %s: %s\n", safe, why);
+		fprintf(report, "  %s%s: %s\n", safe, where, why);
 		if (say)
-			fprintf(stderr, "  flagged: %s: %s\n", safe, why);
+			fprintf(stderr, "  flagged: %s%s: %s\n", safe, where, why);
 		nflag++;
 	}
-	/* The host changed a file the command changed too. */
+	return nflag;
+}
+
+/*
+ * The host changed a file the command changed too; and the flags the
+ * collection of the changes raised (host data a change destroys, a file
+ * too large to export), "path: why" each.
+ */
+static size_t
+flags_host(const struct upper_changes *ch, char *const *extra, size_t nextra,
+    const struct export_opts *o, FILE *report, bool say)
+{
+	size_t j, nflag = 0;
+
 	for (j = 0; j < ch->n; j++) {
 		const struct upper_change *c = &ch->v[j];
 		autofree char *safe = NULL;
@@ -408,113 +471,523 @@ flags(git_diff *diff, const struct upper_changes *ch, git_index *inew,
 			    "the session\n", safe);
 		nflag++;
 	}
+	for (j = 0; j < nextra; j++) {
+		autofree char *safe = term_sanitize(extra[j], strlen(extra[j]),
+		    0);
+
+		fprintf(report, "  %s\n", safe);
+		if (say)
+			fprintf(stderr, "  flagged: %s\n", safe);
+		nflag++;
+	}
 	return nflag;
 }
 
-/*
- * What is left after the commits: the final tree against the last
- * commit's, over the changed paths, for "apply --commits".
- */
-static int
-uncommitted(git_repository *repo, const git_oid *head,
-    const struct upper_changes *ch, git_index *inew, int sdir)
+#define MAX_MESSAGE	(64 * 1024)
+#define MAX_COMMITS	9999	/* 0001 to 9999 */
+
+/* The commit section of the report, and what it adds to the whole. */
+struct series {
+	bool	 found;	/* commits made, exported or not: keep the session */
+	size_t	 n;		/* commits in commits/ */
+	size_t	 npaths;	/* distinct paths they change */
+	size_t	 nflag;
+	char	*text;		/* "commits: ..." lines for the report */
+	size_t	 textlen;
+	char	*flagged;	/* their flagged lines */
+	size_t	 flaggedlen;
+};
+
+/* Remove dirfd/name, a directory of files we wrote (commits/). */
+static void
+remove_flat(int dirfd, const char *name)
 {
-	git_commit *c = NULL;
-	git_tree *ht = NULL, *told = NULL, *tnew = NULL;
-	git_index *iold = NULL;
-	git_diff *diff = NULL;
-	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	autoclose int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	if (fd >= 0 && (d = fdopendir(dup(fd))) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
+				unlinkat(fd, e->d_name, 0);
+		closedir(d);
+	}
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+static FILE *
+create_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if ((f = fdopen(fd, "w")) == NULL)
+		close(fd);
+	return f;
+}
+
+static int
+close_checked(FILE *f)
+{
+	int bad = fflush(f) != 0 || ferror(f);
+
+	return (fclose(f) != 0 || bad) ? -1 : 0;
+}
+
+/*
+ * NNNN.meta: "author NAME <EMAIL> SECONDS +HHMM", an empty line, then the
+ * message (agent data, verbatim, cut at MAX_MESSAGE).  true when cut.
+ */
+static bool
+write_meta(git_commit *c, FILE *f)
+{
+	const git_signature *a = git_commit_author(c);
+	const char *msg = git_commit_message_raw(c);
+	size_t len = msg ? strnlen(msg, MAX_MESSAGE + 1) : 0;
+	int off = a->when.offset < 0 ? -a->when.offset : a->when.offset;
+
+	fprintf(f, "author %s <%s> %lld %c%02d%02d\n\n", a->name, a->email,
+	    (long long)a->when.time, a->when.offset < 0 ? '-' : '+', off / 60,
+	    off % 60);
+	fwrite(msg ? msg : "", 1, len > MAX_MESSAGE ? MAX_MESSAGE : len, f);
+	return len > MAX_MESSAGE;
+}
+
+/* A tree of the entries of t (or of idx) at paths, a sparse tree. */
+static int
+sparse_tree(git_repository *repo, git_tree *t, char *const *paths,
+    size_t n, git_tree **ret)
+{
+	git_index *idx = NULL;
 	git_oid oid;
-	FILE *f = NULL;
 	size_t i;
 	int r = -1;
 
-	if (git_commit_lookup(&c, repo, head) < 0 ||
-	    git_commit_tree(&ht, c) < 0 || git_index_new(&iold) < 0)
-		goto out;
-	for (i = 0; i < ch->n; i++) {
+	if (git_index_new(&idx) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
 		git_tree_entry *te = NULL;
 		git_index_entry e;
 
-		if (git_tree_entry_bypath(&te, ht, ch->v[i].path) < 0)
+		if (git_tree_entry_bypath(&te, t, paths[i]) < 0)
 			continue;
 		memset(&e, 0, sizeof(e));
-		e.path = ch->v[i].path;
+		e.path = paths[i];
 		e.mode = git_tree_entry_filemode(te);
 		git_oid_cpy(&e.id, git_tree_entry_id(te));
-		r = git_index_add(iold, &e);
+		r = git_index_add(idx, &e);
 		git_tree_entry_free(te);
 		if (r < 0)
 			goto out;
 	}
-	r = -1;
+	r = git_index_write_tree_to(&oid, idx, repo) < 0 ||
+	    git_tree_lookup(ret, repo, &oid) < 0 ? -1 : 0;
+out:
+	git_index_free(idx);
+	return r;
+}
+
+static int
+in_changes(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct upper_change *)elem)->path);
+}
+
+/*
+ * rest.patch: the working tree as left against the last commit's tree,
+ * over every path the working tree or a commit changed.  A path only a
+ * commit changed is, in the working tree, as the host has it.
+ */
+static int
+write_rest(git_repository *repo, git_commit *last, char **paths,
+    size_t npaths, const struct upper_changes *ch, git_index *inew,
+    int lower, int dirfd)
+{
+	git_tree *lt = NULL, *told = NULL, *tnew = NULL;
+	git_index *irest = NULL;
+	git_diff *diff = NULL;
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	struct budget b = { UPPER_MAX_TOTAL };
+	autostrv char **all = NULL;
+	size_t nall = 0, i;
+	git_oid oid;
+	FILE *f = NULL;
+	int r = -1;
+
+	for (i = 0; i < ch->n; i++)
+		strv_push(&all, &nall, xstrdup(ch->v[i].path));
+	for (i = 0; i < npaths; i++)
+		strv_push(&all, &nall, xstrdup(paths[i]));
+	if (git_commit_tree(&lt, last) < 0 ||
+	    sparse_tree(repo, lt, all, nall, &told) < 0 ||
+	    git_index_new(&irest) < 0)
+		goto out;
+	for (i = 0; i < git_index_entrycount(inew); i++)
+		if (git_index_add(irest, git_index_get_byindex(inew, i)) < 0)
+			goto out;
+	for (i = 0; i < npaths; i++) {
+		struct upper_state st;
+		autofree char *why = NULL;
+
+		if (bsearch(paths[i], ch->v, ch->n, sizeof(*ch->v),
+		    in_changes))
+			continue;
+		upper_lower_state(lower, paths[i], &st);
+		if (st.type != UPPER_ABSENT && add_side(repo, irest, lower,
+		    lower, paths[i], &st, &b, &why) != 0)
+			goto out;
+	}
 	dopts.flags = GIT_DIFF_SHOW_BINARY;
-	if (git_index_write_tree_to(&oid, iold, repo) < 0 ||
-	    git_tree_lookup(&told, repo, &oid) < 0 ||
-	    git_index_write_tree_to(&oid, inew, repo) < 0 ||
+	if (git_index_write_tree_to(&oid, irest, repo) < 0 ||
 	    git_tree_lookup(&tnew, repo, &oid) < 0 ||
 	    git_diff_tree_to_tree(&diff, repo, told, tnew, &dopts) < 0 ||
-	    (f = tmp_file(sdir, "uncommitted.patch")) == NULL ||
-	    print_patch(diff, f) < 0)
+	    (f = create_at(dirfd, "rest.patch")) == NULL)
 		goto out;
-	r = commit_file(sdir, "uncommitted.patch", f);
-	f = NULL;
+	r = print_patch(diff, f);
+	if (close_checked(f) < 0)
+		r = -1;
 out:
-	if (f) {
-		fclose(f);
-		unlinkat(sdir, "uncommitted.patch.tmp", 0);
-	}
 	git_diff_free(diff);
+	git_tree_free(lt);
 	git_tree_free(told);
 	git_tree_free(tnew);
-	git_tree_free(ht);
-	git_index_free(iold);
+	git_index_free(irest);
+	return r;
+}
+
+/* One commit: NNNN.patch, NNNN.meta, its lines of the report. */
+static int
+write_commit(git_repository *repo, git_commit *c, size_t i, int dirfd,
+    FILE *sect, FILE *flagged, char ***paths, size_t *npaths,
+    size_t *nflag)
+{
+	char num[16], name[32];
+	git_commit *parent = NULL;
+	git_tree *t = NULL, *pt = NULL;
+	git_diff *diff = NULL;
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	const git_signature *a = git_commit_author(c);
+	const char *subj = git_commit_summary(c);
+	autofree char *ssubj = NULL, *sname = NULL, *smail = NULL;
+	FILE *f;
+	size_t k;
+	bool cut;
+	int r = -1;
+
+	snprintf(num, sizeof(num), "%04zu", i + 1);
+	/* Binary patches with full index, no rename detection: as apply. */
+	dopts.flags = GIT_DIFF_SHOW_BINARY;
+	if (git_commit_parent(&parent, c, 0) < 0 ||
+	    git_commit_tree(&t, c) < 0 || git_commit_tree(&pt, parent) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, pt, t, &dopts) < 0)
+		goto out;
+	snprintf(name, sizeof(name), "%s.patch", num);
+	if ((f = create_at(dirfd, name)) == NULL)
+		goto out;
+	if ((print_patch(diff, f) < 0) | (close_checked(f) < 0))
+		goto out;
+	snprintf(name, sizeof(name), "%s.meta", num);
+	if ((f = create_at(dirfd, name)) == NULL)
+		goto out;
+	cut = write_meta(c, f);
+	if (close_checked(f) < 0)
+		goto out;
+	/* Agent data, on one line each. */
+	subj = subj ? subj : "";
+	ssubj = term_sanitize(subj, strnlen(subj, 200), 0);
+	sname = term_sanitize(a->name, strlen(a->name), 0);
+	smail = term_sanitize(a->email, strlen(a->email), 0);
+	fprintf(sect, "  %s %s\n    author %s <%s>\n", num, ssubj, sname,
+	    smail);
+	if (cut)
+		fprintf(sect, "    message cut at 64 KiB in %s.meta\n", num);
+	diffstat(diff, sect, SIZE_MAX, "     ");
+	*nflag += flags(diff, t, num, flagged, false);
+	for (k = 0; k < git_diff_num_deltas(diff); k++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, k);
+
+		strv_push(paths, npaths, xstrdup(d->new_file.path));
+		if (!streq(d->old_file.path, d->new_file.path))
+			strv_push(paths, npaths, xstrdup(d->old_file.path));
+	}
+	r = 0;
+out:
+	git_diff_free(diff);
+	git_tree_free(t);
+	git_tree_free(pt);
+	git_commit_free(parent);
+	return r;
+}
+
+static int
+cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort and make unique; the count left. */
+static size_t
+uniq(char **v, size_t n)
+{
+	size_t i, m = 0;
+
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_path);
+	for (i = 0; i < n; i++) {
+		if (m > 0 && streq(v[i], v[m - 1])) {
+			free(v[i]);
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	v[m] = NULL;
+	return m;
+}
+
+/* commits.tmp/ written whole: the series, its base, the rest. */
+static int
+write_series(git_repository *repo, struct host_repo *h, const git_oid *ids,
+    size_t n, const struct upper_changes *ch, git_index *inew, int lower,
+    int sdir, FILE *sect, FILE *flagged, struct series *s)
+{
+	autoclose int dirfd = -1;
+	autostrv char **paths = NULL;
+	size_t npaths = 0, i;
+	char base[GIT_OID_HEXSZ + 1];
+	git_commit *c = NULL;
+	FILE *f;
+	int r = -1;
+
+	paths = xcalloc(1, sizeof(*paths));
+	remove_flat(sdir, "commits.tmp");
+	if (mkdirat(sdir, "commits.tmp", 0700) < 0 ||
+	    (dirfd = openat(sdir, "commits.tmp", O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (f = create_at(dirfd, "base")) == NULL)
+		return -1;
+	git_oid_tostr(base, sizeof(base), &h->head_id);
+	fprintf(f, "%s\n", base);
+	if (close_checked(f) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		git_commit_free(c);
+		c = NULL;
+		if (git_commit_lookup(&c, repo, &ids[i]) < 0 ||
+		    write_commit(repo, c, i, dirfd, sect, flagged, &paths,
+		    &npaths, &s->nflag) < 0)
+			goto out;
+	}
+	npaths = uniq(paths, npaths);
+	if (write_rest(repo, c, paths, npaths, ch, inew, lower, dirfd) < 0)
+		goto out;
+	s->n = n;
+	s->npaths = npaths;
+	remove_flat(sdir, "commits");
+	r = renameat(sdir, "commits.tmp", sdir, "commits");
+out:
 	git_commit_free(c);
 	return r;
 }
 
-/* The command's own commits, as commits.mbox, and a line of report. */
-static bool
-commits(const struct export_opts *o, git_repository *repo,
-    struct host_repo *h, int lower, int upper, int sdir, FILE *report,
-    const struct upper_changes *ch, git_index *inew)
+/* The commits' flagged lines ("  path (commit N): why"), on stderr. */
+static void
+say_flagged(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl;
+
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+		fprintf(stderr, "  flagged: %.*s\n", (int)(nl - p - 2), p + 2);
+		p = nl + 1;
+	}
+}
+
+/* The command's own commits, as commits/, and the report's lines. */
+static void
+commits(git_repository *repo,
+    struct host_repo *h, int lower, int upper, int sdir,
+    const struct upper_changes *ch, git_index *inew, struct series *s)
 {
 	autofree char *objects = NULL, *note = NULL;
-	git_oid head;
-	FILE *mbox;
-	int n, r;
+	autofree git_oid *ids = NULL;
+	FILE *sect = open_memstream(&s->text, &s->textlen);
+	FILE *flagged = open_memstream(&s->flagged, &s->flaggedlen);
+	int n;
 
+	if (sect == NULL || flagged == NULL)
+		die_errno(errno, "open_memstream");
 	if (h->repo)
 		objects = path_join(git_repository_path(h->repo), "objects");
-	if ((mbox = tmp_file(sdir, "commits.mbox")) == NULL) {
-		fprintf(report, "commits: cannot write commits.mbox: %s\n",
-		    strerror(errno));
-		return false;
+	n = commits_find(repo, objects, h->has_head ? &h->head_id : NULL,
+	    lower, upper, &ids, &note);
+	s->found = n != 0;
+	if (n > MAX_COMMITS) {
+		free(note);
+		note = xasprintf("the series stops after %d commits (NNNN)",
+		    MAX_COMMITS);
+		n = MAX_COMMITS;
 	}
-	n = commits_export(repo, objects, h->has_head ? &h->head_id : NULL,
-	    lower, upper, mbox, &head, &note);
-	if (n > 0 && (r = commit_file(sdir, "commits.mbox", mbox)) == 0) {
+	if (n > 0) {
 		char base[GIT_OID_HEXSZ + 1];
 
 		git_oid_tostr(base, sizeof(base), &h->head_id);
-		fprintf(report, "commits: %d, in commits.mbox (git am), on "
-		    "%s\n", n, base);
-		if (uncommitted(repo, &head, ch, inew, sdir) < 0)
-			fprintf(report, "commits: the changes after the last "
-			    "commit could not be exported separately\n");
-		if (!o->quiet)
-			fprintf(stderr, "  %d commit%s, in commits.mbox\n", n,
-			    n == 1 ? "" : "s");
-	} else {
-		if (n > 0)
-			fprintf(report, "commits: cannot write commits.mbox: "
-			    "%s\n", strerror(-r));
-		else
-			fclose(mbox);
-		unlinkat(sdir, "commits.mbox.tmp", 0);
-		fprintf(report, "commits: %s\n", note ? note : "none");
+		fprintf(sect, "commits: %d, in commits/, on %s\n", n, base);
+		if (write_series(repo, h, ids, (size_t)n, ch, inew, lower,
+		    sdir, sect, flagged, s) < 0) {
+			fprintf(sect, "commits: cannot be exported: %s\n",
+			    errno ? strerror(errno) : git_err());
+			remove_flat(sdir, "commits.tmp");
+			remove_flat(sdir, "commits");
+			s->n = 0;
+		}
+	} else
+		remove_flat(sdir, "commits");
+	if (note || n <= 0) {
+		autofree char *safe = note ? term_sanitize(note, strlen(note),
+		    0) : NULL;
+
+		fprintf(sect, "commits: %s\n", safe ? safe : "none");
 	}
-	return n > 0;
+	fclose(sect);
+	fclose(flagged);
+}
+
+/* In the host's HEAD or index: git has a copy of it. */
+static bool
+tracked(struct host_repo *h, const char *path)
+{
+	git_tree_entry *te = NULL;
+
+	if (h->head && git_tree_entry_bypath(&te, h->head, path) == 0) {
+		git_tree_entry_free(te);
+		return true;
+	}
+	if (!h->index_tried) {
+		h->index_tried = true;
+		if (git_repository_index(&h->index, h->repo) < 0)
+			h->index = NULL;
+	}
+	/* An unreadable index: said untracked, flagged rather than not. */
+	return h->index && git_index_get_bypath(h->index, path, 0);
+}
+
+/*
+ * Does change i put something of another kind where the host has a file
+ * or a directory: a file replacing a directory, a host file beneath it, a
+ * directory replacing a host file, a new file beneath it?  Such a group
+ * is exported whole, ignored or not, or the patch would delete host data
+ * without saying what replaced it (or not apply).
+ */
+static bool
+kind_changed(const struct upper_changes *ch, size_t i, int lower, int upper)
+{
+	const struct upper_change *c = &ch->v[i], *a;
+	autofree char *anc = xstrdup(c->path);
+	char *slash;
+
+	if (c->was_dir && c->new.type != UPPER_ABSENT)
+		return true;
+	if (c->old.type != UPPER_ABSENT && c->now_dir)
+		return true;
+	if (c->new.type == UPPER_ABSENT &&
+	    upper_ancestor_replaced(lower, upper, c->path))
+		return true;
+	if (c->old.type != UPPER_ABSENT)
+		return false;
+	while ((slash = strrchr(anc, '/')) != NULL) {
+		*slash = '\0';
+		a = bsearch(anc, ch->v, ch->n, sizeof(*ch->v), in_changes);
+		if (a && a->old.type != UPPER_ABSENT && a->now_dir)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Both sides of every change into iold and inew.  Ignored untracked
+ * files are left out (counted), unless the change destroys host data of
+ * theirs (kind_changed): then exported and flagged.  A change to host
+ * data git has no copy of is flagged; a path that cannot be exported is
+ * left out whole and listed as skipped (and flagged when too large).
+ * The flags are "path: why" heap strings in *extra.
+ */
+static int
+collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
+    int lower, int upper, git_index *iold, git_index *inew,
+    struct counts *cnt, char ***extra, size_t *nextra)
+{
+	struct budget b = { UPPER_MAX_TOTAL };
+	autostrv char **cut = xcalloc(1, sizeof(*cut));
+	size_t i, k, ncut = 0;
+	int r;
+
+	*extra = xcalloc(1, sizeof(**extra));
+	for (i = 0; i < ch->n; i++) {
+		const struct upper_change *c = &ch->v[i];
+		autofree char *why = NULL;
+		const char *verb = c->new.type == UPPER_ABSENT ? "deletes" :
+		    "replaces";
+		bool ign = ignored(h, c->path);
+
+		/*
+		 * Beneath a directory whose replacement is not exported: its
+		 * deletions would remove host files for nothing shown.
+		 */
+		for (k = 0; k < ncut && !path_has_prefix(c->path, cut[k]); k++)
+			;
+		if (k < ncut) {
+			strv_push(&ch->skipped, &ch->nskipped, xasprintf("%s "
+			    "(beneath %s, which is not exported)", c->path,
+			    cut[k]));
+			continue;
+		}
+		if (ign && !kind_changed(ch, i, lower, upper)) {
+			cnt->ignored++;
+			continue;
+		}
+		r = 0;
+		if (c->old.type != UPPER_ABSENT)
+			r = add_side(repo, iold, lower, upper, c->path, &c->old,
+			    &b, &why);
+		if (r == 0 && c->new.type != UPPER_ABSENT)
+			r = add_side(repo, inew, lower, upper, c->path, &c->new,
+			    &b, &why);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			git_index_remove_bypath(iold, c->path);
+			git_index_remove_bypath(inew, c->path);
+			strv_push(&ch->skipped, &ch->nskipped, xasprintf("%s "
+			    "(%s)", c->path, why));
+			if (c->was_dir)
+				strv_push(&cut, &ncut, xstrdup(c->path));
+			if (strncmp(why, "too large", 9) == 0)
+				strv_push(extra, nextra, xasprintf("%s: %s",
+				    c->path, why));
+			continue;
+		}
+		if (h->repo == NULL)
+			continue;
+		if (ign && c->was_dir)
+			strv_push(extra, nextra, xasprintf("%s: replaces an "
+			    "ignored host directory (untracked, git has no "
+			    "copy): applying deletes what it holds", c->path));
+		if (c->old.type == UPPER_ABSENT)
+			continue;
+		if (ign)
+			strv_push(extra, nextra, xasprintf("%s: ignored host "
+			    "data (untracked, git has no copy): applying %s it",
+			    c->path, verb));
+		else if (!tracked(h, c->path))
+			strv_push(extra, nextra, xasprintf("%s: untracked host "
+			    "data (git has no copy): applying %s it", c->path,
+			    verb));
+	}
+	return 0;
 }
 
 static int
@@ -532,9 +1005,11 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
 	FILE *patch = NULL, *report = NULL;
 	const char *where;
-	size_t i, nflag;
+	autostrv char **extra = NULL;
+	struct series ser = { 0 };
+	size_t i, nflag, nextra = 0;
 	int r, ret = -1;
-	bool has_commits, refused;
+	bool refused;
 
 	if ((r = upper_changes(lower, upper, &ch, &where)) < 0) {
 		log_warn("export: cannot read the %s: %s", where, strerror(-r));
@@ -543,32 +1018,9 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	host_open(o->workspace, &host);
 	if (git_index_new(&iold) < 0 || git_index_new(&inew) < 0)
 		goto out;
-	for (i = 0; i < ch.n; i++) {
-		const struct upper_change *c = &ch.v[i];
-
-		/*
-		 * Ignored untracked files are not exported, except the
-		 * deletions that let a directory become a file or a link:
-		 * without them the patch could not apply.
-		 */
-		if (ignored(&host, c->path) && !(c->new.type == UPPER_ABSENT &&
-		    upper_ancestor_replaced(lower, upper, c->path))) {
-			cnt.ignored++;
-			continue;
-		}
-		r = 0;
-		if (c->old.type != UPPER_ABSENT)
-			r = add_side(repo, iold, lower, upper, c->path, &c->old);
-		if (r == 0 && c->new.type != UPPER_ABSENT)
-			r = add_side(repo, inew, lower, upper, c->path, &c->new);
-		if (r < 0)
-			goto out;
-		if (r > 0) {
-			git_index_remove_bypath(iold, c->path);
-			strv_push(&ch.skipped, &ch.nskipped, xasprintf("%s (git "
-			    "refuses the name: %s)", c->path, git_err()));
-		}
-	}
+	if (collect(repo, &host, &ch, lower, upper, iold, inew, &cnt,
+	    &extra, &nextra) < 0)
+		goto out;
 	if (git_index_write_tree_to(&toid, iold, repo) < 0 ||
 	    git_index_write_tree_to(&tnew, inew, repo) < 0 ||
 	    git_tree_lookup(&told, repo, &toid) < 0 ||
@@ -600,21 +1052,34 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 
 	fprintf(report, "session %s\nworkspace %s\n", o->session_id,
 	    o->workspace);
+	commits(repo, &host, lower, upper, sdir, &ch, inew, &ser);
 	fprintf(report, "changes: %zu added, %zu modified, %zu deleted, "
-	    "%zu renamed\n", cnt.added, cnt.modified, cnt.deleted,
-	    cnt.renamed);
-	diffstat(diff, report, SIZE_MAX);
-	if (!o->quiet && git_diff_num_deltas(diff) > 0) {
+	    "%zu renamed", cnt.added, cnt.modified, cnt.deleted, cnt.renamed);
+	if (ser.n > 0)
+		fprintf(report, "; and %zu commit%s changing %zu path%s",
+		    ser.n, ser.n == 1 ? "" : "s", ser.npaths,
+		    ser.npaths == 1 ? "" : "s");
+	fprintf(report, "\n");
+	diffstat(diff, report, SIZE_MAX, " ");
+	fwrite(ser.text, 1, ser.textlen, report);
+	if (!o->quiet && (git_diff_num_deltas(diff) > 0 || ser.n > 0)) {
 		fprintf(stderr, "confine: session %s: %zu file%s changed\n",
 		    o->session_id, git_diff_num_deltas(diff),
 		    git_diff_num_deltas(diff) == 1 ? "" : "s");
-		diffstat(diff, stderr, 40);
+		diffstat(diff, stderr, 40, " ");
+		if (ser.n > 0)
+			fprintf(stderr, "  %zu commit%s changing %zu path%s, in "
+			    "commits/ (confine show)\n", ser.n, ser.n == 1 ?
+			    "" : "s", ser.npaths, ser.npaths == 1 ? "" : "s");
 	}
-	has_commits = commits(o, repo, &host, lower, upper, sdir, report, &ch,
-	    inew);
 	fprintf(report, "flagged (can run code on the host, or undo a host "
 	    "change):\n");
-	nflag = flags(diff, &ch, inew, o, report, !o->quiet);
+	nflag = flags(diff, tnewt, NULL, report, !o->quiet);
+	nflag += flags_host(&ch, extra, nextra, o, report, !o->quiet);
+	fwrite(ser.flagged, 1, ser.flaggedlen, report);
+	if (!o->quiet)
+		say_flagged(ser.flagged, ser.flaggedlen);
+	nflag += ser.nflag;
 	if (nflag == 0)
 		fprintf(report, "  none\n");
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",
@@ -640,7 +1105,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	/* Nothing for the user: the caller drops the session. */
 	/* A refused connection is worth a look too: the session stays. */
 	ret = git_diff_num_deltas(diff) == 0 && ch.nskipped == 0 &&
-	    !has_commits && !refused ? 1 : 0;
+	    !ser.found && !refused ? 1 : 0;
 	if (!o->quiet && ret == 0) {
 		if (cnt.ignored)
 			fprintf(stderr, "  %zu ignored by .gitignore, not "
@@ -667,6 +1132,8 @@ out:
 	git_index_free(inew);
 	host_close(&host);
 	upper_changes_free(&ch);
+	free(ser.text);
+	free(ser.flagged);
 	return ret;
 }
 

@@ -135,25 +135,79 @@ ensure_export(const char *sdir)
 	return r == 0 || r == WORKSPACE_EXPORT_NOTHING ? 0 : -1;
 }
 
+/* Agent data: read with this bound, said when cut. */
+#define MAX_SHOWN	(256UL * 1024 * 1024)
+
+/* Bytes at the end of buf[len] that may start a cut UTF-8 sequence. */
+static size_t
+cut_utf8(const unsigned char *buf, size_t len)
+{
+	size_t back, need;
+
+	for (back = 1; back <= 3 && back <= len; back++) {
+		unsigned char c = buf[len - back];
+
+		if ((c & 0xc0) == 0x80)
+			continue;
+		need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+		return need > back ? back : 0;
+	}
+	return 0;
+}
+
+/*
+ * Copy a file of the session (agent data: patch text, file names, commit
+ * messages) to out: exact bytes, or sanitised for a terminal; never more
+ * than MAX_SHOWN.
+ */
+static void
+print_fd(int fd, FILE *out, bool safe)
+{
+	char chunk[65536];
+	size_t total = 0, nc = 0;
+	ssize_t n;
+
+	while (total < MAX_SHOWN && (n = read(fd, chunk + nc, sizeof(chunk) -
+	    nc)) > 0) {
+		size_t len = nc + (size_t)n, keep;
+		autofree char *clean = NULL;
+
+		total += (size_t)n;
+		if (!safe) {
+			fwrite(chunk, 1, len, out);
+			continue;
+		}
+		/* A UTF-8 sequence cut by the chunk: whole, in the next. */
+		keep = cut_utf8((unsigned char *)chunk, len);
+		clean = term_sanitize(chunk, len - keep, 1);
+		fputs(clean, out);
+		memmove(chunk, chunk + len - keep, keep);
+		nc = keep;
+	}
+	if (nc > 0) {
+		autofree char *clean = term_sanitize(chunk, nc, 1);
+
+		fputs(clean, out);
+	}
+	if (total >= MAX_SHOWN)
+		fprintf(out, "\n[confine: cut at %lu MiB]\n", MAX_SHOWN >> 20);
+}
+
+static void
+print_file(int dirfd, const char *name, FILE *out, bool safe)
+{
+	autoclose int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		die_errno(errno, "cannot read '%s'", name);
+	print_fd(fd, out, safe);
+}
+
 static void
 print_sanitized(const char *path, FILE *out)
 {
-	autofree char *buf = NULL, *safe = NULL;
-	AUTO(fclose_p) FILE *f = fopen(path, "re");
-	size_t cap = 0, len = 0;
-	char chunk[65536];
-	size_t n;
-
-	if (f == NULL)
-		die_errno(errno, "cannot read '%s'", path);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		buf = xreallocarray(buf, 1, len + n + 1);
-		memcpy(buf + len, chunk, n);
-		len += n;
-		(void)cap;
-	}
-	safe = term_sanitize(buf ? buf : "", len, 1);
-	fputs(safe, out);
+	print_file(AT_FDCWD, path, out, true);
 }
 
 int
@@ -191,38 +245,87 @@ session_show(const struct cli_opts *o, char *const *env)
 	return 0;
 }
 
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* NNNN.meta then NNNN.patch, for each commit of commits/, in order. */
+static void
+print_commits(const char *sdir, FILE *out, bool safe)
+{
+	autofree char *path = path_join(sdir, "commits");
+	autoclose int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	autostrv char **metas = xcalloc(1, sizeof(*metas));
+	size_t n = 0, i;
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0 || (d = fdopendir(dup(fd))) == NULL)
+		die_hint(EXIT_CONFINE, 0, "'confine diff' shows its changes",
+		    "session '%s' has no commits", sdir);
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (len == 9 && strspn(e->d_name, "0123456789") == 4 &&
+		    streq(e->d_name + 4, ".meta"))
+			strv_push(&metas, &n, xstrdup(e->d_name));
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(metas, n, sizeof(*metas), cmp_name);
+	for (i = 0; i < n; i++) {
+		autofree char *patch = xasprintf("%.4s.patch", metas[i]);
+
+		fprintf(out, "commit %.4s\n", metas[i]);
+		print_file(fd, metas[i], out, safe);
+		fprintf(out, "\n");
+		print_file(fd, patch, out, safe);
+	}
+}
+
+/*
+ * The user's pager, reading sanitised bytes from a pipe; less -FX when
+ * $PAGER is unset, stdout when there is none.  Never anything of the
+ * session's: the environment is the user's own.
+ */
+static FILE *
+open_pager(void)
+{
+	const char *p = getenv("PAGER");
+
+	if (p && p[0] != '\0')
+		return popen(p, "w");
+	if (access("/usr/bin/less", X_OK) == 0)
+		return popen("/usr/bin/less -FX", "w");
+	return NULL;
+}
+
 int
 session_diff(const struct cli_opts *o, char *const *env)
 {
 	autofree char *dir = sessions_dir(env);
 	autofree char *sdir = pick(dir, o->argv[0]);
 	autofree char *patch = path_join(sdir, "changes.patch");
+	bool tty = isatty(STDOUT_FILENO);
 	FILE *out = stdout;
 	FILE *pager = NULL;
 
 	if (ensure_export(sdir) < 0)
 		die("session '%s': cannot export its changes", sdir);
-	if (!isatty(STDOUT_FILENO)) {
-		/* Exact bytes for a pipe or file: "git apply" takes them. */
-		int fd = open(patch, O_RDONLY | O_CLOEXEC);
-		char buf[65536];
-		ssize_t n;
-
-		if (fd < 0)
-			die_errno(errno, "cannot read '%s'", patch);
-		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
-				break;
-		close(fd);
-		return 0;
-	}
-	/* On a terminal: sanitised, through less when there is one. */
-	if (access("/usr/bin/less", X_OK) == 0 &&
-	    (pager = popen("/usr/bin/less -FX", "w")) != NULL)
+	/* Exact bytes for a pipe or file: "git apply" takes them. */
+	if (tty && (pager = open_pager()) != NULL)
 		out = pager;
-	print_sanitized(patch, out);
+	if (o->commits)
+		print_commits(sdir, out, tty);
+	else
+		print_file(AT_FDCWD, patch, out, tty);
 	if (pager)
 		pclose(pager);
+	else
+		fflush(stdout);
 	return 0;
 }
 

@@ -2,7 +2,8 @@
 /*
  * term.c - escape what could drive a terminal (CSI, OSC 52 clipboard
  * writes, title reports) or mislead a reader (bidi overrides, "Trojan
- * Source") in file names and patch text the agent wrote.  Pure.
+ * Source", zero-width and tag characters, fillers) in file names, patch
+ * text and commit messages the agent wrote.  Pure.
  */
 #include "config.h"
 
@@ -51,12 +52,50 @@ utf8(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+/*
+ * Code points a terminal shows as nothing, or as something else: every
+ * control (C0, DEL, C1), every format character (Unicode category Cf:
+ * zero-width space and joiners, word joiner, soft hyphen, byte order
+ * mark, bidi controls, invisible operators, interlinear annotation, the
+ * prepended concatenation marks, tags), variation selectors, the Hangul,
+ * Khmer and braille fillers and the other default-ignorable code points
+ * (Unicode's DerivedCoreProperties), line and paragraph separators, and
+ * the noncharacters.  Sorted ranges, inclusive.
+ */
+static const struct {
+	uint32_t	lo, hi;
+} hidden[] = {
+	{ 0x0000, 0x001f }, { 0x007f, 0x009f }, { 0x00ad, 0x00ad },
+	{ 0x034f, 0x034f }, { 0x0600, 0x0605 }, { 0x061c, 0x061c },
+	{ 0x06dd, 0x06dd }, { 0x070f, 0x070f }, { 0x0890, 0x0891 },
+	{ 0x08e2, 0x08e2 }, { 0x115f, 0x1160 }, { 0x17b4, 0x17b5 },
+	{ 0x180b, 0x180f }, { 0x200b, 0x200f }, { 0x2028, 0x202e },
+	{ 0x2060, 0x206f }, { 0x2800, 0x2800 }, { 0x3164, 0x3164 },
+	{ 0xfdd0, 0xfdef }, { 0xfe00, 0xfe0f }, { 0xfeff, 0xfeff },
+	{ 0xffa0, 0xffa0 }, { 0xfff0, 0xfffb }, { 0x110bd, 0x110bd },
+	{ 0x110cd, 0x110cd }, { 0x13430, 0x1343f }, { 0x1bca0, 0x1bca3 },
+	{ 0x1d173, 0x1d17a }, { 0xe0000, 0xe0fff },
+};
+
 static int
 unsafe(uint32_t c)
 {
-	return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||
-	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ||
-	    c == 0x200e || c == 0x200f || c == 0x061c;
+	size_t lo = 0, hi = sizeof(hidden) / sizeof(hidden[0]);
+
+	/* U+xFFFE and U+xFFFF of every plane: noncharacters. */
+	if ((c & 0xfffe) == 0xfffe)
+		return 1;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c < hidden[mid].lo)
+			hi = mid;
+		else if (c > hidden[mid].hi)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
 }
 
 char *

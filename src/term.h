@@ -8,10 +8,13 @@
 #include <stddef.h>
 
 /*
- * A copy of s (len bytes) in which nothing can act on a terminal: control
- * characters (C0, DEL, C1 as UTF-8), invalid UTF-8, and bidirectional
- * overrides become \xNN or \u{NNNN}; printable UTF-8 and, when keep_nl,
- * newlines and tabs are kept.  Heap string.
+ * A copy of s (len bytes) in which nothing can act on a terminal or hide
+ * from its reader: control characters (C0, DEL, C1), invalid UTF-8 and
+ * every invisible code point (format characters, bidi controls,
+ * variation selectors, fillers, other default-ignorables, line and
+ * paragraph separators, noncharacters) become \xNN (a byte) or \u{NNNN}
+ * (a code point); printable UTF-8 and, when keep_nl, newlines and tabs
+ * are kept.  Heap string.
  */
 char	*term_sanitize(const char *s, size_t len, int keep_nl);
 

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -480,6 +481,14 @@ lower_state(int lower, const char *path, struct upper_state *st)
 	st->ctime = s.st_ctim;
 }
 
+void
+upper_lower_state(int lower_fd, const char *path, struct upper_state *st)
+{
+	lower_state(lower_fd, path, st);
+	if (st->type == UPPER_DIR || st->type == UPPER_OTHER)
+		st->type = UPPER_ABSENT;
+}
+
 /* Copy mode: same type, mode and bytes (or link target) on both sides? */
 static bool
 same(int lower_fd, int upper_fd, const char *path,
@@ -492,8 +501,10 @@ same(int lower_fd, int upper_fd, const char *path,
 	    c->old.type != UPPER_LINK) || (c->old.type == UPPER_FILE &&
 	    (c->old.mode & 0111) != (c->new.mode & 0111)))
 		return false;
-	if (upper_read(lower_fd, upper_fd, path, &c->old, &a, &na) < 0 ||
-	    upper_read(lower_fd, upper_fd, path, &c->new, &b, &nb) < 0)
+	/* Over the export's bound: a change, and the export says why. */
+	if (upper_read(lower_fd, upper_fd, path, &c->old, UPPER_MAX_FILE, &a,
+	    &na) < 0 || upper_read(lower_fd, upper_fd, path, &c->new,
+	    UPPER_MAX_FILE, &b, &nb) < 0)
 		return false;
 	return na == nb && memcmp(a, b, na) == 0;
 }
@@ -531,6 +542,7 @@ upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
 		merged_state(lower_fd, upper_fd, w.paths[i], &c.new);
 		/* Git tracks files and links; a directory is no change. */
 		c.was_dir = c.old.type == UPPER_DIR;
+		c.now_dir = c.new.type == UPPER_DIR;
 		if (c.old.type == UPPER_DIR || c.old.type == UPPER_OTHER)
 			c.old.type = UPPER_ABSENT;
 		if (c.new.type == UPPER_DIR || c.new.type == UPPER_OTHER)
@@ -592,11 +604,12 @@ readable(int root, const char *path)
 
 int
 upper_read(int lower_fd, int upper_fd, const char *path,
-    const struct upper_state *st, char **ret, size_t *ret_len)
+    const struct upper_state *st, size_t max, char **ret, size_t *ret_len)
 {
 	int root = st->in_upper ? upper_fd : lower_fd;
 	autoclose int fd = -1;
-	size_t cap = 4096, len = 0;
+	size_t cap, len = 0;
+	struct stat sb;
 	char *buf;
 	ssize_t n;
 
@@ -618,9 +631,21 @@ upper_read(int lower_fd, int upper_fd, const char *path,
 		    O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
+	/* Agent data: its size first, then never more than max read. */
+	if (fstat(fd, &sb) < 0)
+		return -errno;
+	if (!S_ISREG(sb.st_mode))
+		return -EINVAL;
+	if ((uint64_t)sb.st_size > max)
+		return -EFBIG;
+	cap = (size_t)sb.st_size + 1;
 	buf = xmalloc(cap);
 	while ((n = read(fd, buf + len, cap - len)) > 0) {
 		len += (size_t)n;
+		if (len > max) {
+			free(buf);
+			return -EFBIG;	/* it grew while read */
+		}
 		if (len == cap) {
 			buf = xreallocarray(buf, 2, cap);
 			cap *= 2;
@@ -648,7 +673,8 @@ upper_read_merged(int lower_fd, int upper_fd, const char *path, char **ret,
 		return -ENOENT;
 	if (st.type != UPPER_FILE)
 		return -EINVAL;
-	return upper_read(lower_fd, upper_fd, path, &st, ret, ret_len);
+	return upper_read(lower_fd, upper_fd, path, &st, UPPER_MAX_FILE, ret,
+	    ret_len);
 }
 
 bool

@@ -31,6 +31,7 @@ struct upper_change {
 	char			*path;	/* relative to the workspace */
 	struct upper_state	 old, new;
 	bool			 was_dir;	/* lower had a directory here */
+	bool			 now_dir;	/* the merged view has one */
 };
 
 struct upper_changes {
@@ -69,6 +70,9 @@ void	upper_set_copy(const struct timespec *since, char *const *hidden,
 /* In copy mode: is this file of the copy as it was made (ctime < since)? */
 bool	upper_copy_unchanged(const struct stat *);
 
+/* The host's side of path, as a change's old side (a file or a link). */
+void	upper_lower_state(int lower_fd, const char *path, struct upper_state *);
+
 /* Is an ancestor of path a file or link in the merged view (a directory
  * replaced by one)? */
 bool	upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path);
@@ -82,10 +86,20 @@ int	upper_read_merged(int lower_fd, int upper_fd, const char *path,
 	    char **ret, size_t *ret_len);
 
 /*
+ * The export's bounds (confine(1)): one file's bytes and lines, and the
+ * new content of one export in all.
+ */
+#define UPPER_MAX_FILE	(32UL * 1024 * 1024)
+#define UPPER_MAX_LINES	200000UL
+#define UPPER_MAX_TOTAL	(256UL * 1024 * 1024)
+
+/*
  * Read a side's content (file bytes, or a link's target) from the layer
- * it is in.  0 or -errno.
+ * it is in, at most max bytes (told by fstat before reading).  0 or
+ * -errno: -EFBIG when the file is over max.
  */
 int	upper_read(int lower_fd, int upper_fd, const char *path,
-	    const struct upper_state *, char **ret, size_t *ret_len);
+	    const struct upper_state *, size_t max, char **ret,
+	    size_t *ret_len);
 
 #endif

@@ -34,7 +34,11 @@ INTEGRATION_TESTS = \
 	tests/integration/apply-journal.sh \
 	tests/integration/export-faults.sh \
 	tests/integration/network.sh \
-	tests/integration/host-sockets.sh
+	tests/integration/host-sockets.sh \
+	tests/integration/review-commits.sh \
+	tests/integration/review-ignored.sh \
+	tests/integration/review-large.sh \
+	tests/integration/review-terminal.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
@@ -82,6 +86,10 @@ BACKEND_TESTS = \
 	tests/bwrap/export-faults.bwrap \
 	tests/bwrap/network.bwrap \
 	tests/bwrap/host-sockets.bwrap \
+	tests/bwrap/review-commits.bwrap \
+	tests/bwrap/review-ignored.bwrap \
+	tests/bwrap/review-large.bwrap \
+	tests/bwrap/review-terminal.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -107,7 +115,11 @@ BACKEND_TESTS = \
 	tests/landlock/apply-journal.landlock \
 	tests/landlock/export-faults.landlock \
 	tests/landlock/network.landlock \
-	tests/landlock/host-sockets.landlock
+	tests/landlock/host-sockets.landlock \
+	tests/landlock/review-commits.landlock \
+	tests/landlock/review-ignored.landlock \
+	tests/landlock/review-large.landlock \
+	tests/landlock/review-terminal.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock

@@ -4,9 +4,9 @@
 # check_PROGRAMS and EXTRA_DIST first and sets the TAP drivers.
 
 UNIT_TESTS = tests/unit/test-cli tests/unit/test-env tests/unit/test-policy \
-	tests/unit/test-profile
+	tests/unit/test-profile tests/unit/test-term
 check_PROGRAMS += tests/unit/test-cli tests/unit/test-env tests/unit/test-policy \
-	tests/unit/test-profile
+	tests/unit/test-profile tests/unit/test-term
 
 tests_unit_test_cli_SOURCES = tests/unit/test-cli.c
 tests_unit_test_cli_CFLAGS = $(AM_CFLAGS)
@@ -19,6 +19,10 @@ tests_unit_test_env_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INI
 tests_unit_test_policy_SOURCES = tests/unit/test-policy.c
 tests_unit_test_policy_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_policy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
+
+tests_unit_test_term_SOURCES = tests/unit/test-term.c
+tests_unit_test_term_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_term_LDADD = src/libconfine.a
 
 tests_unit_test_profile_SOURCES = tests/unit/test-profile.c
 tests_unit_test_profile_CFLAGS = $(AM_CFLAGS)
