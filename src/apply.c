@@ -417,7 +417,8 @@ host_read(struct ctx *c, const char *path, struct ent *e, char **data,
 	*data = NULL;
 	*len = 0;
 	if (pfd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
+		/* A parent that is no directory (a file, a link): absent. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
 			return 0;
 		return -errno;
 	}
