@@ -174,8 +174,8 @@ add_read_only(git_odb *odb, git_odb_backend *inner, int prio)
 }
 
 /* The host repository's packs and loose objects, as read-only alternates. */
-static void
-add_host_objects(git_odb *odb, const char *dir)
+void
+commits_add_host_objects(git_odb *odb, const char *dir)
 {
 	git_odb_backend *b = NULL;
 
@@ -315,7 +315,7 @@ commits_find(git_repository *repo, const char *host_objects,
 		goto out;
 	}
 	if (host_objects)
-		add_host_objects(odb, host_objects);
+		commits_add_host_objects(odb, host_objects);
 	if (base == NULL) {
 		*note = xasprintf("the workspace had no commit to start from");
 		goto out;

@@ -25,4 +25,10 @@ int	commits_find(git_repository *repo, const char *host_objects,
 	    const git_oid *base, int lower_fd, int upper_fd, git_oid **ret_ids,
 	    char **note);
 
+/*
+ * Add the host repository's object directory dir to odb as read-only
+ * alternates: read, never written or "freshened" (apply.c uses it too).
+ */
+void	commits_add_host_objects(git_odb *odb, const char *dir);
+
 #endif

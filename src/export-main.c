@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "apply.h"
 #include "export.h"
 #include "log.h"
 #include "upper.h"
@@ -53,6 +54,42 @@ read_dirs(const char *session_dir, size_t *ret_n)
 	return v;
 }
 
+/*
+ * confine-export --apply SESSION_DIR [--commits] [--check]
+ * confine-export --recover WORKSPACE
+ */
+static int
+apply_main(int argc, char **argv)
+{
+	struct apply_opts o = { 0 };
+	autofree char *ws = NULL, *id = NULL;
+	int i;
+
+	if (streq(argv[1], "--recover")) {
+		if (argc != 3 || argv[2][0] != '/')
+			die("usage: confine-export --recover WORKSPACE");
+		return apply_recover(argv[2]);
+	}
+	if (argc < 3)
+		die("usage: confine-export --apply SESSION_DIR [--commits] "
+		    "[--check]");
+	o.session_dir = argv[2];
+	for (i = 3; i < argc; i++)
+		if (streq(argv[i], "--commits"))
+			o.commits = true;
+		else if (streq(argv[i], "--check"))
+			o.check = true;
+		else
+			die("confine-export: unknown option '%s'", argv[i]);
+	ws = workspace_meta_get(o.session_dir, "workspace");
+	id = workspace_meta_get(o.session_dir, "id");
+	if (ws == NULL || id == NULL || ws[0] != '/')
+		die("'%s' is not a session directory (no meta)", o.session_dir);
+	o.workspace = ws;
+	o.session_id = id;
+	return apply_session(&o);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -63,6 +100,9 @@ main(int argc, char **argv)
 	size_t ndirs = 0;
 	int c, r;
 
+	if (argc > 1 && (streq(argv[1], "--apply") ||
+	    streq(argv[1], "--recover")))
+		return apply_main(argc, argv);
 	while ((c = getopt(argc, argv, "q")) != -1) {
 		if (c != 'q') {
 			fprintf(stderr, "usage: confine-export [-q] SESSION_DIR\n");

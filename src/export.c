@@ -258,32 +258,6 @@ print_patch(git_diff *diff, FILE *out)
 static FILE	*tmp_file(int, const char *);
 static int	 commit_file(int, const char *, FILE *);
 
-/*
- * Directories the command replaced by a file or a link, NUL-separated, for
- * "confine apply": a patch cannot say that a directory goes, so one left
- * empty on the host would stop git apply halfway.
- */
-static void
-replaced(const struct upper_changes *ch, int sdir)
-{
-	FILE *f = NULL;
-	size_t i;
-
-	for (i = 0; i < ch->n; i++) {
-		const struct upper_change *c = &ch->v[i];
-
-		if (!c->was_dir || c->new.type == UPPER_ABSENT)
-			continue;
-		if (f == NULL && (f = tmp_file(sdir, "replaced")) == NULL)
-			return;
-		fwrite(c->path, 1, strlen(c->path) + 1, f);
-	}
-	if (f)
-		commit_file(sdir, "replaced", f);
-	else
-		unlinkat(sdir, "replaced", 0);
-}
-
 /* The proxy's counts and refusals, which the supervisor noted. */
 static bool
 network(int sdir, FILE *report)
@@ -1232,7 +1206,6 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	}
 	if (ch.nskipped == 0)
 		fprintf(report, "  none\n");
-	replaced(&ch, sdir);
 	if ((r = commit_file(sdir, "changes.patch", patch)) < 0 ||
 	    (patch = NULL, (r = commit_file(sdir, "report", report)) < 0)) {
 		report = NULL;

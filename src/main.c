@@ -192,6 +192,8 @@ again:
 	if (plan.reenter)
 		log_msg("session %s: entering its tree (%s)", plan.session_id,
 		    plan.workspace);
+	else
+		session_recover(plan.session_dir, plan.workspace);
 	status = sandbox_run(&plan);
 	if (status == SANDBOX_NO_USERNS && !opts.backend_set &&
 	    !(profile.backend.value && !streq(profile.backend.value, "auto"))) {

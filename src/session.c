@@ -4,9 +4,9 @@
  *
  * Runs in: the user's process on the host.  A session's patch holds
  * agent-written bytes: shown on a terminal only through term_sanitize();
- * applied only with the host's git apply, in the host workspace (never in
- * an agent-written repository), after a --check of the whole patch.
- * MUST: never half-apply: check first, change nothing if any hunk fails.
+ * applied by confine-export's apply engine (apply.c: libgit2, no git
+ * binary, nothing of the workspace's or the session's run), which checks
+ * everything before its first write and journals the writes.
  */
 #include "config.h"
 
@@ -26,6 +26,7 @@
 #include "log.h"
 #include "probe.h"
 #include "session.h"
+#include "sha256.h"
 #include "term.h"
 #include "util.h"
 #include "workspace.h"
@@ -118,46 +119,6 @@ has(const char *sdir, const char *name)
 	autofree char *p = path_join(sdir, name);
 
 	return access(p, F_OK) == 0;
-}
-
-/*
- * git apply reads a patch's paths from the top of the repository it runs
- * in: for a workspace below the top, run it from the top with
- * --directory=SUB (else it skips every path, silently).  argv has room:
- * the caller leaves a NULL slot before the patch for --directory.
- */
-static const char *
-git_dir_for(const char *ws, char **dirarg)
-{
-	autofree char *top = probe_git_top(ws);
-
-	*dirarg = NULL;
-	if (top == NULL || streq(top, ws))
-		return ws;
-	*dirarg = xasprintf("--directory=%s/", ws + strlen(top) +
-	    (streq(top, "/") ? 0 : 1));
-	return NULL;
-}
-
-/* Run a program, waiting; its exit status, or -1. */
-static int
-run(char *const argv[], const char *dir)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (dir && chdir(dir) < 0)
-			_exit(127);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (pid < 0)
-		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* Make sure the session has its export (after a crash, or a failure). */
@@ -368,160 +329,18 @@ session_diff(const struct cli_opts *o, char *const *env)
 	return 0;
 }
 
-/* Does dirfd/name hold nothing but directories? */
-static bool
-only_dirs(int dirfd, const char *name, int depth)
+/* confine-export --apply SDIR [--commits] [--check]: its exit status. */
+static int
+export_apply(const char *sdir, bool commits, bool check)
 {
-	autoclose int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC);
-	DIR *d;
-	struct dirent *e;
-	bool ok = true;
+	char *argv[] = { (char *)"--apply", (char *)sdir, NULL, NULL, NULL };
+	size_t n = 2;
 
-	if (fd < 0 || depth > 64 || (d = fdopendir(dup(fd))) == NULL)
-		return false;
-	while (ok && (e = readdir(d)) != NULL) {
-		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
-			continue;
-		ok = e->d_type == DT_DIR && only_dirs(fd, e->d_name, depth + 1);
-	}
-	closedir(d);
-	return ok;
-}
-
-static void
-rmdirs(int dirfd, const char *name)
-{
-	autoclose int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC);
-	DIR *d;
-	struct dirent *e;
-
-	if (fd >= 0 && (d = fdopendir(dup(fd))) != NULL) {
-		while ((e = readdir(d)) != NULL)
-			if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
-				rmdirs(fd, e->d_name);
-		closedir(d);
-	}
-	unlinkat(dirfd, name, AT_REMOVEDIR);
-}
-
-/*
- * A directory the command replaced by a file, still on the host with
- * nothing in it but directories (git cannot say that it goes): remove it,
- * or git apply would stop halfway.  One with a file in it is left, and
- * the check refuses the patch.
- */
-static void
-clear_replaced(const char *sdir, const char *ws)
-{
-	autofree char *path = path_join(sdir, "replaced"), *buf = NULL;
-	autoclose int wfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	AUTO(fclose_p) FILE *f = fopen(path, "re");
-	size_t cap = 0;
-	ssize_t n;
-
-	if (f == NULL || wfd < 0)
-		return;
-	while ((n = getdelim(&buf, &cap, '\0', f)) > 0) {
-		struct open_how how = { .flags = O_PATH | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_BENEATH |
-		    RESOLVE_NO_SYMLINKS };
-		autofree char *parent = xstrdup(buf);
-		char *slash = strrchr(parent, '/');
-		const char *name = slash ? slash + 1 : buf;
-		autoclose int pfd = -1;
-
-		if (slash)
-			*slash = '\0';
-		pfd = slash ? (int)syscall(SYS_openat2, wfd, parent, &how,
-		    sizeof(how)) : dup(wfd);
-		if (pfd >= 0 && only_dirs(pfd, name, 0))
-			rmdirs(pfd, name);
-	}
-}
-
-/* The commit the series was made on, from the report; NULL: none. */
-static char *
-commits_base(const char *sdir)
-{
-	autofree char *report = path_join(sdir, "report"), *line = NULL;
-	AUTO(fclose_p) FILE *f = fopen(report, "re");
-	size_t cap = 0;
-	const char *k = ", in commits.mbox (git am), on ";
-	char *p;
-
-	while (f && getline(&line, &cap, f) > 0)
-		if (strncmp(line, "commits: ", 9) == 0 &&
-		    (p = strstr(line, k)) != NULL && strlen(p + strlen(k)) >= 40)
-			return xstrndup(p + strlen(k), 40);
-	return NULL;
-}
-
-/* --commits: the series must start where the workspace's HEAD is. */
-static void
-check_commits(const char *sdir, const char *ws)
-{
-	autofree char *base = commits_base(sdir), *head = NULL;
-	char *rev[] = { (char *)"git", (char *)"rev-parse", (char *)"HEAD", NULL };
-	FILE *p;
-	char buf[64] = "";
-	int fds[2];
-	pid_t pid;
-
-	if (base == NULL || !has(sdir, "commits.mbox"))
-		die_hint(EXIT_CONFINE, 0, "use 'confine apply' for its changes",
-		    "session '%s' made no commits", sdir);
-	if (pipe(fds) < 0 || (pid = fork()) < 0)
-		die_errno(errno, "fork");
-	if (pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		if (chdir(ws) < 0)
-			_exit(127);
-		execvp(rev[0], rev);
-		_exit(127);
-	}
-	close(fds[1]);
-	if ((p = fdopen(fds[0], "r")) != NULL) {
-		if (fgets(buf, sizeof(buf), p) == NULL)
-			buf[0] = '\0';
-		fclose(p);
-	}
-	waitpid(pid, NULL, 0);
-	if (strncmp(buf, base, 40) != 0)
-		die_hint(EXIT_CONFINE, 0, "check out that commit, or apply the "
-		    "changes without --commits", "the workspace's HEAD is not "
-		    "the commit the session's commits were made on (%s)", base);
-}
-
-/* git am the series; then the changes after the last commit. */
-static void
-apply_commits(const char *sdir, const char *ws)
-{
-	autofree char *mbox = path_join(sdir, "commits.mbox");
-	autofree char *rest = path_join(sdir, "uncommitted.patch");
-	char *am[] = { (char *)"git", (char *)"am", (char *)"--quiet",
-	    (char *)"--keep-cr", mbox, NULL };
-	char *abort_am[] = { (char *)"git", (char *)"am", (char *)"--abort",
-	    NULL };
-	char *check[] = { (char *)"git", (char *)"apply", (char *)"--binary",
-	    (char *)"--check", rest, NULL };
-	char *apply[] = { (char *)"git", (char *)"apply", (char *)"--binary",
-	    rest, NULL };
-	struct stat st;
-
-	if (run(am, ws) != 0) {
-		run(abort_am, ws);
-		die_hint(EXIT_CONFINE, 0, "review with 'confine show' and "
-		    "'confine diff'", "the commits do not apply to '%s'; "
-		    "nothing was changed", ws);
-	}
-	if (stat(rest, &st) < 0 || st.st_size == 0)
-		return;
-	if (run(check, ws) != 0 || run(apply, ws) != 0)
-		die_hint(EXIT_CONFINE, 0, "they are in the session's "
-		    "uncommitted.patch", "the commits were created, but the "
-		    "changes made after them do not apply");
+	if (commits)
+		argv[n++] = (char *)"--commits";
+	if (check)
+		argv[n++] = (char *)"--check";
+	return workspace_export_run(argv);
 }
 
 int
@@ -534,22 +353,10 @@ session_apply(const struct cli_opts *o, char *const *env)
 	autofree char *ws = workspace_meta_get(sdir, "workspace");
 	autofree char *applied = path_join(sdir, "applied");
 	struct stat st;
-	autofree char *dirarg = NULL, *top = NULL;
-	const char *where;
-	char *check[] = { (char *)"git", (char *)"apply", (char *)"--binary",
-	    (char *)"--check", patch, NULL, NULL };
-	char *apply[] = { (char *)"git", (char *)"apply", (char *)"--binary",
-	    patch, NULL, NULL };
-	int fd;
+	int fd, r;
 
 	if (ws == NULL)
 		die("'%s' is not a session directory", sdir);
-	if ((where = git_dir_for(ws, &dirarg)) == NULL) {
-		top = probe_git_top(ws);
-		where = top;
-		check[5] = dirarg;
-		apply[4] = dirarg;
-	}
 	if (ensure_export(sdir) < 0)
 		die("session '%s': cannot export its changes", sdir);
 	if (!o->yes && !isatty(STDIN_FILENO))
@@ -559,18 +366,17 @@ session_apply(const struct cli_opts *o, char *const *env)
 	if (has(sdir, "applied"))
 		die_hint(EXIT_CONFINE, 0, "its changes are on the host already",
 		    "session '%s' was applied", sdir);
-	if (o->commits)
-		check_commits(sdir, ws);
-	else if (stat(patch, &st) == 0 && st.st_size == 0) {
+	if (o->commits && !has(sdir, "commits"))
+		die_hint(EXIT_CONFINE, 0, "use 'confine apply'", "session made "
+		    "no commits");
+	if (!o->commits && stat(patch, &st) == 0 && st.st_size == 0) {
 		log_msg("nothing to apply");
 		return 0;
 	}
 	print_sanitized(report, stderr);
-	/* All or nothing: a patch that does not apply whole is not applied. */
-	if (!o->commits && run(check, where) != 0)
-		die_hint(EXIT_CONFINE, 0, "the workspace changed since the "
-		    "session; review with 'confine diff' and apply by hand",
-		    "the patch does not apply to '%s'; nothing was changed", ws);
+	/* All or nothing: every check before asking, again before writing. */
+	if ((r = export_apply(sdir, o->commits, true)) != 0)
+		return r < 0 ? EXIT_CONFINE : r;
 	if (!o->yes) {
 		char answer[16] = "";
 
@@ -581,15 +387,35 @@ session_apply(const struct cli_opts *o, char *const *env)
 			return 1;
 		}
 	}
-	clear_replaced(sdir, ws);
-	if (o->commits)
-		apply_commits(sdir, ws);
-	else if (run(apply, where) != 0)
-		die("git apply failed in '%s'", ws);
+	if ((r = export_apply(sdir, o->commits, false)) != 0)
+		return r < 0 ? EXIT_CONFINE : r;
 	if ((fd = open(applied, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
 		close(fd);
 	log_msg("applied to %s", ws);
 	return 0;
+}
+
+void
+session_recover(const char *session_dir, const char *ws)
+{
+	autofree char *state = xstrdup(session_dir), *journal = NULL;
+	char hex[65], *slash;
+	struct stat st;
+	char *argv[] = { (char *)"--recover", (char *)ws, NULL };
+	int i;
+
+	/* SESSION_DIR is STATE/confine/sessions/ID. */
+	for (i = 0; i < 2; i++) {
+		if ((slash = strrchr(state, '/')) == NULL)
+			return;
+		*slash = '\0';
+	}
+	sha256_hex(ws, strlen(ws), hex);
+	journal = xasprintf("%s/journal/%s", state, hex);
+	if (stat(journal, &st) < 0)
+		return;
+	if (workspace_export_run(argv) != 0)
+		die("an apply to %s was killed and cannot be rolled back", ws);
 }
 
 int

@@ -23,4 +23,11 @@ int	session_drop(const struct cli_opts *, char *const *env);
  */
 void	session_enter_opts(struct cli_opts *o, char *const *env, char ***keep);
 
+/*
+ * A "confine apply" killed in workspace ws left its journal (beside the
+ * sessions, above session_dir): roll it back through confine-export, so
+ * that libgit2 stays off the launch path.  One stat when there is none.
+ */
+void	session_recover(const char *session_dir, const char *ws);
+
 #endif

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -434,17 +435,33 @@ export_program(void)
 int
 workspace_export(const char *session_dir, bool quiet)
 {
-	autofree char *prog = export_program();
-	char *argv[] = { prog, quiet ? (char *)"-q" : (char *)"--",
+	char *argv[] = { quiet ? (char *)"-q" : (char *)"--",
 	    (char *)session_dir, NULL };
+
+	return workspace_export_run(argv);
+}
+
+int
+workspace_export_run(char *const args[])
+{
+	autofree char *prog = export_program();
+	char *argv[8] = { prog };
+	size_t i;
 	int status;
-	pid_t pid;
+	pid_t pid, parent = getpid();
+
+	for (i = 0; args[i] && i + 2 < nitems(argv); i++)
+		argv[i + 1] = args[i];
 
 	if ((pid = fork()) == 0) {
 		sigset_t none;
 
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* Killed with confine: an apply stops where confine did. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(125);
 		execv(prog, argv);
 		dprintf(STDERR_FILENO, "confine: export: cannot run '%s': %s\n",
 		    prog, strerror(errno));

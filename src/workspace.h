@@ -56,6 +56,8 @@ void	workspace_note_network(const struct plan *, unsigned allowed,
  * PATH) and wait for it.  Its exit status, or -1.
  */
 int	workspace_export(const char *session_dir, bool quiet);
+/* Run confine-export with ARGS (NULL-terminated, at most 6): its status. */
+int	workspace_export_run(char *const args[]);
 
 /* A value of the session's metadata file, or NULL.  Heap string. */
 char	*workspace_meta_get(const char *session_dir, const char *key);

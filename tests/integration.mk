@@ -31,6 +31,9 @@ INTEGRATION_TESTS = \
 	tests/integration/export-property.sh \
 	tests/integration/export-security.sh \
 	tests/integration/sessions.sh \
+	tests/integration/apply-commits.sh \
+	tests/integration/apply-safety.sh \
+	tests/integration/apply-journal.sh \
 	tests/integration/export-faults.sh \
 	tests/integration/network.sh \
 	tests/integration/host-sockets.sh \
@@ -47,7 +50,7 @@ EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
 TESTS += tests/integration/backends.sh tests/integration/auto-bwrap.sh
 EXTRA_DIST += tests/integration/backends.sh tests/integration/auto-bwrap.sh
 
-EXTRA_DIST += tests/profile-lib.sh
+EXTRA_DIST += tests/profile-lib.sh tests/apply-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py
 EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy
 
@@ -82,6 +85,9 @@ BACKEND_TESTS = \
 	tests/bwrap/export-property.bwrap \
 	tests/bwrap/export-security.bwrap \
 	tests/bwrap/sessions.bwrap \
+	tests/bwrap/apply-commits.bwrap \
+	tests/bwrap/apply-safety.bwrap \
+	tests/bwrap/apply-journal.bwrap \
 	tests/bwrap/export-faults.bwrap \
 	tests/bwrap/network.bwrap \
 	tests/bwrap/host-sockets.bwrap \
@@ -112,6 +118,9 @@ BACKEND_TESTS = \
 	tests/landlock/export-property.landlock \
 	tests/landlock/export-security.landlock \
 	tests/landlock/sessions.landlock \
+	tests/landlock/apply-commits.landlock \
+	tests/landlock/apply-safety.landlock \
+	tests/landlock/apply-journal.landlock \
 	tests/landlock/export-faults.landlock \
 	tests/landlock/network.landlock \
 	tests/landlock/host-sockets.landlock \

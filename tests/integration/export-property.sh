@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: ISC
 # export-property.sh - the exported patch is the change: for random change
 # sets on random small repositories (helpers/changeset.py), the session's
-# changes.patch applied with "git apply --binary" to a copy of the host
+# changes.patch applied with "confine apply" (its libgit2 engine) to a copy of the host
 # workspace gives the tree that the same change set gives when applied to
 # another copy directly; ignored untracked files are not exported; the host
 # workspace and its .git stay byte-identical.
@@ -108,30 +108,19 @@ t_set() {
 		assert_exists "$SESSIONS/$id/report"
 	fi
 	if [ -s "$patch" ]; then
-		# As "confine apply" does: a directory the command replaced by
-		# a file, holding nothing but directories on the host, goes
-		# first (a patch cannot say so).
-		replaced=${patch%/changes.patch}/replaced
-		if [ -f "$replaced" ]; then
-			python3 - "$A" "$replaced" <<-'PY'
-			import os, sys
-			root, lst = sys.argv[1], sys.argv[2]
-			for rel in open(lst, 'rb').read().split(b'\0'):
-			    if not rel:
-			        continue
-			    p = os.path.join(root.encode(), rel)
-			    if os.path.isdir(p) and not os.path.islink(p) and all(
-			            not f for _, _, f in os.walk(p)):
-			        for d, _, _ in sorted(os.walk(p), reverse=True):
-			            os.rmdir(d)
-			PY
-		fi
-		st git_clean -C "$A" apply --whitespace=nowarn --binary "$patch" 2>"$TEST_TMP/apply.err"
-		[ "$ST" -eq 0 ] || {
+		# confine apply itself, on the copy A: a copy of the session's
+		# export whose workspace is A.
+		sdir=${patch%/changes.patch}
+		mkdir "$sdir-1"
+		cp "$sdir/meta" "$sdir/report" "$sdir/changes.patch" "$sdir-1/"
+		sed -i -e "s|^workspace=.*|workspace=$A|" -e "s|^id=.*|id=$id-1|" \
+		    "$sdir-1/meta"
+		RUN_CWD=$A run_confine apply --yes "$id-1"
+		[ "$RC" -eq 0 ] || {
 			diag_file "$TEST_TMP/ops" "the change set"
-			diag_file "$TEST_TMP/apply.err" "git apply"
+			diag_file "$ERR" "confine apply"
 			grep -a '^diff --git' "$patch" | head -n 40 | sed 's/^/#   /'
-			fail "git apply --binary does not take the session's patch"
+			fail "confine apply does not take the session's patch"
 		}
 	fi
 	st python3 "$GEN" compare "$RULES" "$A" "$B" "$patch" >"$TEST_TMP/cmp"

@@ -260,7 +260,7 @@ diff --git a/b.txt b/b.txt" "the patch's files"
 	run_confine apply --yes "$SID"
 	assert_status "$RC" 125
 	assert_file_has_content "$ERR" \
-	    "^confine: the patch does not apply to '$WS'; nothing was changed\$"
+	    "^confine: 'b.txt' changed on the host since the session; nothing was changed\$"
 	assert_ws_unchanged
 	assert_eq "$(cat "$WS/a.txt")" "a1
 a2

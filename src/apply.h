@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * apply.h - "confine apply": the session's reviewed patch (and, with
+ * --commits, its commits) written into the host workspace by libgit2, with
+ * no git binary, hook, filter or configured program run.
+ *
+ * Runs in: confine-export ("confine-export --apply SESSION_DIR" and
+ * "confine-export --recover WORKSPACE"), so that libgit2 stays off
+ * confine's launch path.
+ */
+#ifndef CONFINE_APPLY_H
+#define CONFINE_APPLY_H
+
+#include <stdbool.h>
+
+struct apply_opts {
+	const char	*session_dir;
+	const char	*workspace;
+	const char	*session_id;
+	bool		 commits;	/* create the session's commits too */
+	bool		 check;		/* every check, nothing written */
+};
+
+/*
+ * Apply the session: all checks first (the whole result is computed in
+ * memory), then the writes under a journal.  0 on success; EXIT_CONFINE
+ * after one line saying why (nothing changed).
+ */
+int	apply_session(const struct apply_opts *);
+
+/*
+ * Roll back an apply that was killed in WORKSPACE (its journal), unless
+ * another apply holds the workspace's lock.  0: nothing to do or rolled
+ * back; EXIT_CONFINE on failure.
+ */
+int	apply_recover(const char *workspace);
+
+#endif
