@@ -416,14 +416,15 @@ tree_has(git_tree *t, const char *dir, const char *name, git_object_t type)
 	return ok;
 }
 
-/* git's own test: HEAD, and objects/ and refs/ or a commondir. */
+/* As upper_git_layout(): HEAD, and objects/ and refs/, commondir or config. */
 static bool
 tree_git_layout(git_tree *t, const char *dir)
 {
 	return tree_has(t, dir, "HEAD", GIT_OBJECT_BLOB) &&
 	    ((tree_has(t, dir, "objects", GIT_OBJECT_TREE) &&
 	    tree_has(t, dir, "refs", GIT_OBJECT_TREE)) ||
-	    tree_has(t, dir, "commondir", GIT_OBJECT_BLOB));
+	    tree_has(t, dir, "commondir", GIT_OBJECT_BLOB) ||
+	    tree_has(t, dir, "config", GIT_OBJECT_BLOB));
 }
 
 static bool

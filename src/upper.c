@@ -695,8 +695,9 @@ side_type(int lower_fd, int upper_fd, const char *dir, const char *name,
 
 /*
  * git's own test, and wider: a HEAD (file or link), and objects/ and refs/
- * (directories, or links git would follow) or a commondir file naming
- * them elsewhere (a linked worktree's git directory).
+ * (directories, or links git would follow), or a commondir file naming
+ * them elsewhere (a linked worktree's git directory), or a config (a
+ * repository one mkdir away from being one, whose config git would obey).
  */
 static bool
 layout(int lower_fd, int upper_fd, const char *dir, bool merged)
@@ -707,6 +708,9 @@ layout(int lower_fd, int upper_fd, const char *dir, bool merged)
 	if (t != UPPER_FILE && t != UPPER_LINK)
 		return false;
 	t = side_type(lower_fd, upper_fd, dir, "commondir", merged);
+	if (t == UPPER_FILE || t == UPPER_LINK)
+		return true;
+	t = side_type(lower_fd, upper_fd, dir, "config", merged);
 	if (t == UPPER_FILE || t == UPPER_LINK)
 		return true;
 	t = side_type(lower_fd, upper_fd, dir, "objects", merged);

@@ -114,7 +114,7 @@ t_own_config() {
 	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
 	assert_ws_unchanged
 	s=$(the_session)
-	assert_file_has_content "$s/report" '^  \.codex/config\.toml: agent configuration'
+	assert_file_has_content "$s/report" '^  \.codex/config\.toml: agent instructions or configuration'
 	assert_file_has_content "$s/report" '^  AGENTS\.md: instructions'
 }
 

@@ -102,7 +102,7 @@ t_own_config() {
 	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
 	assert_ws_unchanged
 	s=$(the_session)
-	assert_file_has_content "$s/report" '^  \.gemini/settings\.json: agent configuration'
+	assert_file_has_content "$s/report" '^  \.gemini/settings\.json: agent instructions or configuration'
 	assert_file_has_content "$s/report" '^  GEMINI\.md: instructions'
 }
 

@@ -104,16 +104,16 @@ t_flags() {
 
 # The host side alone makes a nested repository: a change that only
 # deletes its config is flagged too; a directory that merely looks like
-# one by name (HEAD but no objects/ or refs/) is not.
+# one by name (a HEAD, but no objects/, refs/, commondir or config) is not.
 t_delete_only() {
 	ws_with_bare
 	mkdir -p "$WS/notrepo.git"
 	echo "ref: refs/heads/main" >"$WS/notrepo.git/HEAD"
-	echo x >"$WS/notrepo.git/config"
+	echo x >"$WS/notrepo.git/description"
 	git_fixed -C "$WS" add -A
 	git_fixed -C "$WS" commit -q -m "a look-alike"
 	WS_HASH=$(tree_hash "$WS")
-	run_confine -- sh -c 'rm vendor/lib.git/config notrepo.git/config'
+	run_confine -- sh -c 'rm vendor/lib.git/config notrepo.git/description'
 	assert_status "$RC" 0
 	assert_ws_unchanged
 	run_confine show
@@ -121,7 +121,7 @@ t_delete_only() {
 	sed -n '/^flagged/,/^ignored/p' "$OUT" | sed '1d;$d' >"$TEST_TMP/flagged"
 	assert_eq "$(cat "$TEST_TMP/flagged")" "  vendor/lib.git/config: $NESTED" \
 	    "the flagged paths"
-	assert_file_has_content "$OUT" 'notrepo\.git/config'
+	assert_file_has_content "$OUT" 'notrepo\.git/description'
 }
 
 tcase "newly flagged paths, hidden text and a nested repository's config are flagged with why; plain files are not" t_flags
