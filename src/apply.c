@@ -36,6 +36,7 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -1222,6 +1223,64 @@ write_files(struct ctx *c)
 	}
 }
 
+/*
+ * enter: the result beneath dir, a new session's layer (whiteouts: a
+ * deleted path is a 0/0 character device, which overlayfs hides the host's
+ * file by, and which needs no privilege since Linux 5.8) or its copy of
+ * the workspace (a deleted path is removed).
+ */
+static int
+write_one(struct ctx *c, int dfd, size_t i, bool whiteouts)
+{
+	struct item *it = &c->v[i];
+	git_blob *b = NULL;
+	const char *base;
+	autoclose int pfd = -1;
+	int r;
+
+	if (it->new.type == T_ABSENT && !whiteouts)
+		return remove_path(dfd, it->path);
+	if (it->new.type == T_ABSENT) {
+		if ((r = mkparents(dfd, it->path)) < 0)
+			return r;
+		if ((pfd = open_parent(dfd, it->path, &base)) < 0 ||
+		    mknodat(pfd, base, S_IFCHR, makedev(0, 0)) < 0)
+			return -errno;
+		return 0;
+	}
+	if (git_blob_lookup(&b, c->mem, &it->new.id) < 0)
+		return -EIO;
+	r = put_path(dfd, it->path, i, it->new.mode, git_blob_rawcontent(b),
+	    (size_t)git_blob_rawsize(b));
+	git_blob_free(b);
+	return r;
+}
+
+static void
+write_into(struct ctx *c, const char *dir, bool whiteouts)
+{
+	autoclose int dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	size_t i;
+	int r;
+
+	if (dfd < 0)
+		die_errno(errno, "enter: cannot open '%s'", dir);
+	for (i = 0; i < c->n; i++) {
+		struct item *it = &c->v[i];
+
+		if (same(&it->old, &it->new) || (it->new.type == T_ABSENT &&
+		    it->old.type != T_FILE && it->old.type != T_LINK))
+			continue;
+		if ((r = write_one(c, dfd, i, whiteouts)) < 0) {
+			autofree char *p = safe(it->path);
+
+			die_errno(-r, "enter: cannot write '%s' into %s", p,
+			    dir);
+		}
+	}
+}
+
 /* ------------------------------------------------------------ the host */
 
 /* The host's index, read before the first write (libgit2 may not read it). */
@@ -1669,6 +1728,10 @@ apply_session(const struct apply_opts *o)
 		hidx = host_index(&c);
 	if (o->check)
 		return 0;
+	if (o->into) {
+		write_into(&c, o->into, o->whiteouts);
+		return 0;
+	}
 	if (o->commits) {
 		git_tree_free(s.tree);
 		build_series(&c, c.host, &base, me, &s);
