@@ -13,22 +13,27 @@ plan 3
 ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
 STATE=$TEST_TMP/enter-state
 
-# What each run prints: every path the session touched, and its content.
-PROBE='for f in README src/main.c new-file scratch.log; do
+# What each run prints: every path the session touched, and its content;
+# whether src/ (its one file deleted: apply removes it) is there; the mode
+# of bin/ (a file added in it).
+PROBE='for f in README src/main.c new-file bin/extra scratch.log; do
 	if [ -e "$f" ]; then printf "%s %s\n" "$f" "$(cat "$f")";
 	else printf "%s absent\n" "$f"; fi
-done'
+done; [ -e src ] && echo src present || echo src absent
+stat -c "bin %a" bin'
 
 # One agent session, shared by the cases: it changes a tracked file,
 # deletes another, adds one and leaves an ignored scratch file.
 agent_session() {
 	ws_new
 	printf 'scratch.log\n' >"$WS/.gitignore"
+	chmod 0750 "$WS/bin"
 	git_fixed -C "$WS" add .gitignore
 	git_fixed -C "$WS" commit -q -m ignore
 	WS_HASH=$(tree_hash "$WS")
 	run_confine -- sh -c 'echo patched >README; rm src/main.c;
-	    echo new >new-file; echo scratch >scratch.log'
+	    echo new >new-file; echo extra >bin/extra;
+	    echo scratch >scratch.log'
 	assert_status "$RC" 0
 	SID=$(sed -n 's/^confine: session \([^:]*\): .*/\1/p' "$ERR")
 	printf '%s' "$SID" | grep -Eq "^$ID_ERE\$" || fail "no session kept"
@@ -53,7 +58,8 @@ t_default() {
 	run_confine enter "$SID" -- sh -c "$PROBE; echo mine >>new-file"
 	assert_status "$RC" 0
 	printf '%s\n' 'README patched' 'src/main.c absent' 'new-file new' \
-	    'scratch.log absent' >"$TEST_TMP/want"
+	    'bin/extra extra' 'scratch.log absent' 'src absent' 'bin 750' \
+	    >"$TEST_TMP/want"
 	diff -u "$TEST_TMP/want" "$OUT" >&2 || fail "not the patched tree"
 	assert_ws_unchanged
 	# A new session; its export is the patch plus the command's edit.
@@ -72,7 +78,8 @@ t_as_left() {
 	run_confine enter --as-left "$SID" -- sh -c "$PROBE"
 	assert_status "$RC" 0
 	printf '%s\n' 'README patched' 'src/main.c absent' 'new-file new' \
-	    'scratch.log scratch' >"$TEST_TMP/want"
+	    'bin/extra extra' 'scratch.log scratch' 'src present' 'bin 750' \
+	    >"$TEST_TMP/want"
 	diff -u "$TEST_TMP/want" "$OUT" >&2 || fail "not the agent's tree"
 	assert_file_has_content "$ERR" "^confine: session $SID: entering its tree"
 	assert_ws_unchanged
