@@ -5,7 +5,8 @@
 # deletion and the new file; not the ignored scratch file the agent left),
 # and --as-left the agent's own tree, ignored files included.  Neither
 # changes the host; a patch that no longer applies to the host is refused
-# (125) with apply's own message, and no session is left for it.
+# (125) with apply's own message, and no session is left for it; an
+# applied session is refused either way.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 plan 3
@@ -102,9 +103,21 @@ t_refused() {
 	    fail "not apply's message"
 	assert_eq "$(sessions | wc -l)" "$before"
 	assert_ws_unchanged "$WS" "$HASH"
+	# Applied: its changes are on the host; neither enter runs.
+	git_fixed -C "$WS" checkout -q README
+	run_confine apply --yes "$SID"
+	assert_status "$RC" 0
+	HASH=$(tree_hash "$WS")
+	for opt in "" --as-left; do
+		run_confine enter $opt "$SID" -- sh -c 'echo ran >ran'
+		assert_status "$RC" 125
+		assert_refusal "$ERR"
+		assert_file_has_content "$ERR" "^confine: session '$SID' was applied"
+	done
+	assert_ws_unchanged "$WS" "$HASH"
 }
 
 tcase "enter: the host tree plus the patch, not the ignored file; a new session" t_default
 tcase "enter --as-left: the agent's tree, ignored file included" t_as_left
-tcase "enter: a patch that no longer applies is refused as apply refuses it" t_refused
+tcase "enter: a patch that no longer applies is refused as apply refuses it; an applied session too" t_refused
 tap_done
