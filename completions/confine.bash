@@ -6,7 +6,7 @@
 # confine ls | show [SESSION] | diff [--commits] [SESSION]
 # confine drop SESSION...
 # confine apply [--yes] [--commits] [SESSION]
-# confine enter [SESSION] [COMMAND [ARG...]]
+# confine enter [--as-left] [SESSION] [COMMAND [ARG...]]
 # confine profile list | show NAME | check FILE...
 # confine trust [FILE]
 # confine doctor
@@ -143,13 +143,20 @@ _confine()
 		return 0
 		;;
 	enter)
-		# enter [SESSION] [COMMAND [ARG...]]: a session id, or the command.
+		# enter [--as-left] [SESSION] [COMMAND [ARG...]]: the option, a
+		# session id, or the command.
 		i=2
-		[[ ${words[2]-} == [0-9]*-* && $cword -gt 2 ]] && i=3
+		[[ ${words[2]-} == --as-left && $cword -gt 2 ]] && i=3
+		local first=$i
+		[[ ${words[i]-} == [0-9]*-* && $cword -gt $i ]] && ((i++))
 		[[ ${words[i]-} == -- && $cword -gt $i ]] && ((i++))
-		if ((cword == 2)); then
+		if ((cword == first)); then
 			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
-			[[ $cur == [0-9]* ]] || COMPREPLY+=($(compgen -c -- "$cur"))
+			if [[ $cur == -* ]] && ((first == 2)); then
+				COMPREPLY+=($(compgen -W '--as-left' -- "$cur"))
+			elif [[ $cur != [0-9]* ]]; then
+				COMPREPLY+=($(compgen -c -- "$cur"))
+			fi
 		elif declare -F _command_offset >/dev/null 2>&1; then
 			_command_offset "$i"
 		elif ((cword == i)); then

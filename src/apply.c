@@ -36,6 +36,7 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -1222,6 +1223,166 @@ write_files(struct ctx *c)
 	}
 }
 
+/*
+ * enter: the result beneath dir, a new session's layer (whiteouts: a
+ * deleted path is a 0/0 character device, which overlayfs hides the host's
+ * file by, and which needs no privilege since Linux 5.8) or its copy of
+ * the workspace (a deleted path is removed).
+ */
+/*
+ * An overlay layer's directory is what the merged tree shows: one made
+ * for a path's parents takes the host directory's mode, when there is one.
+ */
+static void
+parent_modes(struct ctx *c, int dfd, const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC, .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+	autofree char *p = xstrdup(path);
+	char *s = p;
+	struct stat st;
+
+	while ((s = strchr(s, '/')) != NULL) {
+		autoclose int hfd = -1, fd = -1;
+
+		*s = '\0';
+		hfd = (int)syscall(SYS_openat2, c->wfd, p, &how, sizeof(how));
+		fd = (int)syscall(SYS_openat2, dfd, p, &how, sizeof(how));
+		if (hfd >= 0 && fd >= 0 && fstat(hfd, &st) == 0)
+			fchmodat(dfd, p, st.st_mode & 07777, 0);
+		*s++ = '/';
+	}
+}
+
+static bool
+is_whiteout(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0);
+}
+
+/* Are all of dir's entries, on the host and in the layer, whiteouts? */
+static bool
+emptied(struct ctx *c, int dfd, const char *dir)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC, .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+	autoclose int hfd = (int)syscall(SYS_openat2, c->wfd, dir, &how,
+	    sizeof(how));
+	autoclose int ufd = (int)syscall(SYS_openat2, dfd, dir, &how,
+	    sizeof(how));
+	int fds[2] = { hfd, ufd };
+	bool ok = hfd >= 0 && ufd >= 0;
+	struct dirent *e;
+	DIR *d;
+	int k;
+
+	for (k = 0; k < 2 && ok; k++) {
+		if ((d = fdopendir(dup(fds[k]))) == NULL)
+			return false;
+		while (ok && (e = readdir(d)) != NULL)
+			if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
+				ok = is_whiteout(ufd, e->d_name);
+		closedir(d);
+	}
+	return ok;
+}
+
+/*
+ * An overlay layer, as apply's rmdir_up(): a host directory whose files
+ * the patch all deletes goes too (a whiteout for it).
+ */
+static int
+whiteout_up(struct ctx *c, int dfd, const char *path)
+{
+	autofree char *p = xstrdup(path);
+	char *s;
+
+	while ((s = strrchr(p, '/')) != NULL) {
+		const char *base;
+		autoclose int pfd = -1;
+
+		*s = '\0';
+		if (!emptied(c, dfd, p))
+			return 0;
+		if ((pfd = open_parent(dfd, p, &base)) < 0)
+			return -errno;
+		rm_tree_at(pfd, base);
+		if (mknodat(pfd, base, S_IFCHR, makedev(0, 0)) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int
+write_one(struct ctx *c, int dfd, size_t i, bool whiteouts)
+{
+	struct item *it = &c->v[i];
+	git_blob *b = NULL;
+	const char *base;
+	autoclose int pfd = -1;
+	int r;
+
+	if (it->new.type == T_ABSENT && !whiteouts)
+		return remove_path(dfd, it->path);
+	if (it->new.type == T_ABSENT) {
+		if ((r = mkparents(dfd, it->path)) < 0)
+			return r;
+		if ((pfd = open_parent(dfd, it->path, &base)) < 0 ||
+		    mknodat(pfd, base, S_IFCHR, makedev(0, 0)) < 0)
+			return -errno;
+		return 0;
+	}
+	if (git_blob_lookup(&b, c->mem, &it->new.id) < 0)
+		return -EIO;
+	r = put_path(dfd, it->path, i, it->new.mode, git_blob_rawcontent(b),
+	    (size_t)git_blob_rawsize(b));
+	git_blob_free(b);
+	return r;
+}
+
+static void
+write_into(struct ctx *c, const char *dir, bool whiteouts)
+{
+	autoclose int dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	size_t i;
+	int r;
+
+	if (dfd < 0)
+		die_errno(errno, "enter: cannot open '%s'", dir);
+	for (i = 0; i < c->n; i++) {
+		struct item *it = &c->v[i];
+
+		if (same(&it->old, &it->new) || (it->new.type == T_ABSENT &&
+		    it->old.type != T_FILE && it->old.type != T_LINK))
+			continue;
+		if ((r = write_one(c, dfd, i, whiteouts)) < 0) {
+			autofree char *p = safe(it->path);
+
+			die_errno(-r, "enter: cannot write '%s' into %s", p,
+			    dir);
+		}
+	}
+	/* Last: a host directory's mode may forbid the writes above. */
+	for (i = 0; whiteouts && i < c->n; i++) {
+		struct item *it = &c->v[i];
+
+		if (same(&it->old, &it->new))
+			continue;
+		if (it->new.type == T_ABSENT &&
+		    (r = whiteout_up(c, dfd, it->path)) < 0) {
+			autofree char *p = safe(it->path);
+
+			die_errno(-r, "enter: cannot write '%s' into %s", p,
+			    dir);
+		}
+		parent_modes(c, dfd, it->path);
+	}
+}
+
 /* ------------------------------------------------------------ the host */
 
 /* The host's index, read before the first write (libgit2 may not read it). */
@@ -1669,6 +1830,10 @@ apply_session(const struct apply_opts *o)
 		hidx = host_index(&c);
 	if (o->check)
 		return 0;
+	if (o->into) {
+		write_into(&c, o->into, o->whiteouts);
+		return 0;
+	}
 	if (o->commits) {
 		git_tree_free(s.tree);
 		build_series(&c, c.host, &base, me, &s);

@@ -19,6 +19,11 @@ struct apply_opts {
 	const char	*session_id;
 	bool		 commits;	/* create the session's commits too */
 	bool		 check;		/* every check, nothing written */
+	const char	*into;		/* enter: write the result here, not
+					   in the workspace (a new session's
+					   upper/ layer or copy) */
+	bool		 whiteouts;	/* into an overlay layer: a deleted
+					   path is a whiteout, not removed */
 };
 
 /*
@@ -27,6 +32,11 @@ struct apply_opts {
  * after one line saying why (nothing changed).
  */
 int	apply_session(const struct apply_opts *);
+/*
+ * With o->into set, the same checks and result, but only the paths the
+ * result changes are written, beneath o->into (the workspace untouched, no
+ * journal): what "confine enter" runs in.
+ */
 
 /*
  * Roll back an apply that was killed in WORKSPACE (its journal), unless

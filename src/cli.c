@@ -25,7 +25,7 @@ const char cli_usage[] =
 "       confine ls | show [SESSION] | diff [--commits] [SESSION]\n"
 "       confine drop SESSION...\n"
 "       confine apply [--yes] [--commits] [SESSION]\n"
-"       confine enter [SESSION] [COMMAND [ARG...]]\n"
+"       confine enter [--as-left] [SESSION] [COMMAND [ARG...]]\n"
 "       confine doctor\n"
 "\n"
 "Run COMMAND in a confinement that cannot write to the host: the workspace\n"
@@ -82,11 +82,14 @@ const char cli_usage[] =
 "                       running no hook, filter or git; asks first on a\n"
 "                       terminal; --commits also creates the agent's\n"
 "                       commits, rebuilt from their trees\n"
-"  enter [SESSION] [COMMAND...]\n"
-"                       run COMMAND (default: a shell) confined in the\n"
-"                       session's final tree, under the same policy; its\n"
-"                       writes stay in the session, whose export is\n"
-"                       updated\n"
+"  enter [--as-left] [SESSION] [COMMAND...]\n"
+"                       run COMMAND (default: a shell) confined, under the\n"
+"                       session's profile, in a new session holding the\n"
+"                       workspace plus the session's patch: what apply\n"
+"                       would write; its export shows the patch and the\n"
+"                       command's changes; --as-left: in the session's own\n"
+"                       tree as the agent left it (ignored files too),\n"
+"                       whose export is updated\n"
 "  drop SESSION...      delete sessions\n"
 "  trust [FILE]         trust a repository profile (default: the\n"
 "                       workspace's .confine.ini), pinning its sha256\n"
@@ -176,12 +179,18 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 	}
 	if (streq(w, "enter")) {
 		/* enter [SESSION] [COMMAND...]: an id looks like a UTC stamp. */
+		int i = 2;
+
 		o->cmd = CLI_ENTER;
-		o->argv = argv + 2;
-		if (argc > 2 && strlen(argv[2]) > 16 && argv[2][8] == '-' &&
-		    strspn(argv[2], "0123456789") == 8) {
-			o->session_id = argv[2];
-			o->argv = argv + 3;
+		if (argc > i && streq(argv[i], "--as-left")) {
+			o->as_left = true;
+			i++;
+		}
+		o->argv = argv + i;
+		if (argc > i && strlen(argv[i]) > 16 && argv[i][8] == '-' &&
+		    strspn(argv[i], "0123456789") == 8) {
+			o->session_id = argv[i];
+			o->argv = argv + i + 1;
 		}
 		if (o->argv[0] && streq(o->argv[0], "--"))
 			o->argv++;

@@ -41,6 +41,9 @@ struct cli_opts {
 	bool		 yes;		/* apply --yes */
 	bool		 commits;	/* apply --commits, diff --commits */
 	const char	*session_id;	/* enter: the session to re-enter */
+	bool		 as_left;	/* enter --as-left: its own tree */
+	const char	*enter_from;	/* enter: the session directory whose
+					   patch seeds a new session */
 	int		 verbosity;	/* -1 quiet, 0, 1 -v, 2 -vv */
 };
 

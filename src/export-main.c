@@ -56,6 +56,7 @@ read_dirs(const char *session_dir, size_t *ret_n)
 
 /*
  * confine-export --apply SESSION_DIR [--commits] [--check]
+ * confine-export --apply SESSION_DIR --into DIR [--whiteouts]
  * confine-export --recover WORKSPACE
  */
 static int
@@ -79,12 +80,20 @@ apply_main(int argc, char **argv)
 			o.commits = true;
 		else if (streq(argv[i], "--check"))
 			o.check = true;
+		else if (streq(argv[i], "--into") && i + 1 < argc &&
+		    argv[i + 1][0] == '/')
+			o.into = argv[++i];
+		else if (streq(argv[i], "--whiteouts"))
+			o.whiteouts = true;
 		else
 			die("confine-export: unknown option '%s'", argv[i]);
 	ws = workspace_meta_get(o.session_dir, "workspace");
 	id = workspace_meta_get(o.session_dir, "id");
 	if (ws == NULL || id == NULL || ws[0] != '/')
 		die("'%s' is not a session directory (no meta)", o.session_dir);
+	if ((o.whiteouts && !o.into) || (o.into && o.commits))
+		die("usage: confine-export --apply SESSION_DIR --into DIR "
+		    "[--whiteouts]");
 	o.workspace = ws;
 	o.session_id = id;
 	return apply_session(&o);

@@ -81,6 +81,7 @@ plan_free(struct plan *p)
 	free(p->workspace);
 	free(p->session_id);
 	free(p->session_dir);
+	free(p->patch_from);
 	free(p->profile_arg);
 	for (i = 0; i < p->mounts.n; i++) {
 		free(p->mounts.v[i].dst);

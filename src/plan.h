@@ -139,6 +139,9 @@ struct plan {
 	char		*session_id;
 	char		*session_dir;	/* host path */
 	bool		 reenter;	/* an existing session, kept at the end */
+	char		*patch_from;	/* enter: the session whose patch the
+					   new session starts with (agent
+					   data, applied by confine-export) */
 	char		*profile_arg;	/* -p as given, for the session's meta */
 	struct plan_mounts	mounts;
 	struct plan_landlock	landlock;

@@ -803,6 +803,8 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.profile_arg = xstrdup(o->profile ? o->profile : "");
 	sessions = path_join(h->state_home, "confine/sessions");
 	p.session_dir = path_join(sessions, p.session_id);
+	if (o->enter_from)
+		p.patch_from = xstrdup(o->enter_from);
 
 	if (p.backend == PLAN_BACKEND_LANDLOCK) {
 		const char *rel = path_has_prefix(h->cwd, ws) ?

@@ -630,6 +630,31 @@ userns_refused(int err)
 	    err == EINVAL || err == EACCES;
 }
 
+/*
+ * enter: the new session's workspace starts as the host's plus the patch
+ * of p->patch_from (agent data: confine-export applies it as apply would,
+ * with every check, into upper/, never into the workspace).  A copy's
+ * writes come after its start, so that its export shows them.  Refused:
+ * confine-export said why; nothing is left.
+ */
+static void
+seed_patch(const struct plan *p)
+{
+	autofree char *upper = path_join(p->session_dir, "upper");
+	char *argv[] = { (char *)"--apply", p->patch_from, (char *)"--into",
+	    upper, p->backend == PLAN_BACKEND_NATIVE ? (char *)"--whiteouts" :
+	    NULL, NULL };
+
+	start_after(&p->start_after);
+	if (workspace_export_run(argv) != 0) {
+		workspace_session_remove(p);
+		exit(EXIT_CONFINE);
+	}
+	log_msg("session %s: %s plus the patch of session %s (what apply "
+	    "would write)", p->session_id, p->workspace,
+	    strrchr(p->patch_from, '/') + 1);
+}
+
 int
 sandbox_run(const struct plan *plan)
 {
@@ -654,6 +679,8 @@ sandbox_run(const struct plan *plan)
 			workspace_session_remove(p);
 		die_errno(-r, "session: cannot create '%s'", where);
 	}
+	if (p->patch_from)
+		seed_patch(p);
 	/*
 	 * A sandbox that fails early closes the filter pipe: take EPIPE, not
 	 * SIGPIPE, and read its reason.  The command gets the caller's own

@@ -457,7 +457,7 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 
 	if (ws == NULL)
 		die("'%s' is not a session directory", sdir);
-	if (!has(sdir, "upper"))
+	if (o->as_left && !has(sdir, "upper"))
 		die("session '%s' has no layers left to enter", id);
 	if (has(sdir, "applied"))
 		die_hint(EXIT_CONFINE, 0, "its changes are on the host; start a "
@@ -466,12 +466,24 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 	strv_push(keep, &n, ws);
 	strv_push(keep, &n, id);
 	o->workspace = ws;
-	o->session_id = id;
 	/* Sessions older than the copy layout have none: an overlay. */
 	if (layout == NULL)
 		layout = xstrdup("overlay");
 	strv_push(keep, &n, layout);
-	o->session_layout = layout;
+	if (o->as_left) {
+		o->session_id = id;
+		o->session_layout = layout;
+	} else {
+		/*
+		 * A new session on the workspace plus this one's patch, as
+		 * apply would write it (sandbox_run() has confine-export
+		 * write it in before the command starts).
+		 */
+		o->session_id = NULL;
+		o->enter_from = sdir;
+		strv_push(keep, &n, sdir);
+		sdir = NULL;
+	}
 	if (prof && prof[0]) {
 		strv_push(keep, &n, prof);
 		o->profile = prof;

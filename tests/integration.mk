@@ -31,6 +31,7 @@ INTEGRATION_TESTS = \
 	tests/integration/export-property.sh \
 	tests/integration/export-security.sh \
 	tests/integration/sessions.sh \
+	tests/integration/enter.sh \
 	tests/integration/apply-commits.sh \
 	tests/integration/apply-safety.sh \
 	tests/integration/apply-journal.sh \
@@ -85,6 +86,7 @@ BACKEND_TESTS = \
 	tests/bwrap/export-property.bwrap \
 	tests/bwrap/export-security.bwrap \
 	tests/bwrap/sessions.bwrap \
+	tests/bwrap/enter.bwrap \
 	tests/bwrap/apply-commits.bwrap \
 	tests/bwrap/apply-safety.bwrap \
 	tests/bwrap/apply-journal.bwrap \
@@ -118,6 +120,7 @@ BACKEND_TESTS = \
 	tests/landlock/export-property.landlock \
 	tests/landlock/export-security.landlock \
 	tests/landlock/sessions.landlock \
+	tests/landlock/enter.landlock \
 	tests/landlock/apply-commits.landlock \
 	tests/landlock/apply-safety.landlock \
 	tests/landlock/apply-journal.landlock \

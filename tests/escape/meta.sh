@@ -181,7 +181,7 @@ t_mounts() {
 }
 
 # The session the agent made cannot act on the host later: "confine
-# enter" runs the session's tree confined again, so a hook or rc file it
+# enter --as-left" runs the session's tree confined again, so a hook or rc file it
 # left does not run unconfined there.
 t_enter() {
 	esc_ws
@@ -192,7 +192,7 @@ t_enter() {
 	assert_status "$RC" 0
 	kept_session
 	RC=0
-	(cd "$WS" && exec timeout -k 5 "$CONFINE_TIMEOUT" "$CONFINE" enter "$SESSION_ID" \
+	(cd "$WS" && exec timeout -k 5 "$CONFINE_TIMEOUT" "$CONFINE" enter --as-left "$SESSION_ID" \
 	    sh -c 'git checkout -q -b x 2>&1; sh .git/hooks/post-checkout 2>&1; grep -c "^change$" README') \
 	    </dev/null >"$OUT" 2>"$ERR" || RC=$?
 	assert_status "$RC" 0

@@ -764,6 +764,53 @@ test_subcommands(void)
 		expect_cmd(run[i].cmd, run[i].want);
 }
 
+/* enter [--as-left] [SESSION] [--] [COMMAND...] */
+static void
+test_enter(void)
+{
+	const struct {
+		const char *const *cmd;
+		bool		 as_left;
+		const char	*id;
+		const char	*argv;
+	} v[] = {
+		{ CMD("enter"), false, NULL, "" },
+		{ CMD("enter", "--", "make", "check"), false, NULL,
+		    "[make][check]" },
+		{ CMD("enter", "20250101-120000-5f2ac9e1", "make"), false,
+		    "20250101-120000-5f2ac9e1", "[make]" },
+		{ CMD("enter", "--as-left"), true, NULL, "" },
+		{ CMD("enter", "--as-left", "20250101-120000-5f2ac9e1", "--",
+		    "sh"), true, "20250101-120000-5f2ac9e1", "[sh]" },
+		{ CMD("enter", "--as-left", "--", "--as-left"), true, NULL,
+		    "[--as-left]" },
+		{ CMD("enter", "make", "--as-left"), false, NULL,
+		    "[make][--as-left]" },
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < nitems(v); i++) {
+		autofree char *got = NULL;
+
+		parse(&p, v[i].cmd);
+		if (!is_int(p.r, 0, "'%s' parses", p.line)) {
+			diag("cause: %s", p.cause);
+			parsed_free(&p);
+			continue;
+		}
+		is_int(p.o.cmd, CLI_ENTER, "'%s': enter", p.line);
+		ok(p.o.as_left == v[i].as_left, "'%s': --as-left %s", p.line,
+		    v[i].as_left ? "set" : "unset");
+		is_str(p.o.session_id ? p.o.session_id : "(none)",
+		    v[i].id ? v[i].id : "(none)", "'%s': session", p.line);
+		got = tap_strv(p.o.argv);
+		is_str(got, v[i].argv, "'%s': command %s", p.line,
+		    v[i].argv[0] ? v[i].argv : "(none)");
+		parsed_free(&p);
+	}
+}
+
 static void
 test_flags(void)
 {
@@ -869,6 +916,7 @@ main(void)
 	test_paths();
 	test_all_options();
 	test_subcommands();
+	test_enter();
 	test_flags();
 	test_bad_options();
 	return done();
