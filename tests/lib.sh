@@ -43,8 +43,13 @@ CONFINE=$(abspath "$CONFINE")
 TRY_SYSCALL=$TESTS_BUILDDIR/helpers/try-syscall
 export CONFINE TESTS_SRCDIR TESTS_BUILDDIR
 
+# Every time limit a test sets is a bound against hanging, never a speed
+# check: on a busy machine (CI runs many tests at once on few cores) each
+# is TEST_TIME_FACTOR times longer.
+TEST_TIME_FACTOR=${TEST_TIME_FACTOR:-3}
+
 # Seconds before a confine run is stopped; no test may hang.
-CONFINE_TIMEOUT=${CONFINE_TIMEOUT:-30}
+CONFINE_TIMEOUT=${CONFINE_TIMEOUT:-$((30 * TEST_TIME_FACTOR))}
 
 # The backend under test: confine reads CONFINE_BACKEND when no --backend
 # is given.  Unset, confine's auto picks native on a machine that can.
@@ -461,7 +466,7 @@ drop_notice() {
 
 # wait_for SECONDS COMMAND...: poll every 0.1 s until COMMAND succeeds.
 wait_for() {
-	_tries=$(($1 * 10))
+	_tries=$(($1 * 10 * TEST_TIME_FACTOR))
 	shift
 	while [ "$_tries" -gt 0 ]; do
 		"$@" && return 0

@@ -10,14 +10,14 @@ plan 11
 
 # A process of the user's on the host, as an editor or a shell would be.
 N=$(unique_num)
-sleep "60.$N" </dev/null >/dev/null 2>&1 &
+sleep "3600.$N" </dev/null >/dev/null 2>&1 &
 HOST_PID=$!
 track_pid "$HOST_PID"
 
 host_alive() {
 	kill -0 "$HOST_PID" 2>/dev/null &&
 	    tr '\0' ' ' <"/proc/$HOST_PID/cmdline" 2>/dev/null |
-	    grep -q "^sleep 60\\.$N"
+	    grep -q "^sleep 3600\\.$N"
 }
 
 # The errno a call on HOST_PID gets inside: no such process in a pid
