@@ -115,7 +115,7 @@ t_own_config() {
 	assert_ws_unchanged
 	s=$(the_session)
 	assert_file_has_content "$s/report" '^  \.codex/config\.toml: agent instructions or configuration'
-	assert_file_has_content "$s/report" '^  AGENTS\.md: instructions'
+	assert_file_has_content "$s/report" '^  AGENTS\.md: agent instructions'
 }
 
 t_interactive() {

@@ -103,7 +103,7 @@ t_own_config() {
 	assert_ws_unchanged
 	s=$(the_session)
 	assert_file_has_content "$s/report" '^  \.gemini/settings\.json: agent instructions or configuration'
-	assert_file_has_content "$s/report" '^  GEMINI\.md: instructions'
+	assert_file_has_content "$s/report" '^  GEMINI\.md: agent instructions'
 }
 
 t_interactive() {
