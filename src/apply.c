@@ -44,7 +44,7 @@
 #include "commits.h"
 #include "log.h"
 #include "probe.h"
-#include "sha256.h"
+#include "session.h"
 #include "sys.h"
 #include "term.h"
 #include "util.h"
@@ -1492,7 +1492,6 @@ ctx_init(struct ctx *c, const char *ws)
 {
 	struct host h;
 	autofree char *cause = NULL;
-	char hex[65];
 	extern char **environ;
 
 	memset(c, 0, sizeof(*c));
@@ -1500,8 +1499,7 @@ ctx_init(struct ctx *c, const char *ws)
 		die("%s", cause);
 	c->state = path_join(h.state_home, "confine");
 	host_free(&h);
-	sha256_hex(ws, strlen(ws), hex);
-	c->hash = xstrdup(hex);
+	c->hash = session_ws_name(ws);
 	c->ws = ws;
 	c->journal = xasprintf("%s/journal/%s", c->state, c->hash);
 	c->wfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -395,11 +395,25 @@ session_apply(const struct cli_opts *o, char *const *env)
 	return 0;
 }
 
+/*
+ * A workspace's name under STATE/confine/journal and .../locks: the
+ * sha256 of its path, shared by apply (confine-export) and the launch.
+ */
+char *
+session_ws_name(const char *ws)
+{
+	char hex[65];
+
+	sha256_hex(ws, strlen(ws), hex);
+	return xstrdup(hex);
+}
+
 void
 session_recover(const char *session_dir, const char *ws)
 {
 	autofree char *state = xstrdup(session_dir), *journal = NULL;
-	char hex[65], *slash;
+	autofree char *hash = NULL;
+	char *slash;
 	struct stat st;
 	char *argv[] = { (char *)"--recover", (char *)ws, NULL };
 	int i;
@@ -410,8 +424,8 @@ session_recover(const char *session_dir, const char *ws)
 			return;
 		*slash = '\0';
 	}
-	sha256_hex(ws, strlen(ws), hex);
-	journal = xasprintf("%s/journal/%s", state, hex);
+	hash = session_ws_name(ws);
+	journal = xasprintf("%s/journal/%s", state, hash);
 	if (stat(journal, &st) < 0)
 		return;
 	if (workspace_export_run(argv) != 0)

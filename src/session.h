@@ -29,5 +29,6 @@ void	session_enter_opts(struct cli_opts *o, char *const *env, char ***keep);
  * that libgit2 stays off the launch path.  One stat when there is none.
  */
 void	session_recover(const char *session_dir, const char *ws);
+char	*session_ws_name(const char *ws);
 
 #endif
