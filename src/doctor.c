@@ -171,6 +171,20 @@ backends(int abi, const char *overlay_why)
 	} else
 		printf("  landlock: no: it needs landlock ABI 3, this kernel "
 		    "has %d\n", abi);
+	{
+		static const enum plan_backend b[] = { PLAN_BACKEND_NATIVE,
+		    PLAN_BACKEND_BWRAP, PLAN_BACKEND_LANDLOCK };
+		static const char *const name[] = { "native", "bwrap",
+		    "landlock" };
+		struct plan p = { .landlock.abi = abi };
+		size_t i;
+
+		printf("host unix sockets:\n");
+		for (i = 0; i < nitems(b); i++) {
+			p.backend = b[i];
+			printf("  %s: %s\n", name[i], plan_sockets_why(&p));
+		}
+	}
 	auto_pick = !native_why ? "native" : (h.bwrap.found && !h.bwrap.why) ?
 	    "bwrap" : abi >= 3 ? "landlock" : NULL;
 	if (auto_pick) {

@@ -12,10 +12,17 @@
  * socket mask whose socket is gone.
  * MUST: reach mount targets one component at a time, refusing symlinks, and
  * mount through /proc/self/fd, so no path is followed out of the new root.
+ * MUST: show the host's trees read-only through overlayfs (no upper layer),
+ * never a plain bind: a socket, a FIFO, a lock or a lease reached through
+ * an overlay is the overlay inode's, not the host's, so no host service
+ * listening on a path, and no host program taking a lock, can be reached
+ * or blocked from inside, whenever its socket was bound.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <fcntl.h>
 #include <linux/mount.h>
@@ -36,6 +43,25 @@
 #define OLDROOT	"/oldroot"
 #define NEWROOT	"/newroot"
 #define MASK	"/mask"
+#define EMPTY	"/empty"	/* the second lower layer of a read-only overlay */
+#define STAGE	"/stage"	/* overlays whose files are bound elsewhere */
+
+/* A file shown on its own is copied into the sandbox up to this size. */
+#define COPY_MAX	(1 << 20)
+
+const char *mount_hint;
+
+/* The host's mount points (under OLDROOT) and their filesystem types. */
+static struct {
+	char	**path;
+	char	**type;
+	size_t	 n;
+} hm;
+
+/* Skeleton tmpfs mounts (directories holding a host mount point). */
+static int	*skel;
+static size_t	 nskel;
+static unsigned int nstage;
 
 static int newroot_fd = -1;
 static const struct plan_mount *first_mount;
@@ -117,19 +143,362 @@ mount_fs(const char *dst, bool mkdirs, const char *type, unsigned long flags,
 	return 0;
 }
 
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void
+unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+			    (s[3] - '0'));
+			s += 3;
+		} else
+			*o++ = *s;
+	}
+	*o = '\0';
+}
+
+/*
+ * The host's mounts, as this namespace (a copy) has them: "ID PARENT
+ * MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER".
+ * The kernel writes it; the lines are still read with a bound.
+ */
+static int
+host_mounts(void)
+{
+	AUTO(fclose_p) FILE *f = NULL;
+	autofree char *line = NULL;
+	size_t cap = 0, n = 0, nt = 0;
+	ssize_t len;
+
+	hm.path = xcalloc(1, sizeof(char *));
+	hm.type = xcalloc(1, sizeof(char *));
+	if ((f = fopen(OLDROOT "/proc/self/mountinfo", "re")) == NULL)
+		return -errno;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		char *field[5], *dash, *save = NULL, *type;
+		int i;
+
+		if (len > 65536)
+			return -E2BIG;
+		if ((dash = strstr(line, " - ")) == NULL)
+			return -EINVAL;
+		*dash = '\0';
+		field[0] = strtok_r(line, " ", &save);
+		for (i = 1; i < 5 && field[i - 1]; i++)
+			field[i] = strtok_r(NULL, " ", &save);
+		save = NULL;
+		type = strtok_r(dash + 3, " ", &save);
+		if (i < 5 || field[4] == NULL || type == NULL)
+			return -EINVAL;
+		unescape(field[4]);
+		strv_push(&hm.path, &n, xstrdup(field[4]));
+		strv_push(&hm.type, &nt, xstrdup(type));
+	}
+	hm.n = n;
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Is a host mount point strictly below path (under OLDROOT)? */
+static bool
+mounts_below(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < hm.n; i++)
+		if (path_has_prefix(hm.path[i], path) &&
+		    !streq(hm.path[i], path))
+			return true;
+	return false;
+}
+
+/*
+ * Kernel filesystems with no mknod, so no socket or FIFO can be bound in
+ * them, and nothing a host program locks: bound as they are (with what is
+ * mounted below them, if it is of the same kind).
+ */
+static bool
+pseudo_fs(const char *type)
+{
+	static const char *const t[] = { "sysfs", "proc", "cgroup", "cgroup2",
+	    "debugfs", "tracefs", "securityfs", "pstore", "bpf", "efivarfs",
+	    "binfmt_misc", "configfs", "fusectl", "selinuxfs" };
+	size_t i;
+
+	for (i = 0; i < nitems(t); i++)
+		if (streq(type, t[i]))
+			return true;
+	return false;
+}
+
+/* The type of the host mount holding path, or "". */
+static const char *
+mount_type(const char *path)
+{
+	size_t i, best = 0, len = 0;
+
+	for (i = 0; i < hm.n; i++)
+		if (path_has_prefix(path, hm.path[i]) &&
+		    strlen(hm.path[i]) >= len) {
+			len = strlen(hm.path[i]);
+			best = i + 1;
+		}
+	return best ? hm.type[best - 1] : "";
+}
+
+static bool
+pseudo_tree(const char *path)
+{
+	size_t i;
+
+	if (!pseudo_fs(mount_type(path)))
+		return false;
+	for (i = 0; i < hm.n; i++)
+		if (path_has_prefix(hm.path[i], path) &&
+		    !pseudo_fs(hm.type[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The host directory src (an fd) read-only at dst through an overlay
+ * with no upper layer (overlayfs wants two lower layers then: the second
+ * is empty).  EINVAL: the kernel refuses it as a lower layer (a file
+ * system it does not support, or stacking too deep).
+ */
+static int
+ro_overlay(int src, int dst, const char *host)
+{
+	autofree char *opts = xasprintf("lowerdir=%s:" EMPTY, fdpath(src));
+
+	if (mount("overlay", fdpath(dst), "overlay", MS_RDONLY | MS_NOSUID |
+	    MS_NODEV, opts) < 0) {
+		if (errno == EINVAL)
+			mount_hint = xasprintf("'%s' cannot be a read-only "
+			    "overlayfs lower layer here (a file system overlayfs "
+			    "does not support, or overlays stacked too deep); "
+			    "confine shows the host's trees only through one, "
+			    "so that no host socket, lock or lease is reached",
+			    host + strlen(OLDROOT));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Bind from (a path) at dst, then make it read-only (reached at in). */
+static int
+ro_bind(const char *from, int dst, const char *in, bool rec)
+{
+	autoclose int top = -1;
+
+	if (mount(from, fdpath(dst), NULL, MS_BIND | (rec ? MS_REC : 0),
+	    NULL) < 0)
+		return -errno;
+	if ((top = walk(in, false)) < 0)
+		return top;
+	return set_attr(top, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV, rec);
+}
+
+/* A copy of the host's file (an O_PATH fd) at path, in the staging tmpfs. */
+static int copy_file(int src, const char *name);
+
+/*
+ * The host's regular file, shown on its own at dst (an existing file):
+ * through an overlay of its directory when it has no mount point below;
+ * else a copy up to COPY_MAX; else, the last resort, a read-only bind
+ * (its locks are the host's: said in SECURITY.md).
+ */
+static int
+show_file(int src, const struct stat *st, int dst, const char *host,
+    const char *in)
+{
+	autofree char *dir = xstrdup(host), *stage = NULL, *file = NULL;
+	autoclose int pfd = -1, sfd = -1, ffd = -1;
+	char *slash = strrchr(dir, '/');
+	int r;
+
+	*slash = '\0';
+	if (!mounts_below(dir) && (pfd = open(dir, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		stage = xasprintf(STAGE "/%u", nstage++);
+		if (mkdir(stage, 0700) < 0 ||
+		    (sfd = open(stage, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return -errno;
+		if ((r = ro_overlay(pfd, sfd, dir)) < 0)
+			return r;
+		file = path_join(stage, slash + 1);
+		if ((ffd = open(file, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return -errno;
+		return ro_bind(fdpath(ffd), dst, in, false);
+	}
+	if (st->st_size <= COPY_MAX) {
+		file = xasprintf(STAGE "/%u", nstage++);
+		if ((r = copy_file(src, file)) < 0)
+			return r;
+		return ro_bind(file, dst, in, false);
+	}
+	return ro_bind(fdpath(src), dst, in, false);
+}
+
+static const struct plan_mounts *plan;
+
+/* Will a later mount of the plan replace dst whole (a fresh tree)? */
+static bool
+covered(const char *dst)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++) {
+		const struct plan_mount *m = &plan->v[i];
+
+		if ((m->kind == PLAN_MOUNT_PROC || m->kind == PLAN_MOUNT_DEV ||
+		    m->kind == PLAN_MOUNT_TMPFS || m->kind == PLAN_MOUNT_HIDE) &&
+		    streq(m->dst, dst))
+			return true;
+	}
+	return false;
+}
+
+static int show_dir(int src, int dst, const char *host, const char *in);
+
+/* One entry of a host directory rebuilt in a skeleton tmpfs. */
+static int
+show_entry(int srcdir, int dstdir, const char *name, const char *host,
+    const char *in)
+{
+	autofree char *h = path_join(host, name), *d = path_join(in, name);
+	autoclose int src = -1, dst = -1;
+	char link[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (fstatat(srcdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode)) {
+		if ((n = readlinkat(srcdir, name, link, sizeof(link) - 1)) < 0)
+			return errno == ENOENT ? 0 : -errno;
+		link[n] = '\0';
+		return symlinkat(link, dstdir, name) < 0 ? -errno : 0;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (mkdirat(dstdir, name, st.st_mode & 07777) < 0)
+			return -errno;
+		if (covered(d))
+			return 0;
+		if ((src = openat(srcdir, name, O_PATH | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			/* Not searchable by this user: an empty directory. */
+			return errno == EACCES || errno == ENOENT ? 0 : -errno;
+		if ((dst = openat(dstdir, name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0)
+			return -errno;
+		return show_dir(src, dst, h, d);
+	}
+	/* Sockets, FIFOs and device nodes of the host are left out. */
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if ((dst = openat(dstdir, name, O_CREAT | O_EXCL | O_WRONLY |
+	    O_CLOEXEC, 0600)) < 0)
+		return -errno;
+	close(dst);
+	if ((dst = openat(dstdir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (src = openat(srcdir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	return show_file(src, &st, dst, h, d);
+}
+
+/* Rebuild the host directory src in the skeleton tmpfs rd, entry by entry. */
+static int
+populate(int src, int rd, const char *host, const char *in)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *dir;
+	int fd, r = 0;
+
+	/* Skeleton tmpfs mounts turn read-only once everything is on them. */
+	if ((fd = open(fdpath(rd), O_PATH | O_CLOEXEC)) < 0)
+		return -errno;
+	skel = xreallocarray(skel, nskel + 1, sizeof(*skel));
+	skel[nskel++] = fd;
+	if (fstat(src, &st) == 0)
+		fchmod(rd, st.st_mode & 07777);
+	if ((fd = open(fdpath(src), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	while (r == 0 && (errno = 0, de = readdir(dir)) != NULL) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		r = show_entry(dirfd(dir), rd, de->d_name, host, in);
+	}
+	if (r == 0 && errno != 0)
+		r = -errno;
+	closedir(dir);
+	return r;
+}
+
+/*
+ * The host directory src (host: its path under OLDROOT; in: its path in
+ * the sandbox) read-only at dst.  overlayfs does not cross mount points
+ * and refuses a lower layer with host mounts below it (they are locked
+ * in this namespace), so a directory holding a mount point is rebuilt:
+ * a tmpfs with its entries, each shown the same way, read-only at the end.
+ */
+static int
+show_dir(int src, int dst, const char *host, const char *in)
+{
+	autoclose int rd = -1;
+
+	if (pseudo_tree(host))
+		return ro_bind(fdpath(src), dst, in, true);
+	if (!mounts_below(host))
+		return ro_overlay(src, dst, host);
+	if (mount("tmpfs", fdpath(dst), "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=0755") < 0)
+		return -errno;
+	/* dst is the directory under the tmpfs: reach the tmpfs by path. */
+	if ((rd = walk(in, false)) < 0)
+		return rd;
+	{
+		int real = openat(rd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		close(rd);
+		if ((rd = real) < 0)
+			return -errno;
+	}
+	return populate(src, rd, host, in);
+}
+
+/*
+ * The new root: the host's /, rebuilt as show_dir does (the host's root
+ * always holds mount points: /proc, /sys, /dev).
+ */
 static int
 root(void)
 {
-	autoclose int fd = -1;
+	autoclose int src = -1, rd = -1;
+	int r;
 
-	if (mount(OLDROOT, NEWROOT, NULL, MS_BIND | MS_REC, NULL) < 0)
+	if ((r = host_mounts()) < 0)
+		return r;
+	if (mkdir(EMPTY, 0755) < 0 || mkdir(STAGE, 0700) < 0)
 		return -errno;
-	if ((fd = open(NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (mount("tmpfs", NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=0755") < 0)
 		return -errno;
-	newroot_fd = fd;
-	fd = -1;
-	return set_attr(newroot_fd, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NODEV, true);
+	if ((src = open(OLDROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (newroot_fd = open(NEWROOT, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 ||
+	    (rd = open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	return populate(src, rd, OLDROOT, "/");
 }
 
 /* Bind a path onto itself and make the copy read-only. */
@@ -338,12 +707,19 @@ target(const char *dst, bool dir)
 	return fd;
 }
 
-/* Show the host's path again, read-only or (direct) writable. */
+/*
+ * Show the host's path again: read-only as the root's trees are (an
+ * overlay; a file through an overlay of its directory), or (direct)
+ * writable, a plain bind: a direct path is the host's own, its sockets
+ * and locks too, as its writes are.
+ */
 static int
 bind_host(const struct plan_mount *m, bool writable)
 {
 	autoclose int src = -1, dst = -1, top = -1;
+	char host[PATH_MAX];
 	struct stat st;
+	ssize_t n;
 
 	if ((src = host_open(m->dst)) < 0)
 		/* Nothing to show; but a direct path must exist. */
@@ -354,12 +730,23 @@ bind_host(const struct plan_mount *m, bool writable)
 		return -EISDIR;
 	if ((dst = target(m->dst, S_ISDIR(st.st_mode))) < 0)
 		return dst;
+	if (!writable) {
+		/* Where the link led, under OLDROOT: for the mount points. */
+		if ((n = readlink(fdpath(src), host, sizeof(host) - 1)) < 0)
+			return -errno;
+		host[n] = '\0';
+		if (S_ISDIR(st.st_mode))
+			return show_dir(src, dst, host, m->dst);
+		/* A socket, a FIFO or a device is not shown from the host. */
+		if (!S_ISREG(st.st_mode))
+			return 0;
+		return show_file(src, &st, dst, host, m->dst);
+	}
 	if (mount(fdpath(src), fdpath(dst), NULL, MS_BIND | MS_REC, NULL) < 0)
 		return -errno;
 	if ((top = walk(m->dst, false)) < 0)
 		return top;
-	return set_attr(top, (writable ? 0 : MOUNT_ATTR_RDONLY) |
-	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
+	return set_attr(top, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
 }
 
 /*
@@ -558,9 +945,20 @@ mount_setup(const struct plan_mounts *ms, const char **where)
 	if (ms->n == 0 || ms->v[0].kind != PLAN_MOUNT_ROOT)
 		return -EINVAL;
 	first_mount = ms->v;
+	plan = ms;
 	for (i = 0; i < ms->n; i++)
 		if ((r = apply(&ms->v[i], ms->dev_nodes, where)) < 0)
 			return r;
+	/* The rebuilt directories: nothing more is mounted on them. */
+	*where = "make the host's view read-only";
+	for (i = 0; i < nskel; i++)
+		if ((r = set_attr(skel[i], MOUNT_ATTR_RDONLY, false)) < 0)
+			return r;
+	for (i = 0; i < nskel; i++)
+		close(skel[i]);
+	free(skel);
+	skel = NULL;
+	nskel = 0;
 
 	/*
 	 * pivot_root(".", ".") stacks the old root on top of the new one;

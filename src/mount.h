@@ -16,5 +16,7 @@
  * *where set to what failed (a plan path or a step name).
  */
 int	mount_setup(const struct plan_mounts *, const char **where);
+/* Set when a host tree cannot be shown read-only: why, for the hint. */
+extern const char *mount_hint;
 
 #endif

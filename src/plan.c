@@ -57,6 +57,31 @@ plan_legs_name(unsigned int legs, char buf[8])
 	return buf;
 }
 
+/*
+ * What keeps the host's pathname sockets out of reach, for --dry-run and
+ * doctor.
+ */
+const char *
+plan_sockets_why(const struct plan *p)
+{
+	switch (p->backend) {
+	case PLAN_BACKEND_NATIVE:
+		return "unreachable whenever bound: the host's trees are shown "
+		    "through read-only overlays, where a socket, FIFO, lock or "
+		    "lease is the overlay's, not the host's (direct paths are "
+		    "the host's own: sockets seen there at start-up are "
+		    "masked)";
+	case PLAN_BACKEND_BWRAP:
+		return "those bound at start-up are masked (mask lines)";
+	case PLAN_BACKEND_LANDLOCK:
+		return p->landlock.abi >= 9 ? "landlock RESOLVE_UNIX" :
+		    "socket(AF_UNIX) refused";
+	case PLAN_BACKEND_AUTO:
+		break;
+	}
+	return "?";
+}
+
 void
 plan_free(struct plan *p)
 {
@@ -135,12 +160,16 @@ mount_kind_name(enum plan_mount_kind k)
 }
 
 static void
-dump_mount(const struct plan_mount *m, FILE *f)
+dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 {
+	const bool ovl = p->backend == PLAN_BACKEND_NATIVE;
+
 	fprintf(f, "  %-8s %s", mount_kind_name(m->kind), m->dst);
 	switch (m->kind) {
 	case PLAN_MOUNT_ROOT:
-		fprintf(f, " (host /, read-only, nosuid, nodev)");
+		fprintf(f, " (host /, read-only, nosuid, nodev%s)", ovl ?
+		    "; each tree a lower-only overlay, kernel file systems "
+		    "bound" : "");
 		break;
 	case PLAN_MOUNT_PROC:
 		fprintf(f, " (new, this pid namespace only)");
@@ -159,7 +188,7 @@ dump_mount(const struct plan_mount *m, FILE *f)
 		fprintf(f, " (host socket hidden)");
 		break;
 	case PLAN_MOUNT_BIND_RO:
-		fprintf(f, " (host's, read-only)");
+		fprintf(f, " (host's, read-only%s)", ovl ? ", an overlay" : "");
 		break;
 	case PLAN_MOUNT_BIND_RW:
 		fprintf(f, " (host's, WRITABLE: writes reach the host)");
@@ -244,7 +273,8 @@ plan_dump(const struct plan *p, FILE *f)
 	fprintf(f, "%s:\n", p->backend == PLAN_BACKEND_LANDLOCK ?
 	    "prepared in the session (no mount namespace)" : "mounts");
 	for (i = 0; i < p->mounts.n; i++)
-		dump_mount(&p->mounts.v[i], f);
+		dump_mount(p, &p->mounts.v[i], f);
+	fprintf(f, "host unix sockets: %s\n", plan_sockets_why(p));
 	fprintf(f, "landlock: ABI %d; handled fs 0x%llx, net 0x%llx, "
 	    "scoped 0x%llx\n", p->landlock.abi,
 	    (unsigned long long)p->landlock.handled_fs,

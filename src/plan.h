@@ -161,6 +161,8 @@ struct plan {
 };
 
 void	plan_free(struct plan *);
+/* What keeps the host's pathname sockets out of reach on p's backend. */
+const char *plan_sockets_why(const struct plan *p);
 /* Print the plan in the --dry-run format. */
 void	plan_dump(const struct plan *, FILE *);
 /* Only the profile, the effective policy and the rule-of-two verdict. */

@@ -298,6 +298,18 @@ shown(const struct eff *e, const char *path)
 	return false;
 }
 
+/* Is path in a direct (writable, the host's own) path? */
+static bool
+under_direct(const struct eff *e, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < e->direct.n; i++)
+		if (path_has_prefix(path, e->direct.v[i].value))
+			return true;
+	return false;
+}
+
 /* A copy leaves out the hidden paths below it (relative to it). */
 static void
 copy_excepts(struct plan *p, const struct eff *e)
@@ -386,14 +398,20 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	}
 
 	/*
-	 * A host socket outside the fresh trees, or inside the workspace
-	 * (the overlay shows the host's files), would still be reachable by
-	 * path: cover each with an empty file.  Landlock ABI 9 closes this
-	 * for sockets bound later too.
+	 * bwrap: a host socket outside the fresh trees, or inside the
+	 * workspace (the copy does not copy sockets, but the host's tree is
+	 * bound), would still be reachable by path: cover each seen at
+	 * start-up with an empty file.  native shows the host's trees
+	 * through read-only overlays, where a socket is the overlay's inode,
+	 * never the host's listener, whenever it was bound; only a direct
+	 * path is the host's own, so its sockets seen at start-up are
+	 * covered.
 	 */
 	for (i = 0; h->unix_sockets[i]; i++) {
 		const char *s = h->unix_sockets[i];
 
+		if (!copy && !under_direct(e, s))
+			continue;
 		if (!path_has_prefix(s, ws) && hidden(h, s) &&
 		    !shown(e, s))
 			continue;

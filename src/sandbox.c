@@ -302,7 +302,8 @@ sandbox_init(const struct plan *p, struct fds *f)
 		    (unsigned)p->uid, (unsigned)p->gid);
 	/* 2. The filesystem view; before Landlock, which forbids mounts. */
 	if ((r = mount_setup(&p->mounts, &where)) < 0)
-		die_hint(EXIT_CONFINE, -r, r == -EINVAL && strstr(where, "/") ?
+		die_hint(EXIT_CONFINE, -r, mount_hint ? mount_hint :
+		    r == -EINVAL && strstr(where, "/") ?
 		    "the filesystem holding the session directory may not "
 		    "support overlayfs upper layers in a user namespace "
 		    "(it needs user extended attributes)" : NULL,

@@ -180,20 +180,22 @@ mounts_str(const struct plan_mounts *m)
 }
 
 /*
- * Can the sandbox reach host socket s by path?  Mounts stack in plan
- * order, so the last one at or above s decides what s shows.
+ * What the last mount at or above path shows: the host's file (true), or
+ * nothing of the host's.  Mounts stack in plan order.
  */
 static bool
-socket_covered(const struct plan_mounts *m, const char *s)
+host_shows(const struct plan_mounts *m, const char *path,
+    enum plan_mount_kind *kind)
 {
 	const struct plan_mount *top = NULL;
 	size_t i;
 
 	for (i = 0; i < m->n; i++)
-		if (path_has_prefix(s, m->v[i].dst))
+		if (path_has_prefix(path, m->v[i].dst))
 			top = &m->v[i];
 	if (top == NULL)
 		return false;
+	*kind = top->kind;
 	switch (top->kind) {
 	case PLAN_MOUNT_ROOT:
 	case PLAN_MOUNT_OVERLAY:
@@ -202,15 +204,32 @@ socket_covered(const struct plan_mounts *m, const char *s)
 	case PLAN_MOUNT_SCRATCH:
 	case PLAN_MOUNT_COPY:
 	case PLAN_MOUNT_LINK:
-		return false;		/* the host's file shows through */
+		return true;
 	case PLAN_MOUNT_PROC:
 	case PLAN_MOUNT_DEV:
 	case PLAN_MOUNT_TMPFS:
 	case PLAN_MOUNT_MASK:
 	case PLAN_MOUNT_HIDE:
-		return true;
+		return false;
 	}
 	return false;
+}
+
+/*
+ * Can the sandbox reach host socket s by path?  Not where the host's file
+ * is hidden; on native, not through an overlay either (the root's trees,
+ * read-only paths, the workspace, scratch: the socket there is the
+ * overlay's inode); only a direct path shows the host's own.
+ */
+static bool
+socket_covered(const struct plan *p, const char *s)
+{
+	enum plan_mount_kind kind;
+
+	if (!host_shows(&p->mounts, s, &kind))
+		return true;
+	return p->backend == PLAN_BACKEND_NATIVE &&
+	    kind != PLAN_MOUNT_BIND_RW;
 }
 
 /* The workspace: the default choice and the refusals. */
@@ -469,19 +488,16 @@ test_mounts(void)
 		    "tmpfs " HOME " 700 exec", OVERLAY(PROJ) } },
 		{ "sockets", true, true, "/run/user/1000", NULL, sockets,
 		    { MOUNTS_HEAD, "tmpfs /run 755", "tmpfs /var/run 755",
-		    "tmpfs " HOME " 700 exec", OVERLAY(PROJ),
-		    "mask /srv/app.sock", "mask " PROJ "/.dev/server.sock",
-		    "mask /var/lib/mysql/mysql.sock" } },
+		    "tmpfs " HOME " 700 exec", OVERLAY(PROJ) } },
 		{ "workspace outside home", true, false, "/run/user/1000",
 		    "/srv/proj", V("/srv/proj/run.sock", "/srv/other.sock",
 		    "/tmp/x.sock", "/srv/projx.sock"),
 		    { MOUNTS_HEAD, "tmpfs /run 755", "tmpfs " HOME " 700 exec",
-		    OVERLAY("/srv/proj"), "mask /srv/proj/run.sock",
-		    "mask /srv/other.sock", "mask /srv/projx.sock" } },
+		    OVERLAY("/srv/proj") } },
 		{ "workspace in /tmp", true, false, NULL, "/tmp/proj",
 		    V("/tmp/proj/s", "/tmp/s"), { MOUNTS_HEAD,
 		    "tmpfs /run 755", "tmpfs " HOME " 700 exec",
-		    OVERLAY("/tmp/proj"), "mask /tmp/proj/s" } },
+		    OVERLAY("/tmp/proj") } },
 		{ "socket in a runtime dir outside the hidden trees", true,
 		    false, "/srv/xdg/1000", NULL, V("/srv/xdg/1000/bus"),
 		    { MOUNTS_HEAD, "tmpfs /run 755", "tmpfs /srv/xdg/1000 700",
@@ -506,7 +522,7 @@ test_mounts(void)
 		got = mounts_str(&p.mounts);
 		is_str(got, want, "%s: the mounts, in order", rows[i].name);
 		for (j = 0; rows[i].sockets[j]; j++)
-			ok(socket_covered(&p.mounts, rows[i].sockets[j]),
+			ok(socket_covered(&p, rows[i].sockets[j]),
 			    "%s: host socket %s is out of reach", rows[i].name,
 			    rows[i].sockets[j]);
 		plan_free(&p);
@@ -2104,7 +2120,9 @@ test_env_profile(void)
 static bool
 visible(const struct plan_mounts *m, const char *path)
 {
-	return !socket_covered(m, path);
+	enum plan_mount_kind kind;
+
+	return host_shows(m, path, &kind);
 }
 
 /*
@@ -2189,7 +2207,9 @@ test_parents_of_home(void)
 
 /*
  * A path shown again inside a hidden tree (/tmp, /run, the home) shows
- * the host's sockets there: each gets its mask, after the path's mount.
+ * the host's sockets there: through an overlay on native (no mask
+ * needed); a direct path is the host's own: its sockets get their mask,
+ * after the path's mount.
  */
 static void
 test_reshown_sockets(void)
@@ -2199,16 +2219,20 @@ test_reshown_sockets(void)
 		bool		 masked;
 	} rows[] = {
 		{ "sealed", "--ro", "/tmp/.X11-unix", "/tmp/.X11-unix/X0",
-		    true },
+		    false },
 		{ "sealed", "--scratch", "/tmp/ssh-XXXXabcd",
-		    "/tmp/ssh-XXXXabcd/agent.1234", true },
+		    "/tmp/ssh-XXXXabcd/agent.1234", false },
 		{ "sealed", "--ro", "/run/dbus", "/run/dbus/system_bus_socket",
-		    true },
-		{ "sealed", "--ro", "/tmp", "/tmp/.X11-unix/X0", true },
+		    false },
+		{ "sealed", "--ro", "/tmp", "/tmp/.X11-unix/X0", false },
 		{ "offline", "--ro", "~/.gnupg", HOME "/.gnupg/S.gpg-agent",
-		    true },
+		    false },
 		{ "offline", "--ro", "/run/user/1000",
-		    "/run/user/1000/bus", true },
+		    "/run/user/1000/bus", false },
+		{ "online", "--direct", "/tmp/.X11-unix",
+		    "/tmp/.X11-unix/X0", true },
+		{ "online", "--direct", "/srv/data", "/srv/data/app.sock",
+		    true },
 		/* Not shown again: the tree hides it, no mask needed. */
 		{ "sealed", "--ro", "/tmp/other", "/tmp/.X11-unix/X0", false },
 		{ "sealed", "--ro", "/tmp/.X11-unixx", "/tmp/.X11-unix/X0",
@@ -2223,7 +2247,7 @@ test_reshown_sockets(void)
 		struct profile pr;
 		struct plan p = { 0 };
 		struct cli_list *l = streq(rows[i].opt, "--ro") ? &o.ro :
-		    &o.scratch;
+		    streq(rows[i].opt, "--direct") ? &o.direct : &o.scratch;
 		autofree char *name = xasprintf("%s %s, host socket %s",
 		    rows[i].opt, rows[i].path, rows[i].socket);
 		size_t masks = 0;
@@ -2236,12 +2260,12 @@ test_reshown_sockets(void)
 			profile_free(&pr);
 			continue;
 		}
-		ok(socket_covered(&p.mounts, rows[i].socket),
+		ok(socket_covered(&p, rows[i].socket),
 		    "%s: the socket is out of reach", name);
 		for (j = 0; j < p.mounts.n; j++)
 			masks += p.mounts.v[j].kind == PLAN_MOUNT_MASK;
 		is_int(masks, rows[i].masked, "%s: %s", name, rows[i].masked ?
-		    "masked" : "hidden with its tree, no mask");
+		    "masked" : "no mask (an overlay or a hidden tree)");
 		plan_free(&p);
 		profile_free(&pr);
 	}
