@@ -18,7 +18,13 @@ ESCAPE_TESTS = \
 	tests/escape/persistence.sh \
 	tests/escape/ipc.sh \
 	tests/escape/network.sh \
-	tests/escape/meta.sh
+	tests/escape/meta.sh \
+	tests/escape/hostfiles.sh
+
+# hostfiles.sh's probe: calls that change a file's times, flags, xattrs and
+# locks (try-syscall never changes anything).
+check_PROGRAMS += tests/helpers/hostfile-probe
+tests_helpers_hostfile_probe_SOURCES = tests/helpers/hostfile-probe.c
 
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
@@ -35,6 +41,7 @@ ESCAPE_BACKEND_TESTS = \
 	tests/escape-bwrap/ipc.bwrap \
 	tests/escape-bwrap/network.bwrap \
 	tests/escape-bwrap/meta.bwrap \
+	tests/escape-bwrap/hostfiles.bwrap \
 	tests/escape-landlock/terminal.landlock \
 	tests/escape-landlock/proc.landlock \
 	tests/escape-landlock/privilege.landlock \
@@ -43,7 +50,8 @@ ESCAPE_BACKEND_TESTS = \
 	tests/escape-landlock/persistence.landlock \
 	tests/escape-landlock/ipc.landlock \
 	tests/escape-landlock/network.landlock \
-	tests/escape-landlock/meta.landlock
+	tests/escape-landlock/meta.landlock \
+	tests/escape-landlock/hostfiles.landlock
 TESTS += $(ESCAPE_BACKEND_TESTS)
 CLEANFILES += $(ESCAPE_BACKEND_TESTS)
 tests/escape-bwrap/%.bwrap: tests/escape/%.sh
