@@ -337,9 +337,18 @@ show_file(int src, const struct stat *st, int dst, const char *host,
 	}
 	if (st->st_size <= COPY_MAX) {
 		file = xasprintf(STAGE "/%u", nstage++);
-		if ((r = copy_file(src, file)) < 0)
+		r = copy_file(src, file);
+		/* Its mode (no set-id bits); the owner is the caller. */
+		if (r == 0 && chmod(file, st->st_mode & 0777) < 0)
+			r = -errno;
+		if (r == 0)
+			return ro_bind(file, dst, in, false);
+		/*
+		 * Unreadable by this user: nothing inside can open it either,
+		 * and a lock or a lease needs an open file.
+		 */
+		if (r != -EACCES)
 			return r;
-		return ro_bind(file, dst, in, false);
 	}
 	return ro_bind(fdpath(src), dst, in, false);
 }
@@ -427,8 +436,12 @@ populate(int src, int rd, const char *host, const char *in)
 	skel[nskel++] = fd;
 	if (fstat(src, &st) == 0)
 		fchmod(rd, st.st_mode & 07777);
+	/*
+	 * A directory this user cannot list (root's, another user's) stays
+	 * empty: its entries could not be listed inside either.
+	 */
 	if ((fd = open(fdpath(src), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -errno;
+		return errno == EACCES ? 0 : -errno;
 	if ((dir = fdopendir(fd)) == NULL) {
 		close(fd);
 		return -errno;
