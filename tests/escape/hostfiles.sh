@@ -14,7 +14,7 @@
 # notification): their open probes are TODO ("fixed by the notify work").
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/escape-lib.sh"
-plan 31
+plan 32
 
 TODO_WHY="fixed by the notify work"
 PROBE=$TESTS_BUILDDIR/helpers/hostfile-probe
@@ -285,5 +285,30 @@ for c in utimensat futimens setflags fssetxattr flock setlk ofd_setlk setlease; 
 done
 check "" "setxattr works on the command's own files" own_xattr setxattr
 check "" "fsetxattr works on the command's own files" own_xattr fsetxattr
+
+# ------------------------------ 4: a tree no overlay can show: refused
+
+# Overlays stacked two deep on a --ro directory (in a mount namespace of
+# the test's own): a third, confine's, is refused by the kernel, and
+# confine must not fall back to a bind.
+t_too_deep() {
+	not_on "bwrap landlock" "binds, no overlays of the host's trees"
+	command -v unshare >/dev/null || skip_case "no unshare(1)"
+	d=$TEST_TMP/deep
+	mkdir -p "$d/tree" "$d/e1" "$d/e2" "$d/ws"
+	RC=0
+	unshare -Urm sh -c '
+	d=$1; shift
+	mount -t overlay overlay -o "lowerdir=$d/tree:$d/e1" "$d/tree" &&
+	mount -t overlay overlay -o "lowerdir=$d/tree:$d/e2" "$d/tree" ||
+	    exit 77
+	cd "$d/ws" && exec "$@" -w "$d/ws" --ro "$d/tree" -- true
+	' sh "$d" timeout -k 5 "$CONFINE_TIMEOUT" "$CONFINE" >"$OUT" 2>"$ERR" ||
+	    RC=$?
+	[ "$RC" -ne 77 ] || skip_case "cannot stack overlays in a user namespace here"
+	assert_status "$RC" 125
+	assert_file_has_content "$ERR" "'$d/tree' cannot be a read-only overlayfs lower layer"
+}
+tcase "a --ro tree that cannot be a read-only overlay: refused (125), no bind" t_too_deep
 
 tap_done
