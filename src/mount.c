@@ -217,13 +217,14 @@ mounts_below(const char *path)
 
 /*
  * Kernel filesystems with no mknod, so no socket or FIFO can be bound in
- * them, and nothing a host program locks: bound as they are (with what is
- * mounted below them, if it is of the same kind).
+ * them: bound as they are (with what is mounted below them, if it is of
+ * the same kind).  A lock on one of their files is the host's (said in
+ * SECURITY.md); host programs do not lock them.
  */
 static bool
 pseudo_fs(const char *type)
 {
-	static const char *const t[] = { "sysfs", "proc", "cgroup", "cgroup2",
+	static const char *const t[] = { "sysfs", "cgroup", "cgroup2",
 	    "debugfs", "tracefs", "securityfs", "pstore", "bpf", "efivarfs",
 	    "binfmt_misc", "configfs", "fusectl", "selinuxfs" };
 	size_t i;
@@ -387,6 +388,19 @@ show_entry(int srcdir, int dstdir, const char *name, const char *host,
 
 	if (fstatat(srcdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
+	/*
+	 * Another procfs (the host's processes) or a namespace file mounted
+	 * somewhere the sandbox sees: an empty directory or file in its
+	 * place, never the host's.
+	 */
+	if (streq(mount_type(h), "proc") || streq(mount_type(h), "nsfs")) {
+		if (S_ISDIR(st.st_mode))
+			return mkdirat(dstdir, name, 0755) < 0 ? -errno : 0;
+		if ((dst = openat(dstdir, name, O_CREAT | O_EXCL | O_WRONLY |
+		    O_CLOEXEC, 0444)) < 0)
+			return -errno;
+		return 0;
+	}
 	if (S_ISLNK(st.st_mode)) {
 		if ((n = readlinkat(srcdir, name, link, sizeof(link) - 1)) < 0)
 			return errno == ENOENT ? 0 : -errno;
