@@ -154,7 +154,13 @@ selftest(const char *tag, const char *dir)
 	snprintf(dp, sizeof(dp), "%s/%s.d", dir, tag);
 	unlink(sp);
 	unlink(dp);
-	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	if ((l = socket(AF_UNIX, SOCK_STREAM, 0)) < 0) {
+		/* Refused (the landlock backend below ABI 9): say so. */
+		result(tag, "stream", -1);
+		result(tag, "dgram", -1);
+		result(tag, "sendmsg", -1);
+		return;
+	}
 	unix_addr(&a, sp);
 	r = bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 4) < 0 ?
 	    -1 : 0;
