@@ -528,7 +528,8 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 	strv_push(&p->weaker, &p->nweaker, xstrdup("landlock has no right "
 	    "for a file's mode, owner, times or extended attributes: confine "
 	    "itself sets modes and times for the command, on its own files in "
-	    "the session only; chown and xattrs are refused (EPERM)"));
+	    "the session only; chown, xattrs and inode flags are refused "
+	    "(EPERM), and file locks on files outside the session"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("processes the command "
 	    "leaves behind are killed when it exits, but not if confine "
 	    "itself is killed with SIGKILL"));

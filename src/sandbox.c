@@ -551,7 +551,9 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 			if (p->backend != PLAN_BACKEND_BWRAP)
 				listener = pty_recv_fd(f->notify[0]);
 			else if ((un = unotify_receive(f->notify[0],
-			    p->net == PLAN_NET_HOST)) != NULL)
+			    p->net == PLAN_NET_HOST, (p->landlock.handled_net &
+			    LL_NET_CONNECT_TCP) != 0,
+			    p->landlock.connect_port)) != NULL)
 				listener = unotify_listener(un);
 			close(f->notify[0]);
 			f->notify[0] = -1;

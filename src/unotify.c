@@ -33,7 +33,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <arpa/inet.h>
 #include <linux/netlink.h>
+#include <netinet/in.h>
 #include <linux/rtnetlink.h>
 #include <linux/openat2.h>
 #include <linux/sock_diag.h>
@@ -71,6 +73,8 @@ struct unotify {
 	int	listener;
 	int	diag;		/* NETLINK_SOCK_DIAG in the sandbox's netns */
 	bool	shared_net;
+	bool	tcp_handled;	/* Landlock refuses TCP connect but to: */
+	unsigned tcp_port;	/* 0: none */
 };
 
 /* One call done by a thread, as it may block: connect, send, lock. */
@@ -80,7 +84,10 @@ struct job {
 	int			 nr;
 	int			 fd;		/* the command's, ours now */
 	int			 target;	/* O_PATH of the socket; -1 */
-	struct sockaddr_un	 addr;
+	union {
+		struct sockaddr_un	 addr;
+		struct sockaddr_storage	 any;	/* connect, not unix */
+	};
 	socklen_t		 alen;
 	char			*buf;
 	size_t			 len;
@@ -354,9 +361,10 @@ resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
 	 * scope with the host's network), not unix: the kernel says. */
 	if (j->addr.sun_family != AF_UNIX || plen == 0 ||
 	    j->addr.sun_path[0] == '\0') {
+		/* As the Landlock scope would say: the call is ours. */
 		if (u->shared_net && j->addr.sun_family == AF_UNIX &&
 		    plen > 1)
-			return -EACCES;
+			return -EPERM;
 		return 0;
 	}
 	memcpy(path, j->addr.sun_path, plen);
@@ -458,6 +466,39 @@ read_payload(pid_t pid, const struct seccomp_notif *r, struct job *j,
 	return 0;
 }
 
+/*
+ * A connect of another family, done here too (a kernel carrying on would
+ * find the fd again): read once, and held to the Landlock TCP rule the
+ * command has (the supervisor has none).
+ */
+static int
+other_connect(const struct unotify *u, pid_t pid, int fd, uint64_t addr,
+    socklen_t alen, struct job *j)
+{
+	int proto = 0;
+	socklen_t ol = sizeof(proto);
+	unsigned port;
+
+	if (alen > sizeof(j->any))
+		return -EINVAL;
+	memset(&j->any, 0, sizeof(j->any));
+	if (alen && read_mem(pid, addr, &j->any, alen) < 0)
+		return -EFAULT;
+	j->alen = alen;
+	if (!u->tcp_handled || alen < sizeof(sa_family_t) ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &ol) < 0 ||
+	    proto != IPPROTO_TCP)
+		return 0;
+	if (j->any.ss_family == AF_INET && alen >= sizeof(struct sockaddr_in))
+		port = ntohs(((struct sockaddr_in *)&j->any)->sin_port);
+	else if (j->any.ss_family == AF_INET6 &&
+	    alen >= sizeof(struct sockaddr_in6))
+		port = ntohs(((struct sockaddr_in6 *)&j->any)->sin6_port);
+	else
+		return j->any.ss_family == AF_UNSPEC ? 0 : -EACCES;
+	return u->tcp_port && port == u->tcp_port ? 0 : -EACCES;
+}
+
 /* 1: the kernel may carry on; 0: done here (or in a thread); -errno. */
 static int
 sock_call(struct unotify *u, const struct seccomp_notif *r)
@@ -475,9 +516,10 @@ sock_call(struct unotify *u, const struct seccomp_notif *r)
 		close(fd);
 		return e;
 	}
-	/* Not unix, or a unix send that takes no address: the kernel's.
+	/* A send not on a unix datagram socket takes no unix address:
+	 * the kernel's (another thread may swap the fd: SECURITY.md).
 	 * sendmmsg(2) on a unix datagram socket is refused. */
-	if (domain != AF_UNIX || (r->data.nr != SYS_connect &&
+	if (r->data.nr != SYS_connect && (domain != AF_UNIX ||
 	    type != SOCK_DGRAM)) {
 		close(fd);
 		return 1;
@@ -495,7 +537,10 @@ sock_call(struct unotify *u, const struct seccomp_notif *r)
 		e = 0;
 	} else
 		e = read_payload(r->pid, r, j, &name, &namelen);
-	if (e == 0 && name && namelen > 0)
+	/* Every connect is done here: the fd cannot change meaning. */
+	if (e == 0 && domain != AF_UNIX)
+		e = other_connect(u, r->pid, fd, name, namelen, j);
+	else if (e == 0 && name && namelen > 0)
 		e = resolve(u, r->pid, name, namelen, j);
 	if (e == 0 && !still_valid(u->listener, r->id))
 		e = -ESRCH;
@@ -641,7 +686,8 @@ unotify_install(int sock, const char **where)
 }
 
 struct unotify *
-unotify_receive(int sock, bool shared_net)
+unotify_receive(int sock, bool shared_net, bool tcp_handled,
+    unsigned tcp_port)
 {
 	int fds[2];
 	char cbuf[CMSG_SPACE(sizeof(struct ucred))], ack = 0;
@@ -678,7 +724,8 @@ unotify_receive(int sock, bool shared_net)
 	}
 	u = xcalloc(1, sizeof(*u));
 	*u = (struct unotify){ .listener = l, .diag = d,
-	    .shared_net = shared_net };
+	    .shared_net = shared_net, .tcp_handled = tcp_handled,
+	    .tcp_port = tcp_port };
 	return u;
 }
 
