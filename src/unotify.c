@@ -120,7 +120,11 @@ read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	    (ssize_t)len ? 0 : -EFAULT;
 }
 
-/* The command's fd n, as a new fd here on the same open file. */
+/*
+ * The command's fd n, as a new fd here on the same open file; -EBADF (no
+ * such fd), -EPERM (the command made itself non-dumpable: refused, as
+ * nothing can be decided), -ESRCH (gone).
+ */
 static int
 take_fd(pid_t pid, int n)
 {
@@ -130,7 +134,9 @@ take_fd(pid_t pid, int n)
 	if (pidfd < 0)
 		return -ESRCH;
 	fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
-	return fd < 0 ? -errno : fd;
+	if (fd >= 0)
+		return fd;
+	return errno == EBADF || errno == ESRCH ? -errno : -EPERM;
 }
 
 static bool
@@ -187,8 +193,7 @@ unotify_lock(int listener, const struct seccomp_notif *r,
 	if (r->data.nr != SYS_flock && r->data.nr != SYS_fcntl)
 		return false;
 	if ((fd = take_fd(r->pid, (int)r->data.args[0])) < 0) {
-		respond(listener, r->id, 0, fd == -ESRCH ? -ESRCH : -EBADF,
-		    false);
+		respond(listener, r->id, 0, fd, false);
 		return true;
 	}
 	if ((e = ok(fd, arg)) < 0) {
@@ -509,7 +514,7 @@ sock_call(struct unotify *u, const struct seccomp_notif *r)
 	int fd, domain = 0, type = 0, e;
 
 	if ((fd = take_fd(r->pid, (int)r->data.args[0])) < 0)
-		return fd == -ESRCH ? -ESRCH : -EBADF;
+		return fd;
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &ol) < 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ol) < 0) {
 		e = -errno;
