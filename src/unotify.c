@@ -165,6 +165,25 @@ lock_run(void *v)
 	return NULL;
 }
 
+/* A blocking lock taken at once: answered, true. */
+static bool
+try_now(struct job *j)
+{
+	int r;
+
+	if (j->nr == SYS_flock)
+		r = flock(j->fd, j->cmd | LOCK_NB);
+	else
+		r = fcntl(j->fd, F_OFD_SETLK, &j->fl);
+	if (r < 0 && (errno == EWOULDBLOCK || errno == EAGAIN ||
+	    errno == EACCES))
+		return false;
+	respond(j->listener, j->id, 0, r < 0 ? -errno : 0, false);
+	close(j->fd);
+	free(j);
+	return true;
+}
+
 static void
 run_job(struct job *j, void *(*fn)(void *), bool may_block)
 {
@@ -228,6 +247,9 @@ unotify_lock(int listener, const struct seccomp_notif *r,
 		free(j);
 		return true;
 	}
+	/* Most locks are free: try without waiting, before a thread. */
+	if (block && try_now(j))
+		return true;
 	run_job(j, lock_run, block);
 	return true;
 }
