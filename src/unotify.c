@@ -7,16 +7,18 @@
  * session began, in any directory the sandbox sees; connect(2) finds it by
  * its inode, across namespaces.  So every connect, sendto with an address
  * and sendmsg comes here.  The command's socket is taken with
- * pidfd_getfd(2) (its family and type never change); a socket of another
- * family, or a unix stream or seqpacket socket sending (the kernel ignores
- * or refuses an address there), goes on in the kernel.  For a unix
- * address the call is done here on the command's socket and never goes
- * on: a pathname is read once, resolved in the sandbox's view, opened
- * O_PATH, and the socket must be one of the sandbox's own: listed by
- * sock_diag(7) in the sandbox's network namespace (a socket belongs to the
- * namespace it was made in; with the host's network, also held by one of
- * the sandbox's processes).  The call then goes to "/proc/self/fd/N" of
- * that very inode: what was decided is what is reached.
+ * pidfd_getfd(2) (its family and type never change).  Every connect is
+ * done here, on that socket, so the fd cannot change meaning meanwhile (a
+ * TCP one held to the command's Landlock rule, which the supervisor does
+ * not have).  A send that is not on a unix datagram socket takes no unix
+ * address (the kernel ignores or refuses one there) and goes on in the
+ * kernel.  A unix address is read once; a pathname is resolved in the
+ * sandbox's view and opened O_PATH, and the socket must be one of the
+ * sandbox's own: listed by sock_diag(7) in the sandbox's network
+ * namespace (a socket belongs to the namespace it was made in; with the
+ * host's network, also held by one of the sandbox's processes).  The call
+ * then goes to "/proc/self/fd/N" of that very inode: what was decided is
+ * what is reached.
  *
  * Locks (bwrap and landlock): flock(2) and fcntl(2) locks and leases on a
  * host file the sandbox sees read-only would block host programs.  The
@@ -26,20 +28,23 @@
  *
  * Runs in: the inner stage (install) and the supervisor.
  * MUST: never let a call whose decision read the command's memory or
- * depends on an fd go on in the kernel (another thread may change both).
+ * depends on an fd go on in the kernel (another thread may change both);
+ * the one exception, a send on a socket of another kind, is in
+ * SECURITY.md.
  */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <arpa/inet.h>
 #include <linux/netlink.h>
-#include <netinet/in.h>
-#include <linux/rtnetlink.h>
 #include <linux/openat2.h>
+#include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <seccomp.h>
 #include <stddef.h>
@@ -55,7 +60,6 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
-#include <dirent.h>
 #include <unistd.h>
 
 #include "sys.h"
