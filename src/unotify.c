@@ -188,21 +188,61 @@ try_now(struct job *j)
 	return true;
 }
 
-static void
-run_job(struct job *j, void *(*fn)(void *), bool may_block)
-{
-	pthread_attr_t a;
-	pthread_t t;
+/* Calls that may block, each in a thread of its own, at most: */
+#define JOBS_MAX	128
+static int jobs;
 
-	if (may_block && pthread_attr_init(&a) == 0) {
+struct thread_arg {
+	struct job	*j;
+	void		*(*fn)(void *);
+};
+
+static void *
+job_thread(void *v)
+{
+	struct thread_arg t = *(struct thread_arg *)v;
+
+	free(v);
+	t.fn(t.j);
+	__atomic_sub_fetch(&jobs, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Run fn(j) now, or in a thread when it may block: the supervisor's loop
+ * must not wait for the command's peer or lock.  Past JOBS_MAX waiting
+ * calls, or when no thread can be made, the call fails with busy.
+ */
+static void
+run_job(struct job *j, void *(*fn)(void *), bool may_block, int busy)
+{
+	struct thread_arg *t;
+	pthread_attr_t a;
+	pthread_t id;
+	bool ok = false;
+
+	if (!may_block) {
+		fn(j);
+		return;
+	}
+	if (__atomic_add_fetch(&jobs, 1, __ATOMIC_RELAXED) <= JOBS_MAX &&
+	    pthread_attr_init(&a) == 0) {
+		t = xmalloc(sizeof(*t));
+		*t = (struct thread_arg){ j, fn };
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &a, fn, j) == 0) {
-			pthread_attr_destroy(&a);
-			return;
-		}
+		if (!(ok = pthread_create(&id, &a, job_thread, t) == 0))
+			free(t);
 		pthread_attr_destroy(&a);
 	}
-	fn(j);
+	if (ok)
+		return;
+	__atomic_sub_fetch(&jobs, 1, __ATOMIC_RELAXED);
+	respond(j->listener, j->id, 0, -busy, false);
+	close(j->fd);
+	if (j->target >= 0)
+		close(j->target);
+	free(j->buf);
+	free(j);
 }
 
 bool
@@ -254,7 +294,7 @@ unotify_lock(int listener, const struct seccomp_notif *r,
 	/* Most locks are free: try without waiting, before a thread. */
 	if (block && try_now(j))
 		return true;
-	run_job(j, lock_run, block);
+	run_job(j, lock_run, block, ENOLCK);
 	return true;
 }
 
@@ -583,7 +623,7 @@ sock_call(struct unotify *u, const struct seccomp_notif *r)
 		free(j);
 		return e;
 	}
-	run_job(j, sock_run, true);
+	run_job(j, sock_run, true, EAGAIN);
 	return 0;
 }
 
