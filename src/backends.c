@@ -47,6 +47,7 @@
 #include "stage.h"
 #include "sys.h"
 #include "syscall-filter.h"
+#include "unotify.h"
 #include "util.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -295,7 +296,7 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 	is_dir = dst_facts(p, &gone);
 	in = (struct bwrap_in){ .exe_fd = exe, .stage_fd = stage,
 	    .status_fd = f->status[1], .proxy_fd = f->proxysock[1],
-	    .pty_fd = f->ptysock[1],
+	    .pty_fd = f->ptysock[1], .notify_fd = f->notify[1],
 	    .seccomp_fd = seccomp, .empty_file = empty, .is_dir = is_dir,
 	    .gone = gone };
 	argv = bwrap_argv(p, &in);
@@ -310,6 +311,7 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 		keep[nkeep++] = f->proxysock[1];
 	if (f->ptysock[1] >= 0)
 		keep[nkeep++] = f->ptysock[1];
+	keep[nkeep++] = f->notify[1];
 
 	if ((pid = fork()) < 0) {
 		strv_free(argv);
@@ -349,23 +351,24 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 
 /*
  * The inner stage, inside bwrap's sandbox: confine STAGE_FD STATUS_FD
- * PROXY_FD PTY_FD after BWRAP_INNER_ARG.  bwrap has made the namespaces and
+ * PROXY_FD PTY_FD NOTIFY_FD after BWRAP_INNER_ARG.  bwrap has made the namespaces and
  * mounts, dropped the capabilities, set no_new_privs and loaded the filter.
  */
 int
 inner_main(int argc, char **argv)
 {
 	struct plan p;
-	int stage, status, proxy, ptysock, slave, r;
+	int stage, status, proxy, ptysock, notify, slave, r;
 	const char *what;
 	char ready = REC_READY;
 
-	if (argc != 6)
+	if (argc != 7)
 		return EXIT_CONFINE;
 	stage = atoi(argv[2]);
 	status = atoi(argv[3]);
 	proxy = atoi(argv[4]);
 	ptysock = atoi(argv[5]);
+	notify = atoi(argv[6]);
 	if (stage < 3 || status < 3 || fcntl(status, F_SETFD, FD_CLOEXEC) < 0)
 		return EXIT_CONFINE;
 	log_set_child(status);
@@ -389,6 +392,15 @@ inner_main(int argc, char **argv)
 		sandbox_send_out(proxy < 3 ? -1 : proxy, l,
 		    "network: the proxy's socket");
 	}
+	/*
+	 * Last before the command, as it hands sendmsg(2) to the supervisor:
+	 * unix connects and sends, and file locks (unotify.c).
+	 */
+	if (notify < 3)
+		die("seccomp: no channel for the listener");
+	if ((r = unotify_install(notify, &what)) < 0)
+		die_errno(-r, "seccomp: %s", what);
+	close(notify);
 	if (write(status, &ready, 1) != 1)
 		die_errno(errno, "status pipe");
 	sandbox_command(&p, slave, status, -1, -1);

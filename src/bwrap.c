@@ -111,7 +111,7 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 {
 	struct args a = { xcalloc(1, sizeof(char *)), 0 };
 	autofree char *exe = xasprintf("/proc/self/fd/%d", in->exe_fd);
-	char fd[4][16];
+	char fd[5][16];
 	size_t i;
 
 	add(&a, p->bwrap);
@@ -144,7 +144,8 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 	snprintf(fd[1], sizeof(fd[1]), "%d", in->status_fd);
 	snprintf(fd[2], sizeof(fd[2]), "%d", in->proxy_fd);
 	snprintf(fd[3], sizeof(fd[3]), "%d", in->pty_fd);
-	for (i = 0; i < 4; i++)
+	snprintf(fd[4], sizeof(fd[4]), "%d", in->notify_fd);
+	for (i = 0; i < 5; i++)
 		add(&a, fd[i]);
 	return a.v;
 }

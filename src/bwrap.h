@@ -20,6 +20,7 @@ struct bwrap_in {
 	int		 status_fd;	/* status records to the supervisor */
 	int		 proxy_fd;	/* the proxy's socket goes out here; -1 */
 	int		 pty_fd;	/* the pty's master goes out here; -1 */
+	int		 notify_fd;	/* the listener goes out here (unotify.c) */
 	int		 seccomp_fd;	/* sealed memfd with the BPF program */
 	const char	*empty_file;	/* an empty read-only file (masks) */
 	const bool	*is_dir;	/* per mount: the host's dst is a dir */

@@ -163,6 +163,10 @@ backends(int abi, const char *overlay_why)
 		    h.bwrap.why ? h.bwrap.why : "", BWRAP_PATH,
 		    h.bwrap.setuid ? ", setuid" : "", h.bwrap.disable_userns ?
 		    ", has --disable-userns" : "");
+	/* Which mechanism keeps host sockets out, whenever they are bound. */
+	if (h.bwrap.found && !h.bwrap.why)
+		printf("    host unix sockets: unreachable: confine answers "
+		    "unix connects and sends (seccomp user notification)\n");
 	if (abi >= 3) {
 		printf("  landlock: yes (weaker: no pid or mount namespace; "
 		    "the workspace is a copy; network none or host only%s)\n",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: ISC
 /*
- * meta.c - chmod, fchmod, fchmodat and utimensat by path, done by the
- * supervisor for the landlock backend's command (seccomp_unotify(2)).
+ * meta.c - chmod, fchmod, fchmodat and utimensat (by path and by fd), done
+ * by the supervisor for the landlock backend's command (seccomp_unotify(2));
+ * file locks go to unotify.c, decided here (lock_ok).
  *
  * The call's arguments are the command's: its path is read once from its
  * memory and never again; its file is opened here, without following a
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "meta.h"
+#include "unotify.h"
 #include "util.h"
 
 struct call {
@@ -103,7 +105,11 @@ decode(const struct seccomp_notif *r, struct call *c)
 		c->chmod = true;
 		return 0;
 	case SYS_utimensat:
-		c->dirfd = (int)r->data.args[0];
+		/* No path: futimens(), the times of the fd's file. */
+		if (r->data.args[1] == 0)
+			c->fd = (int)r->data.args[0];
+		else
+			c->dirfd = (int)r->data.args[0];
 		c->path = r->data.args[1];
 		c->times = r->data.args[2];
 		c->nofollow = (r->data.args[3] & AT_SYMLINK_NOFOLLOW) != 0;
@@ -196,6 +202,31 @@ handle(int listener, const struct seccomp_notif *r, char *const *roots,
 	    -errno : 0;
 }
 
+/* A lock on fd's file: beneath a root, or no file of the host's tree (a
+ * pipe, a socket); a host file's lock would block host programs. */
+static int
+lock_ok(int fd, void *arg)
+{
+	char *const *roots = arg;
+	char link[64], where[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	size_t i;
+
+	if (fstat(fd, &st) < 0)
+		return -EBADF;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, where, sizeof(where) - 1)) < 0)
+		return -EPERM;
+	where[n] = '\0';
+	for (i = 0; roots[i]; i++)
+		if (path_has_prefix(where, roots[i]))
+			return 0;
+	return -EPERM;
+}
+
 int
 meta_answer(int listener, char *const *roots, uid_t uid)
 {
@@ -205,6 +236,8 @@ meta_answer(int listener, char *const *roots, uid_t uid)
 	memset(&req, 0, sizeof(req));
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
+	if (unotify_lock(listener, &req, lock_ok, (void *)roots))
+		return 0;
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;
 	resp.error = handle(listener, &req, roots, uid);

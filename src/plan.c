@@ -304,8 +304,14 @@ plan_dump(const struct plan *p, FILE *f)
 	if (p->sys.no_host_ipc)
 		fprintf(f, "  SysV IPC and POSIX message queues refused\n");
 	if (p->sys.no_path_metadata)
-		fprintf(f, "  chmod and utimes answered by confine (session files "
-		    "only), chown and xattrs refused\n");
+		fprintf(f, "  chmod, utimes and file locks answered by confine "
+		    "(session files only), chown, xattrs and chattr refused\n");
+	if (p->sys.unix_notify)
+		fprintf(f, "  unix connect, sendto and sendmsg answered by "
+		    "confine (seccomp user notification): the sandbox's own "
+		    "sockets only, never a host socket, whenever bound\n"
+		    "  file locks and leases answered by confine: read-only "
+		    "files refused (EROFS)\n");
 	fprintf(f, "capabilities: all sets empty, no_new_privs\n");
 	fprintf(f, "terminal: %s\n", p->tty.pty ?
 	    "new pseudo-terminal relayed by confine" :

@@ -99,6 +99,9 @@ struct plan_syscalls {
 					   refused: no IPC namespace */
 	bool		 no_path_metadata; /* chmod, chown, xattrs, and utimes
 					   by path refused (EPERM) */
+	bool		 unix_notify;	/* bwrap: unix connects and sends,
+					   and file locks, answered by the
+					   supervisor (unotify.c) */
 };
 
 struct plan_tty {

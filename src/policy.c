@@ -197,6 +197,10 @@ landlock_rights_plan(struct plan *p, const struct host *h)
 	if (abi < 9)
 		degrade(p, ll ? "landlock ABI < 9: pathname unix sockets are "
 		    "not covered by landlock; socket(AF_UNIX) is refused" :
+		    p->backend == PLAN_BACKEND_BWRAP ? "landlock ABI < 9: "
+		    "pathname unix sockets are not covered by landlock; "
+		    "confine answers unix connects and sends (seccomp user "
+		    "notification): only the sandbox's own sockets" :
 		    "landlock ABI < 9: pathname unix sockets are not "
 		    "covered by landlock; the mount layout hides the host's");
 }
@@ -542,7 +546,8 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 	strv_push(&p->weaker, &p->nweaker, xstrdup("landlock has no right "
 	    "for a file's mode, owner, times or extended attributes: confine "
 	    "itself sets modes and times for the command, on its own files in "
-	    "the session only; chown and xattrs are refused (EPERM)"));
+	    "the session only; chown, xattrs and inode flags are refused "
+	    "(EPERM), and file locks on files outside the session"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("processes the command "
 	    "leaves behind are killed when it exits, but not if confine "
 	    "itself is killed with SIGKILL"));
@@ -860,6 +865,9 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.sys.no_host_ipc = p.backend == PLAN_BACKEND_LANDLOCK;
 	/* Landlock has no right for a file's mode, owner, times or xattrs. */
 	p.sys.no_path_metadata = p.backend == PLAN_BACKEND_LANDLOCK;
+	/* bwrap shows host trees by bind mounts, through which a host
+	 * socket bound later is reachable, and a read-only file lockable. */
+	p.sys.unix_notify = p.backend == PLAN_BACKEND_BWRAP;
 
 	/* Any terminal among 0, 1, 2: the command gets a pty instead. */
 	p.tty.pty = h->is_tty[0] || h->is_tty[1] || h->is_tty[2];

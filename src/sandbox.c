@@ -49,6 +49,7 @@
 #include "sandbox-int.h"
 #include "sys.h"
 #include "syscall-filter.h"
+#include "unotify.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -460,6 +461,7 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 {
 	static struct pty_relay relay;
 	struct proxy *px = NULL;
+	struct unotify *un = NULL;
 	bool done = false, relaying = false, status_open = true;
 	bool relayed = false;
 	int wstatus = 0, master = f->master, listener = -1, ready;
@@ -547,18 +549,24 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 				px = proxy_new(lfd, p->allow, p->endpoint);
 		}
 		if (nsfd && pfd[nsfd].revents) {
-			listener = pty_recv_fd(f->notify[0]);
+			if (p->backend != PLAN_BACKEND_BWRAP)
+				listener = pty_recv_fd(f->notify[0]);
+			else if ((un = unotify_receive(f->notify[0],
+			    p->net == PLAN_NET_HOST, (p->landlock.handled_net &
+			    LL_NET_CONNECT_TCP) != 0,
+			    p->landlock.connect_port)) != NULL)
+				listener = unotify_listener(un);
 			close(f->notify[0]);
 			f->notify[0] = -1;
 		}
-		if (nlfd && (pfd[nlfd].revents & POLLIN) &&
-		    meta_answer(listener, roots, p->uid) < 0) {
-			close(listener);
-			listener = -1;
-		} else if (nlfd && (pfd[nlfd].revents & (POLLHUP | POLLERR |
-		    POLLNVAL))) {
-			/* The command is gone: no more calls to answer. */
-			close(listener);
+		if (nlfd && (((pfd[nlfd].revents & POLLIN) && (un ?
+		    unotify_answer(un) : meta_answer(listener, roots,
+		    p->uid)) < 0) || (!(pfd[nlfd].revents & POLLIN) &&
+		    (pfd[nlfd].revents & (POLLHUP | POLLERR | POLLNVAL))))) {
+			/* The command is gone: no more calls to answer.  Its
+			 * threads may still hold it (unotify.c): kept. */
+			if (un == NULL)
+				close(listener);
 			listener = -1;
 		}
 		if (pxn)
@@ -570,7 +578,9 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 			pty_restore();
 		}
 	}
-	if (listener >= 0)
+	if (un)
+		unotify_free(un);
+	else if (listener >= 0)
 		close(listener);
 	if (relayed)
 		relay_report(&relay);
@@ -697,9 +707,12 @@ sandbox_run(const struct plan *plan)
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    f.proxysock) < 0))
 		die_errno(errno, "socketpair");
-	if (landlock && p->sys.no_path_metadata && socketpair(AF_UNIX,
-	    SOCK_SEQPACKET | SOCK_CLOEXEC, 0, f.notify) < 0)
+	if (((landlock && p->sys.no_path_metadata) || bwrap) &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, f.notify) < 0)
 		die_errno(errno, "socketpair");
+	/* bwrap's inner stage writes its pid along (unotify.c). */
+	if (bwrap && (r = unotify_passcred(f.notify[0])) < 0)
+		die_errno(-r, "socketpair");
 	/* landlock's pty is on the host's devpts: opened here. */
 	if (landlock && p->tty.pty &&
 	    (r = pty_open(&p->tty, &f.master, &f.slave)) < 0)

@@ -18,6 +18,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/file.h>
 #include <linux/filter.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
@@ -95,6 +98,35 @@ static const char *const path_metadata[] = {
 /* ...but a file's mode and times the supervisor sets for the command, on
  * its own files in the session (meta.c). */
 static const char *const meta_notify[] = { "chmod", "fchmodat", "fchmod" };
+
+/* chattr's ioctls: the inode's flags, project and version. */
+static const unsigned long flag_ioctls[] = {
+	FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR,
+	FS_IOC_SETVERSION, FS_IOC32_SETVERSION,
+};
+
+/* File locks and leases: the supervisor decides (unotify.c); LOCK_UN
+ * alone only lets go. */
+static int
+lock_rules(scmp_filter_ctx ctx, const char **where)
+{
+	static const int cmds[] = { F_SETLK, F_SETLKW, F_OFD_SETLK,
+	    F_OFD_SETLKW, F_SETLEASE };
+	size_t i;
+	int r;
+
+	*where = "flock";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(flock), 1,
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, LOCK_UN, 0))) < 0)
+		return r;
+	*where = "fcntl (locks and leases)";
+	for (i = 0; i < nitems(cmds); i++)
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+		    SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    0xffffffffU, (scmp_datum_t)cmds[i]))) < 0)
+			return r;
+	return 0;
+}
 
 static const unsigned long clone_ns[] = {
 	CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
@@ -263,10 +295,28 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 		if ((r = deny_names(ctx, meta_notify, nitems(meta_notify),
 		    -1, where)) < 0)
 			return r;
-		/* utimensat(fd, NULL, ...) is futimens(): an open file. */
-		*where = "utimensat (a path)";
+		/* utimensat(fd, NULL, ...), futimens(), too: a file open
+		 * for reading is enough to set its times. */
+		*where = "utimensat";
 		if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
-		    SCMP_SYS(utimensat), 1, SCMP_A1(SCMP_CMP_NE, 0))) < 0)
+		    SCMP_SYS(utimensat), 0)) < 0)
+			return r;
+		if ((r = lock_rules(ctx, where)) < 0)
+			return r;
+		/* Inode flags (chattr), any file's. */
+		*where = "ioctl (inode flags)";
+		for (i = 0; i < nitems(flag_ioctls); i++)
+			if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+			    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+			    0xffffffffU, flag_ioctls[i]))) < 0)
+				return r;
+		/* A filter of the command's own with a listener would take
+		 * the supervisor's notifications (the newest wins a tie). */
+		*where = "seccomp (a new listener)";
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(seccomp), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER))) < 0)
 			return r;
 	}
 	if (s->no_host_ipc && (r = deny_names(ctx, host_ipc,

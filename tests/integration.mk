@@ -7,6 +7,8 @@
 
 check_PROGRAMS += tests/helpers/try-syscall
 tests_helpers_try_syscall_SOURCES = tests/helpers/try-syscall.c
+check_PROGRAMS += tests/helpers/notify-probe
+tests_helpers_notify_probe_SOURCES = tests/helpers/notify-probe.c
 
 INTEGRATION_TESTS = \
 	tests/integration/exit-status.sh \

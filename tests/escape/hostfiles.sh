@@ -9,14 +9,16 @@
 # and a host program's lock while the session holds its own); on the
 # command's own files (workspace, home, tmp) they all work.
 #
-# native shows the host's trees through read-only overlays (mount.c).
-# bwrap and landlock are fixed by another branch (seccomp user
-# notification): their open probes are TODO ("fixed by the notify work").
+# native shows the host's trees through read-only overlays (mount.c);
+# bwrap and landlock have the supervisor answer the calls (seccomp user
+# notification, unotify.c; tests/escape/notify-files.sh goes further).
+# The landlock backend refuses AF_UNIX sockets altogether: the command's
+# own server there is a TODO.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/escape-lib.sh"
 plan 32
 
-TODO_WHY="fixed by the notify work"
+TODO_WHY="landlock: socket(2) of AF_UNIX refused below Landlock ABI 9"
 PROBE=$TESTS_BUILDDIR/helpers/hostfile-probe
 [ -x "$PROBE" ] || {
 	echo "Bail out! $PROBE is not built"
@@ -134,11 +136,11 @@ t_late() {
 		fail "$_s, bound after the start: got '${_r:-nothing}' inside"
 	}
 }
-check "bwrap" "a host socket bound late in a --ro directory is unreachable" \
+check "" "a host socket bound late in a --ro directory is unreachable" \
     t_late "$RO/late.sock"
 check "" "a host socket bound late in the workspace is unreachable" \
     t_late "$WS/late.sock"
-check "bwrap" "a host socket bound late in a system tree (/var/tmp) is unreachable" \
+check "" "a host socket bound late in a system tree (/var/tmp) is unreachable" \
     t_late "${SYS:+$SYS/late.sock}"
 
 # ------------------------------- 2: the command's own sockets still work
@@ -235,9 +237,9 @@ t_ro() {
 }
 # A change refused: EROFS (a read-only mount) or EPERM.
 check "" "utimensat on a read-only host file: EROFS or EPERM" t_ro utimensat 'EROFS|EPERM'
-check "landlock" "futimens by a read-only fd: EROFS or EPERM" t_ro futimens 'EROFS|EPERM'
-check "landlock" "FS_IOC_SETFLAGS: EROFS or EPERM" t_ro setflags 'EROFS|EPERM'
-check "landlock" "FS_IOC_FSSETXATTR: EROFS or EPERM" t_ro fssetxattr 'EROFS|EPERM'
+check "" "futimens by a read-only fd: EROFS or EPERM" t_ro futimens 'EROFS|EPERM'
+check "" "FS_IOC_SETFLAGS: EROFS or EPERM" t_ro setflags 'EROFS|EPERM'
+check "" "FS_IOC_FSSETXATTR: EROFS or EPERM" t_ro fssetxattr 'EROFS|EPERM'
 check "" "setxattr user.*: EROFS or EPERM" t_ro setxattr 'EROFS|EPERM'
 check "" "fsetxattr user.*: EROFS or EPERM" t_ro fsetxattr 'EROFS|EPERM'
 # A lock or a lease: refused, or taken on the overlay's inode (the host's
@@ -252,10 +254,10 @@ t_host() {
 	[ "$RW_OK" = yes ] || fail "$RW_OK"
 	want "$TEST_TMP/check.out" OK "$1" $FILES
 }
-check "bwrap landlock" "the host's flock -n succeeds while the session holds its flock" t_host check_flock
-check "bwrap landlock" "the host's F_SETLK write lock is not refused" t_host check_setlk
-check "bwrap landlock" "the host's F_OFD_SETLK write lock is not refused" t_host check_ofd
-check "bwrap landlock" "the host's open for writing is not held by a lease" t_host check_open_write
+check "" "the host's flock -n succeeds while the session holds its flock" t_host check_flock
+check "" "the host's F_SETLK write lock is not refused" t_host check_setlk
+check "" "the host's F_OFD_SETLK write lock is not refused" t_host check_ofd
+check "" "the host's open for writing is not held by a lease" t_host check_open_write
 
 t_manifest() {
 	[ "$RW_OK" = yes ] || fail "$RW_OK"
@@ -266,7 +268,7 @@ t_manifest() {
 	}
 	assert_host_unchanged
 }
-check "landlock" "the manifest (times, flags, xflags, xattrs) is unchanged" t_manifest
+check "" "the manifest (times, flags, xflags, xattrs) is unchanged" t_manifest
 
 # own CALL: the call works on the command's own files.
 t_own() {

@@ -68,6 +68,9 @@ t_backends() {
 	done
 	if [ -x /usr/bin/bwrap ]; then
 		assert_file_has_content "$TEST_TMP/doctor.out" '^  bwrap: yes \(/'
+		# Which mechanism keeps host sockets out, bound whenever.
+		assert_file_has_content "$TEST_TMP/doctor.out" \
+		    '^    host unix sockets: unreachable: .*\(seccomp user notification\)$'
 	else
 		assert_file_has_content "$TEST_TMP/doctor.out" \
 		    '^  bwrap: no: .* is not installed$'

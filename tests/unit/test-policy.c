@@ -2525,7 +2525,7 @@ test_bwrap_argv(void)
 	struct plan p = { 0 };
 	bool *is_dir;
 	struct bwrap_in in = { .exe_fd = 10, .stage_fd = 11, .status_fd = 12,
-	    .proxy_fd = -1, .pty_fd = 14, .seccomp_fd = 13,
+	    .proxy_fd = -1, .pty_fd = 14, .notify_fd = 15, .seccomp_fd = 13,
 	    .empty_file = SESSION "/empty" };
 	char **argv, *got = NULL;
 	size_t i, len = 0;
@@ -2547,8 +2547,8 @@ test_bwrap_argv(void)
 	fclose(f);
 	golden_check("bwrap-argv.golden", got);
 	ok(strv_len(argv) > 4 && streq(argv[0], BWRAP_PATH) &&
-	    streq(argv[strv_len(argv) - 6], "/proc/self/fd/10") &&
-	    streq(argv[strv_len(argv) - 5], BWRAP_INNER_ARG),
+	    streq(argv[strv_len(argv) - 7], "/proc/self/fd/10") &&
+	    streq(argv[strv_len(argv) - 6], BWRAP_INNER_ARG),
 	    "bwrap argv: bwrap first, confine's inner stage last, from its fd");
 	{
 		bool clearenv = false, die = false, caps = false;

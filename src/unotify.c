@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: ISC
+/*
+ * unotify.c - unix socket connects and sends, and file locks, done by the
+ * supervisor for the command (seccomp_unotify(2)).
+ *
+ * Host unix sockets (bwrap): a host program may bind a socket after the
+ * session began, in any directory the sandbox sees; connect(2) finds it by
+ * its inode, across namespaces.  So every connect, sendto with an address
+ * and sendmsg comes here.  The command's socket is taken with
+ * pidfd_getfd(2) (its family and type never change).  Every connect is
+ * done here, on that socket, so the fd cannot change meaning meanwhile (a
+ * TCP one held to the command's Landlock rule, which the supervisor does
+ * not have).  A send that is not on a unix datagram socket takes no unix
+ * address (the kernel ignores or refuses one there) and goes on in the
+ * kernel.  A unix address is read once; a pathname is resolved in the
+ * sandbox's view and opened O_PATH, and the socket must be one of the
+ * sandbox's own: listed by sock_diag(7) in the sandbox's network
+ * namespace (a socket belongs to the namespace it was made in; with the
+ * host's network, also held by one of the sandbox's processes).  The call
+ * then goes to "/proc/self/fd/N" of that very inode: what was decided is
+ * what is reached.
+ *
+ * Locks (bwrap and landlock): flock(2) and fcntl(2) locks and leases on a
+ * host file the sandbox sees read-only would block host programs.  The
+ * caller's ok() decides on the open file description; the lock is then
+ * taken here on that same description, so a POSIX lock becomes the open
+ * file description lock (F_OFD_*) it is closest to (confine(1)).
+ *
+ * Runs in: the inner stage (install) and the supervisor.
+ * MUST: never let a call whose decision read the command's memory or
+ * depends on an fd go on in the kernel (another thread may change both);
+ * the one exception, a send on a socket of another kind, is in
+ * SECURITY.md.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/netlink.h>
+#include <linux/openat2.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sys.h"
+#include "unotify.h"
+#include "util.h"
+
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd	438
+#endif
+
+/* The largest datagram the supervisor carries for the command. */
+#define DGRAM_MAX	65536
+
+struct unotify {
+	int	listener;
+	int	diag;		/* NETLINK_SOCK_DIAG in the sandbox's netns */
+	bool	shared_net;
+	bool	tcp_handled;	/* Landlock refuses TCP connect but to: */
+	unsigned tcp_port;	/* 0: none */
+};
+
+/* One call done by a thread, as it may block: connect, send, lock. */
+struct job {
+	int			 listener;
+	uint64_t		 id;
+	int			 nr;
+	int			 fd;		/* the command's, ours now */
+	int			 target;	/* O_PATH of the socket; -1 */
+	union {
+		struct sockaddr_un	 addr;
+		struct sockaddr_storage	 any;	/* connect, not unix */
+	};
+	socklen_t		 alen;
+	char			*buf;
+	size_t			 len;
+	int			 flags;
+	int			 cmd;		/* fcntl, or flock's op */
+	struct flock		 fl;
+	long			 arg;
+};
+
+static void
+respond(int listener, uint64_t id, long val, int err, bool go_on)
+{
+	struct seccomp_notif_resp resp = { .id = id, .val = val,
+	    .error = err };
+
+	if (go_on)
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	/* ENOENT: the command was interrupted or killed meanwhile. */
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+static int
+read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)addr, len };
+
+	if (len == 0)
+		return 0;
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) ==
+	    (ssize_t)len ? 0 : -EFAULT;
+}
+
+/*
+ * The command's fd n, as a new fd here on the same open file; -EBADF (no
+ * such fd), -EPERM (the command made itself non-dumpable: refused, as
+ * nothing can be decided), -ESRCH (gone).
+ */
+static int
+take_fd(pid_t pid, int n)
+{
+	autoclose int pidfd = sys_pidfd_open(pid, 0);
+	int fd;
+
+	if (pidfd < 0)
+		return -ESRCH;
+	fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
+	if (fd >= 0)
+		return fd;
+	return errno == EBADF || errno == ESRCH ? -errno : -EPERM;
+}
+
+static bool
+still_valid(int listener, uint64_t id)
+{
+	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* --- locks --- */
+
+static void *
+lock_run(void *v)
+{
+	struct job *j = v;
+	int r;
+
+	if (j->nr == SYS_flock)
+		r = flock(j->fd, j->cmd);
+	else if (j->cmd == F_SETLEASE)
+		r = fcntl(j->fd, F_SETLEASE, j->arg);
+	else
+		r = fcntl(j->fd, j->cmd, &j->fl);
+	respond(j->listener, j->id, r < 0 ? 0 : r, r < 0 ? -errno : 0, false);
+	close(j->fd);
+	free(j);
+	return NULL;
+}
+
+/* A blocking lock taken at once: answered, true. */
+static bool
+try_now(struct job *j)
+{
+	int r;
+
+	if (j->nr == SYS_flock)
+		r = flock(j->fd, j->cmd | LOCK_NB);
+	else
+		r = fcntl(j->fd, F_OFD_SETLK, &j->fl);
+	if (r < 0 && (errno == EWOULDBLOCK || errno == EAGAIN ||
+	    errno == EACCES))
+		return false;
+	respond(j->listener, j->id, 0, r < 0 ? -errno : 0, false);
+	close(j->fd);
+	free(j);
+	return true;
+}
+
+/* Calls that may block, each in a thread of its own, at most: */
+#define JOBS_MAX	128
+static int jobs;
+
+struct thread_arg {
+	struct job	*j;
+	void		*(*fn)(void *);
+};
+
+static void *
+job_thread(void *v)
+{
+	struct thread_arg t = *(struct thread_arg *)v;
+
+	free(v);
+	t.fn(t.j);
+	__atomic_sub_fetch(&jobs, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/*
+ * Run fn(j) now, or in a thread when it may block: the supervisor's loop
+ * must not wait for the command's peer or lock.  Past JOBS_MAX waiting
+ * calls, or when no thread can be made, the call fails with busy.
+ */
+static void
+run_job(struct job *j, void *(*fn)(void *), bool may_block, int busy)
+{
+	struct thread_arg *t;
+	pthread_attr_t a;
+	pthread_t id;
+	bool ok = false;
+
+	if (!may_block) {
+		fn(j);
+		return;
+	}
+	if (__atomic_add_fetch(&jobs, 1, __ATOMIC_RELAXED) <= JOBS_MAX &&
+	    pthread_attr_init(&a) == 0) {
+		t = xmalloc(sizeof(*t));
+		*t = (struct thread_arg){ j, fn };
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		if (!(ok = pthread_create(&id, &a, job_thread, t) == 0))
+			free(t);
+		pthread_attr_destroy(&a);
+	}
+	if (ok)
+		return;
+	__atomic_sub_fetch(&jobs, 1, __ATOMIC_RELAXED);
+	respond(j->listener, j->id, 0, -busy, false);
+	close(j->fd);
+	if (j->target >= 0)
+		close(j->target);
+	free(j->buf);
+	free(j);
+}
+
+bool
+unotify_lock(int listener, const struct seccomp_notif *r,
+    int (*ok)(int, void *), void *arg)
+{
+	struct job *j;
+	bool block = false;
+	int cmd = (int)r->data.args[1], e, fd;
+
+	if (r->data.nr != SYS_flock && r->data.nr != SYS_fcntl)
+		return false;
+	if ((fd = take_fd(r->pid, (int)r->data.args[0])) < 0) {
+		respond(listener, r->id, 0, fd, false);
+		return true;
+	}
+	if ((e = ok(fd, arg)) < 0) {
+		close(fd);
+		respond(listener, r->id, 0, e, false);
+		return true;
+	}
+	j = xcalloc(1, sizeof(*j));
+	*j = (struct job){ .listener = listener, .id = r->id,
+	    .nr = (int)r->data.nr, .fd = fd, .target = -1, .cmd = cmd };
+	if (r->data.nr == SYS_flock)
+		block = !(cmd & LOCK_NB);
+	else if (cmd == F_SETLEASE)
+		j->arg = (long)r->data.args[2];
+	else {
+		/* Read once; a POSIX lock is taken as the description's. */
+		if (read_mem(r->pid, r->data.args[2], &j->fl,
+		    sizeof(j->fl)) < 0) {
+			close(fd);
+			free(j);
+			respond(listener, r->id, 0, -EFAULT, false);
+			return true;
+		}
+		if (cmd == F_SETLK || cmd == F_SETLKW)
+			j->fl.l_pid = 0;
+		j->cmd = cmd == F_SETLK ? F_OFD_SETLK : cmd == F_SETLKW ?
+		    F_OFD_SETLKW : cmd;
+		block = j->cmd == F_OFD_SETLKW;
+	}
+	if (!still_valid(listener, r->id)) {
+		close(fd);
+		free(j);
+		return true;
+	}
+	/* Most locks are free: try without waiting, before a thread. */
+	if (block && try_now(j))
+		return true;
+	run_job(j, lock_run, block, ENOLCK);
+	return true;
+}
+
+/* --- unix sockets --- */
+
+/* Does the diag socket's namespace hold a unix socket bound at (dev,
+ * ino)?  Its socket inode in *sock_ino. */
+static int
+diag_find(int diag, dev_t dev, ino_t ino, uint32_t *sock_ino)
+{
+	struct {
+		struct nlmsghdr		nlh;
+		struct unix_diag_req	req;
+	} q = {
+		.nlh = { .nlmsg_len = sizeof(q), .nlmsg_type =
+		    SOCK_DIAG_BY_FAMILY, .nlmsg_flags = NLM_F_REQUEST |
+		    NLM_F_DUMP },
+		.req = { .sdiag_family = AF_UNIX, .udiag_states = ~0U,
+		    .udiag_show = UDIAG_SHOW_VFS },
+	};
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	long buf[8192 / sizeof(long)];
+	bool found = false, done = false;
+	ssize_t n;
+
+	pthread_mutex_lock(&lock);
+	if (send(diag, &q, sizeof(q), 0) < 0) {
+		pthread_mutex_unlock(&lock);
+		return -errno;
+	}
+	while (!done && (n = recv(diag, buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+
+		for (; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			struct unix_diag_msg *m = NLMSG_DATA(h);
+			struct rtattr *a;
+			int alen;
+
+			if (h->nlmsg_type == NLMSG_DONE ||
+			    h->nlmsg_type == NLMSG_ERROR) {
+				done = true;
+				break;
+			}
+			alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (a = (struct rtattr *)(m + 1); RTA_OK(a, alen);
+			    a = RTA_NEXT(a, alen)) {
+				struct unix_diag_vfs v;
+
+				if (a->rta_type != UNIX_DIAG_VFS ||
+				    RTA_PAYLOAD(a) < (int)sizeof(v))
+					continue;
+				memcpy(&v, RTA_DATA(a), sizeof(v));
+				/* The kernel's dev_t: major << 20 | minor. */
+				if (!found && v.udiag_vfs_ino ==
+				    (uint32_t)ino && makedev(v.udiag_vfs_dev >>
+				    20, v.udiag_vfs_dev & 0xfffff) == dev) {
+					found = true;
+					*sock_ino = m->udiag_ino;
+				}
+			}
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return found ? 0 : -ENOENT;
+}
+
+/* Host network: is socket inode ino held by one of the sandbox's
+ * processes (its own /proc lists only them)? */
+static bool
+held_by_sandbox(pid_t pid, uint32_t ino)
+{
+	char path[64], want[48], link[48];
+	autoclose int procfd = -1;
+	struct dirent *e;
+	DIR *d;
+	bool held = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/root/proc", (int)pid);
+	snprintf(want, sizeof(want), "socket:[%u]", ino);
+	if ((procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (d = fdopendir(dup(procfd))) == NULL)
+		return false;
+	while (!held && (e = readdir(d)) != NULL) {
+		autoclose int fds = -1;
+		struct dirent *f;
+		DIR *fd_dir;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%.20s/fd", e->d_name);
+		if ((fds = openat(procfd, path, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) < 0 || (fd_dir = fdopendir(dup(fds))) == NULL)
+			continue;
+		while (!held && (f = readdir(fd_dir)) != NULL) {
+			ssize_t n = readlinkat(fds, f->d_name, link,
+			    sizeof(link) - 1);
+
+			if (n > 0) {
+				link[n] = '\0';
+				held = streq(link, want);
+			}
+		}
+		closedir(fd_dir);
+	}
+	closedir(d);
+	return held;
+}
+
+/*
+ * The command's unix address, read once (alen bytes at addr): for a
+ * pathname, the socket it names in the sandbox's view must be the
+ * sandbox's own; the address to use is then "/proc/self/fd/N" of it.
+ */
+static int
+resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
+    struct job *j)
+{
+	char path[sizeof(j->addr.sun_path) + 1], proc[64];
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_MAGICLINKS };
+	autoclose int dfd = -1;
+	struct stat st;
+	uint32_t sock_ino;
+	size_t plen;
+
+	if (alen > sizeof(j->addr))
+		return -EINVAL;
+	memset(&j->addr, 0, sizeof(j->addr));
+	if (read_mem(pid, addr, &j->addr, alen) < 0)
+		return -EFAULT;
+	j->alen = alen;
+	plen = alen > offsetof(struct sockaddr_un, sun_path) ?
+	    alen - offsetof(struct sockaddr_un, sun_path) : 0;
+	/* Unnamed, abstract (the network namespace's own, or Landlock's
+	 * scope with the host's network), not unix: the kernel says. */
+	if (j->addr.sun_family != AF_UNIX || plen == 0 ||
+	    j->addr.sun_path[0] == '\0') {
+		/* As the Landlock scope would say: the call is ours. */
+		if (u->shared_net && j->addr.sun_family == AF_UNIX &&
+		    plen > 1)
+			return -EPERM;
+		return 0;
+	}
+	memcpy(path, j->addr.sun_path, plen);
+	path[plen] = '\0';
+	if (path[0] == '/') {
+		/* The sandbox's root is the resolution's. */
+		snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
+		how.resolve |= RESOLVE_IN_ROOT;
+	} else
+		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
+	if ((dfd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -ESRCH;
+	if ((j->target = (int)syscall(SYS_openat2, dfd, path, &how,
+	    sizeof(how))) < 0)
+		return errno == ENOENT || errno == ENOTDIR ||
+		    errno == ELOOP ? -errno : -EACCES;
+	if (fstat(j->target, &st) < 0)
+		return -EACCES;
+	if (!S_ISSOCK(st.st_mode))
+		return -ECONNREFUSED;
+	/* Bound in the sandbox's network namespace: its own. */
+	if (diag_find(u->diag, st.st_dev, st.st_ino, &sock_ino) < 0 ||
+	    (u->shared_net && !held_by_sandbox(pid, sock_ino)))
+		return -EACCES;
+	memset(&j->addr, 0, sizeof(j->addr));
+	j->addr.sun_family = AF_UNIX;
+	snprintf(j->addr.sun_path, sizeof(j->addr.sun_path),
+	    "/proc/self/fd/%d", j->target);
+	j->alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+	    strlen(j->addr.sun_path) + 1);
+	return 0;
+}
+
+static void *
+sock_run(void *v)
+{
+	struct job *j = v;
+	struct sockaddr *a = j->alen ? (struct sockaddr *)&j->addr : NULL;
+	long r;
+
+	if (j->nr == SYS_connect)
+		r = connect(j->fd, a, j->alen);
+	else
+		r = sendto(j->fd, j->buf, j->len, j->flags | MSG_NOSIGNAL, a,
+		    j->alen);
+	respond(j->listener, j->id, r < 0 ? 0 : r, r < 0 ? -errno : 0, false);
+	close(j->fd);
+	if (j->target >= 0)
+		close(j->target);
+	free(j->buf);
+	free(j);
+	return NULL;
+}
+
+/* The payload of a datagram, bounded; sendmsg's header read once. */
+static int
+read_payload(pid_t pid, const struct seccomp_notif *r, struct job *j,
+    uint64_t *name, socklen_t *namelen)
+{
+	struct iovec iov[64];
+	struct msghdr m;
+	size_t i, off = 0;
+
+	if (r->data.nr == SYS_sendto) {
+		j->len = (size_t)r->data.args[2];
+		if (j->len > DGRAM_MAX)
+			return -EMSGSIZE;
+		j->buf = xmalloc(j->len + 1);
+		j->flags = (int)r->data.args[3];
+		*name = r->data.args[4];
+		*namelen = (socklen_t)r->data.args[5];
+		return read_mem(pid, r->data.args[1], j->buf, j->len);
+	}
+	if (read_mem(pid, r->data.args[1], &m, sizeof(m)) < 0)
+		return -EFAULT;
+	/* Rights and credentials would be the supervisor's: refused. */
+	if (m.msg_controllen)
+		return -EPERM;
+	if (m.msg_iovlen > nitems(iov))
+		return -EMSGSIZE;
+	if (read_mem(pid, (uint64_t)m.msg_iov, iov,
+	    m.msg_iovlen * sizeof(*iov)) < 0)
+		return -EFAULT;
+	for (i = 0; i < m.msg_iovlen; i++) {
+		if (iov[i].iov_len > DGRAM_MAX - j->len)
+			return -EMSGSIZE;
+		j->len += iov[i].iov_len;
+	}
+	j->buf = xmalloc(j->len + 1);
+	for (i = 0; i < m.msg_iovlen; i++) {
+		if (read_mem(pid, (uint64_t)iov[i].iov_base, j->buf + off,
+		    iov[i].iov_len) < 0)
+			return -EFAULT;
+		off += iov[i].iov_len;
+	}
+	j->flags = (int)r->data.args[2];
+	*name = (uint64_t)m.msg_name;
+	*namelen = m.msg_name ? m.msg_namelen : 0;
+	return 0;
+}
+
+/*
+ * A connect of another family, done here too (a kernel carrying on would
+ * find the fd again): read once, and held to the Landlock TCP rule the
+ * command has (the supervisor has none).
+ */
+static int
+other_connect(const struct unotify *u, pid_t pid, int fd, uint64_t addr,
+    socklen_t alen, struct job *j)
+{
+	int proto = 0;
+	socklen_t ol = sizeof(proto);
+	unsigned port;
+
+	if (alen > sizeof(j->any))
+		return -EINVAL;
+	memset(&j->any, 0, sizeof(j->any));
+	if (alen && read_mem(pid, addr, &j->any, alen) < 0)
+		return -EFAULT;
+	j->alen = alen;
+	if (!u->tcp_handled || alen < sizeof(sa_family_t) ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &ol) < 0 ||
+	    proto != IPPROTO_TCP)
+		return 0;
+	if (j->any.ss_family == AF_INET && alen >= sizeof(struct sockaddr_in))
+		port = ntohs(((struct sockaddr_in *)&j->any)->sin_port);
+	else if (j->any.ss_family == AF_INET6 &&
+	    alen >= sizeof(struct sockaddr_in6))
+		port = ntohs(((struct sockaddr_in6 *)&j->any)->sin6_port);
+	else
+		return j->any.ss_family == AF_UNSPEC ? 0 : -EACCES;
+	return u->tcp_port && port == u->tcp_port ? 0 : -EACCES;
+}
+
+/* 1: the kernel may carry on; 0: done here (or in a thread); -errno. */
+static int
+sock_call(struct unotify *u, const struct seccomp_notif *r)
+{
+	struct job *j;
+	uint64_t name = 0;
+	socklen_t namelen = 0, ol = sizeof(int);
+	int fd, domain = 0, type = 0, e;
+
+	if ((fd = take_fd(r->pid, (int)r->data.args[0])) < 0)
+		return fd;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &ol) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ol) < 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	/* A send not on a unix datagram socket takes no unix address:
+	 * the kernel's (another thread may swap the fd: SECURITY.md).
+	 * sendmmsg(2) on a unix datagram socket is refused. */
+	if (r->data.nr != SYS_connect && (domain != AF_UNIX ||
+	    type != SOCK_DGRAM)) {
+		close(fd);
+		return 1;
+	}
+	if (r->data.nr == SYS_sendmmsg) {
+		close(fd);
+		return -EOPNOTSUPP;
+	}
+	j = xcalloc(1, sizeof(*j));
+	*j = (struct job){ .listener = u->listener, .id = r->id,
+	    .nr = (int)r->data.nr, .fd = fd, .target = -1 };
+	if (r->data.nr == SYS_connect) {
+		name = r->data.args[1];
+		namelen = (socklen_t)r->data.args[2];
+		e = 0;
+	} else
+		e = read_payload(r->pid, r, j, &name, &namelen);
+	/* Every connect is done here: the fd cannot change meaning. */
+	if (e == 0 && domain != AF_UNIX)
+		e = other_connect(u, r->pid, fd, name, namelen, j);
+	else if (e == 0 && name && namelen > 0)
+		e = resolve(u, r->pid, name, namelen, j);
+	if (e == 0 && !still_valid(u->listener, r->id))
+		e = -ESRCH;
+	if (e < 0) {
+		close(j->fd);
+		if (j->target >= 0)
+			close(j->target);
+		free(j->buf);
+		free(j);
+		return e;
+	}
+	run_job(j, sock_run, true, EAGAIN);
+	return 0;
+}
+
+/* bwrap: the fd's mount is read-only: a host file. */
+static int
+writable_mount(int fd, void *arg)
+{
+	struct statvfs sv;
+
+	(void)arg;
+	if (fstatvfs(fd, &sv) < 0)
+		return -EBADF;
+	return sv.f_flag & ST_RDONLY ? -EROFS : 0;
+}
+
+int
+unotify_answer(struct unotify *u)
+{
+	struct seccomp_notif req;
+	int e;
+
+	memset(&req, 0, sizeof(req));
+	if (ioctl(u->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return errno == EINTR || errno == ENOENT ? 0 : -errno;
+	if (unotify_lock(u->listener, &req, writable_mount, NULL))
+		return 0;
+	switch (req.data.nr) {
+	case SYS_connect:
+	case SYS_sendto:
+	case SYS_sendmsg:
+	case SYS_sendmmsg:
+		if ((e = sock_call(u, &req)) == 0)
+			return 0;
+		/* A family or type that never changes: no address of ours
+		 * is involved, the kernel's own checks hold. */
+		respond(u->listener, req.id, 0, e > 0 ? 0 : e, e > 0);
+		return 0;
+	}
+	respond(u->listener, req.id, 0, -ENOSYS, false);
+	return 0;
+}
+
+/* --- set-up --- */
+
+int
+unotify_passcred(int sock)
+{
+	int one = 1;
+
+	return setsockopt(sock, SOL_SOCKET, SO_PASSCRED, &one,
+	    sizeof(one)) < 0 ? -errno : 0;
+}
+
+static void
+ctx_releasep(scmp_filter_ctx *ctx)
+{
+	if (*ctx)
+		seccomp_release(*ctx);
+}
+
+static int
+load_filter(const char **where)
+{
+	AUTO(ctx_releasep) scmp_filter_ctx ctx = NULL;
+	static const int lock_cmds[] = { F_SETLK, F_SETLKW, F_OFD_SETLK,
+	    F_OFD_SETLKW, F_SETLEASE };
+	size_t i;
+	int r;
+
+	*where = "seccomp_init (the notify filter)";
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		return -ENOMEM;
+	*where = "connect, sendto, sendmsg, sendmmsg";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect),
+	    0)) < 0 || (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+	    SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0))) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg),
+	    0)) < 0 || (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+	    SCMP_SYS(sendmmsg), 0)) < 0)
+		return r;
+	/* LOCK_UN alone only lets go. */
+	*where = "flock";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(flock), 1,
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, LOCK_UN, 0))) < 0)
+		return r;
+	*where = "fcntl (locks and leases)";
+	for (i = 0; i < nitems(lock_cmds); i++)
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+		    SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    0xffffffffU, (scmp_datum_t)lock_cmds[i]))) < 0)
+			return r;
+	/* A filter of the command's own with a listener would take our
+	 * notifications first (the newest filter wins a tie). */
+	*where = "seccomp (a new listener)";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+	    SCMP_SYS(seccomp), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER))) < 0)
+		return r;
+	*where = "seccomp_load (the notify filter)";
+	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0 ||
+	    (r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 0)) < 0)
+		return r;
+	if ((r = seccomp_load(ctx)) < 0)
+		return r;
+	return seccomp_notify_fd(ctx);
+}
+
+int
+unotify_install(int sock, const char **where)
+{
+	int fds[2], r;
+	char ack;
+
+	*where = "sock_diag socket";
+	if ((fds[1] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+	    NETLINK_SOCK_DIAG)) < 0)
+		return -errno;
+	if ((r = fds[0] = load_filter(where)) < 0)
+		return r;
+	/* write(2), not sendmsg(2), which now waits for the supervisor:
+	 * the kernel adds our pid, and the supervisor takes the fds. */
+	*where = "passing the listener out";
+	if (write(sock, fds, sizeof(fds)) != sizeof(fds))
+		return -errno;
+	if (read(sock, &ack, 1) != 1)
+		return -EPIPE;
+	close(fds[0]);
+	close(fds[1]);
+	return 0;
+}
+
+struct unotify *
+unotify_receive(int sock, bool shared_net, bool tcp_handled,
+    unsigned tcp_port)
+{
+	int fds[2];
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))], ack = 0;
+	struct iovec iov = { fds, sizeof(fds) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	struct ucred cred;
+	struct unotify *u;
+	int l, d;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != sizeof(fds) ||
+	    (c = CMSG_FIRSTHDR(&msg)) == NULL ||
+	    c->cmsg_type != SCM_CREDENTIALS) {
+		errno = EBADMSG;
+		return NULL;
+	}
+	memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+	if ((l = take_fd(cred.pid, fds[0])) < 0) {
+		errno = -l;
+		return NULL;
+	}
+	if ((d = take_fd(cred.pid, fds[1])) < 0) {
+		close(l);
+		errno = -d;
+		return NULL;
+	}
+	fcntl(l, F_SETFD, FD_CLOEXEC);
+	fcntl(d, F_SETFD, FD_CLOEXEC);
+	if (write(sock, &ack, 1) != 1) {
+		close(l);
+		close(d);
+		return NULL;
+	}
+	u = xcalloc(1, sizeof(*u));
+	*u = (struct unotify){ .listener = l, .diag = d,
+	    .shared_net = shared_net, .tcp_handled = tcp_handled,
+	    .tcp_port = tcp_port };
+	return u;
+}
+
+int
+unotify_listener(const struct unotify *u)
+{
+	return u->listener;
+}
+
+void
+unotify_free(struct unotify *u)
+{
+	if (u == NULL)
+		return;
+	close(u->listener);
+	close(u->diag);
+	free(u);
+}
