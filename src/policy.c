@@ -424,7 +424,7 @@ view_mounts(struct plan *p, const struct host *h)
 		struct plan_mount *m;
 
 		add_mount(p, link ? PLAN_MOUNT_SYMLINK : PLAN_MOUNT_BIND_RO, t,
-		    0, false);
+		    0, true);
 		m = &p->mounts.v[p->mounts.n - 1];
 		m->src = xstrdup(link ? link : t);
 	}
