@@ -15,7 +15,7 @@
 # what such a user can: a file in /var/tmp, which is under /var.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/escape-lib.sh"
-plan 3
+plan 4
 
 N=$(unique_num)
 
@@ -109,6 +109,51 @@ t_hidden() {
 	fi
 }
 
+# Leg C: an entry made in /etc after the session started, which the scan
+# at the start cannot have seen, is not readable either (Landlock's rules
+# on /etc are made entry by entry at the start).  Group-readable by the
+# user, so the control outside reads it.
+t_etc_late() {
+	[ "$(id -u)" -eq 0 ] || skip_case "only root can make an entry in /etc"
+	[ -n "$AS" ] || skip_case "no user confine-ci to run the command as"
+	late=$(host_scratch "/etc/confine-hostdata-late-$N")
+	tmp=$(host_scratch "/etc/.confine-hostdata-late-$N.tmp")
+	(cd "$U_WS" && exec setpriv --reuid="$AS" --regid="$AS" --init-groups \
+	    env HOME="$U_HOME" XDG_STATE_HOME="$U_HOME/state" \
+	    timeout -k 5 "$CONFINE_TIMEOUT" "$CONFINE" -q -p "$ONLINE" -- sh -c '
+		echo >started
+		i=0
+		while [ ! -e "$1" ] && [ "$i" -lt "$2" ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		[ -e "$1" ] && echo SEEN
+		cat "$1" 2>/dev/null | grep -q . && echo READ
+		echo DONE' sh "$late" "$((100 * TEST_TIME_FACTOR))") \
+	    </dev/null >"$OUT" 2>"$ERR" &
+	pid=$!
+	# The command is running once its first write reaches the session.
+	wait_for 10 sh -c 'ls "$1"/state/confine/sessions/*/upper/started' \
+	    sh "$U_HOME" >/dev/null 2>&1 || {
+		kill "$pid" 2>/dev/null
+		fail "the command did not start"
+	}
+	(umask 077 && printf '%s\n' "$SECRET" >"$tmp")
+	chown "root:$AS" "$tmp"
+	chmod 0640 "$tmp"
+	mv "$tmp" "$late"
+	# Control: the user reads it outside, through its group.
+	as_user cat "$late" | grep -q "$SECRET" ||
+	    fail "control: $AS cannot read $late outside"
+	RC=0
+	wait "$pid" || RC=$?
+	drop_notice "$ERR"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^SEEN$'
+	assert_file_has_content "$OUT" '^DONE$'
+	assert_not_file_has_content "$OUT" '^READ$'
+}
+
 # Root: refused in a quadrant with leg C, before the command runs.
 t_root_refused() {
 	[ "$(id -u)" -eq 0 ] || skip_case "the caller is not root"
@@ -144,5 +189,6 @@ for f; do echo x >>"$f" 2>/dev/null && echo "WROTE $f"; done
 }
 
 tcase "leg C: other homes, /srv, /mnt, /media, /var not readable or listable; machine id the session's" t_hidden
+tcase "leg C: an /etc entry made after the start is not readable" t_etc_late
 tcase "leg C, a root caller: refused (125) before the command runs" t_root_refused
 tcase "no leg C (sealed): the host read-only as before" t_sealed_sees
