@@ -151,6 +151,9 @@ dst_facts(const struct plan *p, bool **gone)
 		 * (checked by check_mount_points()) is scratch already. */
 		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_COPY &&
 		    lstat(p->mounts.v[i].upper, &st) < 0 && errno == ENOENT;
+		/* No machine id on the host: none of the host's to replace. */
+		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_DATA &&
+		    lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT;
 	}
 	return v;
 }
@@ -250,7 +253,8 @@ check_mount_points(const struct plan *p, const char **where)
 		const struct plan_mount *m = &p->mounts.v[i], *top = NULL;
 
 		if (m->kind == PLAN_MOUNT_MASK || m->kind == PLAN_MOUNT_HIDE ||
-		    lstat(m->dst, &st) == 0)
+		    m->kind == PLAN_MOUNT_DATA || m->kind == PLAN_MOUNT_SYMLINK ||
+		    m->kind == PLAN_MOUNT_EMPTY_ROOT || lstat(m->dst, &st) == 0)
 			continue;
 		/* Nothing to show (bwrap's -try), or a missing scratch path,
 		 * which needs a place the command can create it in. */
@@ -261,7 +265,9 @@ check_mount_points(const struct plan *p, const char **where)
 			if (path_has_prefix(m->dst, p->mounts.v[j].dst) &&
 			    !streq(m->dst, p->mounts.v[j].dst))
 				top = &p->mounts.v[j];
+		/* The allow-list view's root is bwrap's own tmpfs. */
 		if (top && (top->kind == PLAN_MOUNT_TMPFS ||
+		    top->kind == PLAN_MOUNT_EMPTY_ROOT ||
 		    top->kind == PLAN_MOUNT_COPY ||
 		    top->kind == PLAN_MOUNT_BIND_RW))
 			continue;

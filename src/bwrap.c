@@ -65,6 +65,16 @@ mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
 	case PLAN_MOUNT_ROOT:
 		add3(a, "--ro-bind", "/", "/");
 		break;
+	case PLAN_MOUNT_EMPTY_ROOT:
+		/* bwrap's own root is an empty tmpfs: made read-only last. */
+		break;
+	case PLAN_MOUNT_SYMLINK:
+		add3(a, "--symlink", m->src, m->dst);
+		break;
+	case PLAN_MOUNT_DATA:
+		/* The supervisor wrote it in the session (workspace.c). */
+		add3(a, "--ro-bind-try", m->src, m->dst);
+		break;
 	case PLAN_MOUNT_PROC:
 		add2(a, "--proc", m->dst);
 		break;
@@ -136,6 +146,8 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 		if (!(in->gone && in->gone[i]))
 			mount_args(&a, &p->mounts.v[i], in->is_dir[i],
 			    in->empty_file);
+	if (p->mounts.n && p->mounts.v[0].kind == PLAN_MOUNT_EMPTY_ROOT)
+		add2(&a, "--remount-ro", "/");
 	add_fd(&a, "--seccomp", in->seccomp_fd);
 	add(&a, "--");
 	add(&a, exe);

@@ -33,6 +33,8 @@ landlock_rights(unsigned int access, bool is_dir)
 
 	if (access & PLAN_FS_READ)
 		r |= LL_FS_READ_FILE | LL_FS_READ_DIR;
+	if (access & PLAN_FS_LIST)
+		r |= LL_FS_READ_DIR;
 	if (access & PLAN_FS_EXEC)
 		r |= LL_FS_EXECUTE;
 	if (access & PLAN_FS_WRITE)

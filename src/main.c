@@ -170,6 +170,13 @@ again:
 		plan_free(&plan);
 		return 0;
 	}
+	if (plan.run_refused) {
+		cause = xasprintf("%s", plan.run_refused);
+		hint = xasprintf("run confine as an unprivileged user, or use "
+		    "a quadrant without leg C (sealed, offline)");
+		plan_free(&plan);
+		goto refuse;
+	}
 	if (plan.warn_trusted)
 		log_warn("quadrant trusted (profile %s): the command may read "
 		    "private data and communicate externally; only for input "

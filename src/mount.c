@@ -65,6 +65,7 @@ static unsigned int nstage;
 
 static int newroot_fd = -1;
 static const struct plan_mount *first_mount;
+static bool empty_root;		/* the allow-list view: a tmpfs root */
 
 /* The path through which mount(2) reaches an fd, via the host's procfs. */
 static const char *
@@ -528,6 +529,40 @@ root(void)
 	return populate(src, rd, OLDROOT, "/");
 }
 
+/*
+ * The allow-list view: the new root is an empty tmpfs, where only the
+ * plan's trees appear; made read-only once they are all there.
+ */
+static int
+root_empty(void)
+{
+	if (mount("tmpfs", NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=0755") < 0)
+		return -errno;
+	if ((newroot_fd = open(NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	empty_root = true;
+	return 0;
+}
+
+/* A symlink at dst, to the text in src, as the host has it. */
+static int
+symlink_make(const struct plan_mount *m)
+{
+	autofree char *parent = xstrdup(m->dst);
+	autoclose int pfd = -1, real = -1;
+	char *slash = strrchr(parent, '/');
+
+	*slash = '\0';
+	if ((pfd = walk(parent[0] ? parent : "/", true)) < 0)
+		return pfd;
+	if ((real = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (symlinkat(m->src, real, slash + 1) < 0)
+		return -errno;
+	return 0;
+}
+
 /* Bind a path onto itself and make the copy read-only. */
 static int
 ro_self(const char *path)
@@ -554,7 +589,7 @@ proc(const struct plan_mount *m)
 	size_t i;
 	int r;
 
-	if ((r = mount_fs(m->dst, false, "proc", MS_NOSUID | MS_NODEV |
+	if ((r = mount_fs(m->dst, true, "proc", MS_NOSUID | MS_NODEV |
 	    MS_NOEXEC, NULL)) < 0)
 		return r;
 	for (i = 0; i < nitems(ro); i++) {
@@ -602,7 +637,7 @@ dev(const struct plan_mount *m, char *const *nodes, const char **where)
 	size_t i;
 	int r;
 
-	if ((r = mount_fs(m->dst, false, "tmpfs", MS_NOSUID | MS_NOEXEC,
+	if ((r = mount_fs(m->dst, true, "tmpfs", MS_NOSUID | MS_NOEXEC,
 	    "mode=0755")) < 0)
 		return r;
 	if ((devfd = walk(m->dst, false)) < 0)
@@ -907,6 +942,33 @@ scratch(const struct plan_mount *m, unsigned int index)
 	return 0;
 }
 
+/*
+ * A file of confine's over the host's (its machine id): written in the
+ * staging tmpfs, bound read-only.  Where the host has none there is
+ * nothing of the host's to replace.
+ */
+static int
+data_file(const struct plan_mount *m, unsigned int index)
+{
+	autofree char *name = xasprintf("/data-%u", index);
+	autoclose int fd = -1, dst = -1, top = -1;
+	size_t len = strlen(m->data);
+
+	if ((dst = walk(m->dst, false)) < 0)
+		return dst == -ENOENT ? 0 : dst;
+	if ((fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0444)) < 0)
+		return -errno;
+	if (write(fd, m->data, len) != (ssize_t)len)
+		return -EIO;
+	if (mount(name, fdpath(dst), NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	if ((top = walk(m->dst, false)) < 0)
+		return top;
+	return set_attr(top, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false);
+}
+
 static int
 apply(const struct plan_mount *m, char *const *nodes, const char **where)
 {
@@ -936,6 +998,12 @@ apply(const struct plan_mount *m, char *const *nodes, const char **where)
 		return scratch(m, (unsigned int)(m - first_mount));
 	case PLAN_MOUNT_HIDE:
 		return hide(m, false);
+	case PLAN_MOUNT_EMPTY_ROOT:
+		return root_empty();
+	case PLAN_MOUNT_SYMLINK:
+		return symlink_make(m);
+	case PLAN_MOUNT_DATA:
+		return data_file(m, (unsigned int)(m - first_mount));
 	case PLAN_MOUNT_COPY:
 	case PLAN_MOUNT_LINK:
 		/* The other backends' (policy.c never plans them here). */
@@ -969,7 +1037,8 @@ mount_setup(const struct plan_mounts *ms, const char **where)
 	if (sys_pivot_root(".", "oldroot") < 0 || chdir("/") < 0)
 		return -errno;
 
-	if (ms->n == 0 || ms->v[0].kind != PLAN_MOUNT_ROOT)
+	if (ms->n == 0 || (ms->v[0].kind != PLAN_MOUNT_ROOT &&
+	    ms->v[0].kind != PLAN_MOUNT_EMPTY_ROOT))
 		return -EINVAL;
 	first_mount = ms->v;
 	plan = ms;
@@ -986,6 +1055,11 @@ mount_setup(const struct plan_mounts *ms, const char **where)
 	free(skel);
 	skel = NULL;
 	nskel = 0;
+
+	*where = "make the new root read-only";
+	if (empty_root && (r = set_attr(newroot_fd, MOUNT_ATTR_RDONLY |
+	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false)) < 0)
+		return r;
 
 	/*
 	 * pivot_root(".", ".") stacks the old root on top of the new one;

@@ -30,7 +30,7 @@ plan_access_name(unsigned int a, char buf[8])
 {
 	char *p = buf;
 
-	*p++ = (a & PLAN_FS_READ) ? 'r' : '-';
+	*p++ = (a & PLAN_FS_READ) ? 'r' : (a & PLAN_FS_LIST) ? 'l' : '-';
 	*p++ = (a & PLAN_FS_WRITE) ? 'w' : '-';
 	*p++ = (a & PLAN_FS_EXEC) ? 'x' : '-';
 	if (a & PLAN_FS_DEV)
@@ -108,11 +108,14 @@ plan_free(struct plan *p)
 	free(p->session_dir);
 	free(p->patch_from);
 	free(p->profile_arg);
+	strv_free(p->view);
+	free(p->run_refused);
 	for (i = 0; i < p->mounts.n; i++) {
 		free(p->mounts.v[i].dst);
 		free(p->mounts.v[i].src);
 		free(p->mounts.v[i].upper);
 		free(p->mounts.v[i].work);
+		free(p->mounts.v[i].data);
 		strv_free(p->mounts.v[i].except);
 	}
 	free(p->mounts.v);
@@ -155,6 +158,12 @@ mount_kind_name(enum plan_mount_kind k)
 		return "copy";
 	case PLAN_MOUNT_LINK:
 		return "link";
+	case PLAN_MOUNT_EMPTY_ROOT:
+		return "root";
+	case PLAN_MOUNT_SYMLINK:
+		return "symlink";
+	case PLAN_MOUNT_DATA:
+		return "file";
 	}
 	return "?";
 }
@@ -204,6 +213,17 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 		break;
 	case PLAN_MOUNT_LINK:
 		fprintf(f, " (host's, through a link at %s)", m->upper);
+		break;
+	case PLAN_MOUNT_EMPTY_ROOT:
+		fprintf(f, " (empty, read-only once built: the host's "
+		    "allow-list below)");
+		break;
+	case PLAN_MOUNT_SYMLINK:
+		fprintf(f, " -> %s (as the host's)", m->src);
+		break;
+	case PLAN_MOUNT_DATA:
+		fprintf(f, " (confine's, read-only: %.*s)",
+		    (int)strcspn(m->data, "\n"), m->data);
 		break;
 	}
 	fputc('\n', f);
@@ -267,6 +287,15 @@ plan_dump(const struct plan *p, FILE *f)
 	    p->net != PLAN_NET_NONE ? "" : p->backend ==
 	    PLAN_BACKEND_LANDLOCK ? " (no socket but AF_UNIX; TCP refused "
 	    "by landlock)" : " (a private loopback, up)");
+	if (p->allow_list) {
+		fprintf(f, "host view: allow-list (quadrant %s allows leg C); "
+		    "shown:", p->quadrant);
+		for (i = 0; p->view[i]; i++)
+			fprintf(f, "%s %s", i ? "," : "", p->view[i]);
+		fputc('\n', f);
+	}
+	if (p->run_refused)
+		fprintf(f, "refused at run time: %s\n", p->run_refused);
 	fprintf(f, "workspace: %s (writes kept in the session, host "
 	    "unchanged)\n", p->workspace);
 	fprintf(f, "session: %s\n", p->session_dir);

@@ -31,6 +31,7 @@ enum plan_backend { PLAN_BACKEND_AUTO, PLAN_BACKEND_NATIVE, PLAN_BACKEND_BWRAP,
 #define PLAN_FS_EXEC	(1U << 1)	/* execute files */
 #define PLAN_FS_WRITE	(1U << 2)	/* create, change, remove, rename */
 #define PLAN_FS_DEV	(1U << 3)	/* ioctl on device files */
+#define PLAN_FS_LIST	(1U << 4)	/* list directories, read no file */
 
 enum plan_mount_kind {
 	PLAN_MOUNT_ROOT,	/* the host's / read-only, the new root */
@@ -52,6 +53,11 @@ enum plan_mount_kind {
 				   directory), writable at dst */
 	PLAN_MOUNT_LINK,	/* landlock backend: a symlink at upper (in
 				   the session's home) to the host's src */
+	PLAN_MOUNT_EMPTY_ROOT,	/* an empty tmpfs, the new root, read-only
+				   once built: the allow-list view */
+	PLAN_MOUNT_SYMLINK,	/* a symlink at dst to src, as the host's */
+	PLAN_MOUNT_DATA,	/* a file of confine's at dst, read-only,
+				   holding data (bwrap: src, in the session) */
 };
 
 struct plan_mount {
@@ -65,6 +71,7 @@ struct plan_mount {
 	bool			 file_only; /* bind: refuse anything but a file */
 	char			**except;	/* copy: paths below src (relative)
 						   left out: the hidden ones */
+	char			*data;	/* data: the file's contents */
 };
 
 struct plan_mounts {
@@ -159,6 +166,12 @@ struct plan {
 	bool		 bwrap_unshare_user;	/* user namespaces work here */
 	bool		 bwrap_disable_userns;	/* it has --disable-userns */
 	char		*home;		/* $HOME in the sandbox */
+	bool		 allow_list;	/* a quadrant with leg C: the host is
+					   shown from the allow-list only */
+	char		**view;		/* allow_list: what is shown, for
+					   --dry-run ("/usr", "/bin -> usr/bin") */
+	char		*run_refused;	/* why this plan may be printed but not
+					   run (a root caller and leg C) */
 	struct timespec	 start_after;	/* copies: the command starts once the
 					   coarse clock is past this */
 };

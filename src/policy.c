@@ -20,6 +20,7 @@
 #include "env.h"
 #include "legs.h"
 #include "policy.h"
+#include "sha256.h"
 #include "syntax.h"
 #include "sys.h"
 #include "util.h"
@@ -28,6 +29,22 @@
 /* Device nodes bound from the host into the minimal /dev. */
 static const char *const dev_nodes[] = {
 	"null", "zero", "full", "random", "urandom", "tty", NULL
+};
+
+/*
+ * What a quadrant with leg C shows of the host: what programs need to run,
+ * and nothing that holds the data of users or services.  Programs and
+ * libraries (/usr, the /bin and /lib trees or their links into /usr, /opt
+ * for software installed outside the package manager, the Nix and Guix
+ * stores); their configuration (/etc, but its entries the world cannot
+ * read, and the machine's identity replaced); the kernel's interface
+ * (/sys, read-only).  Not shown: /home and /root (every user's files),
+ * /var (logs, mail, spools, backups, databases and service state), /srv,
+ * /mnt, /media, /boot, and whatever else lies at the top.
+ */
+const char *const policy_system_trees[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt",
+	"/etc", "/sys", "/nix/store", "/gnu/store", NULL
 };
 
 /*
@@ -136,6 +153,42 @@ hidden(const struct host *h, const char *path)
 	    (h->runtime_dir && path_has_prefix(path, h->runtime_dir));
 }
 
+/* The target of path when it is a symlink directly under /, or NULL. */
+static const char *
+root_link(const struct host *h, const char *path)
+{
+	size_t i;
+
+	for (i = 0; h->root_links && h->root_links[i] &&
+	    h->root_links[i + 1]; i += 2)
+		if (streq(h->root_links[i], path))
+			return h->root_links[i + 1];
+	return NULL;
+}
+
+/* Is path in a system tree the allow-list shows (not through a link)? */
+static bool
+in_system_tree(const struct host *h, const char *path)
+{
+	size_t i;
+
+	for (i = 0; policy_system_trees[i]; i++)
+		if (path_has_prefix(path, policy_system_trees[i]) &&
+		    root_link(h, policy_system_trees[i]) == NULL)
+			return true;
+	return false;
+}
+
+/* A per-session machine id: 32 hex digits, nothing of the host's. */
+static char *
+session_machine_id(const char *session_id)
+{
+	char hex[65];
+
+	sha256_hex(session_id, strlen(session_id), hex);
+	return xasprintf("%.32s\n", hex);
+}
+
 static int
 check_workspace(const struct host *h, const char *ws, char **cause,
     char **hint)
@@ -217,6 +270,41 @@ dev_paths(struct plan *p)
 	}
 }
 
+/*
+ * allow_list: Landlock's side of the view: read and execute beneath each
+ * system tree, /proc and /sys read-only, /etc but for its entries the
+ * world cannot read (and, with no mount namespace to replace it, its
+ * machine id).  The rules on /etc are made entry by entry when the
+ * sandbox starts, so an entry the host makes there later has none.
+ */
+static void
+view_rules(struct plan *p, const struct host *h, char *const *hidden,
+    bool no_machine_id)
+{
+	char **etc = strv_copy(hidden);
+	size_t n, i;
+
+	for (n = 0; etc[n]; n++)
+		;
+	for (i = 0; h->etc_private && h->etc_private[i]; i++)
+		strv_push(&etc, &n, xstrdup(h->etc_private[i]));
+	if (no_machine_id)
+		strv_push(&etc, &n, xstrdup("/etc/machine-id"));
+	for (i = 0; policy_system_trees[i]; i++) {
+		const char *t = policy_system_trees[i];
+
+		if (root_link(h, t))
+			continue;	/* reached through its target's rule */
+		add_path_except(p, t, streq(t, "/sys") ? PLAN_FS_READ :
+		    PLAN_FS_READ | PLAN_FS_EXEC, streq(t, "/etc") ? etc : hidden);
+	}
+	/* Its names may be listed (the rules are on what is in it). */
+	if (no_machine_id)
+		add_path(p, "/etc", PLAN_FS_LIST);
+	add_path_except(p, "/proc", PLAN_FS_READ, hidden);
+	strv_free(etc);
+}
+
 /* native and bwrap: paths as the sandbox's own mounts show them. */
 static void
 landlock_plan(struct plan *p, const struct host *h, const char *ws,
@@ -225,7 +313,20 @@ landlock_plan(struct plan *p, const struct host *h, const char *ws,
 	size_t i;
 
 	landlock_rights_plan(p, h);
-	if (p->backend == PLAN_BACKEND_BWRAP) {
+	if (p->allow_list) {
+		/* Listing is harmless: only the view is there to list. */
+		char *none[] = { NULL };
+
+		add_path(p, "/", PLAN_FS_LIST);
+		view_rules(p, h, none, false);
+		for (i = 0; i < e->ro.n; i++)
+			add_path(p, e->ro.v[i].value, PLAN_FS_READ |
+			    PLAN_FS_EXEC);
+		for (i = 0; i < e->cred_file.n; i++)
+			add_path(p, e->cred_file.v[i].value, PLAN_FS_READ);
+		add_path(p, "/var/tmp", PLAN_FS_READ | PLAN_FS_WRITE |
+		    PLAN_FS_EXEC);
+	} else if (p->backend == PLAN_BACKEND_BWRAP) {
 		/*
 		 * bwrap mounts /dev/shm without noexec: Landlock keeps what
 		 * is written there from running, as native's mount does.
@@ -314,6 +415,65 @@ under_direct(const struct eff *e, const char *path)
 	return false;
 }
 
+/* allow_list: is path in the view (a system tree, the workspace, shown)? */
+static bool
+in_view(const struct plan *p, const struct host *h, const char *ws,
+    const struct eff *e, const char *path)
+{
+	return !p->allow_list || in_system_tree(h, path) ||
+	    path_has_prefix(path, ws) || shown(e, path);
+}
+
+/*
+ * allow_list: the system trees on an empty root, as the host has them (a
+ * link stays a link); /etc without its entries the world cannot read,
+ * and with a machine id of the session's own.
+ */
+static void
+view_mounts(struct plan *p, const struct host *h)
+{
+	size_t i;
+
+	add_mount(p, PLAN_MOUNT_EMPTY_ROOT, "/", 0, false);
+	for (i = 0; policy_system_trees[i]; i++) {
+		const char *t = policy_system_trees[i], *link = root_link(h, t);
+		struct plan_mount *m;
+
+		add_mount(p, link ? PLAN_MOUNT_SYMLINK : PLAN_MOUNT_BIND_RO, t,
+		    0, true);
+		m = &p->mounts.v[p->mounts.n - 1];
+		m->src = xstrdup(link ? link : t);
+	}
+	for (i = 0; h->etc_private && h->etc_private[i]; i++)
+		add_mount(p, PLAN_MOUNT_HIDE, h->etc_private[i], 0, false);
+	add_mount(p, PLAN_MOUNT_DATA, "/etc/machine-id", 0, false);
+	p->mounts.v[p->mounts.n - 1].src = path_join(p->session_dir,
+	    "machine-id");
+	p->mounts.v[p->mounts.n - 1].data = session_machine_id(p->session_id);
+	add_mount(p, PLAN_MOUNT_TMPFS, "/var/tmp", 01777, true);
+}
+
+/* allow_list: the view in words, for --dry-run. */
+static void
+view_list(struct plan *p, const struct host *h)
+{
+	size_t i, n = 0;
+
+	p->view = xcalloc(1, sizeof(char *));
+	for (i = 0; policy_system_trees[i]; i++) {
+		const char *t = policy_system_trees[i], *link = root_link(h, t);
+
+		strv_push(&p->view, &n, link ? xasprintf("%s -> %s", t, link) :
+		    !streq(t, "/etc") ? xstrdup(t) :
+		    xasprintf("/etc (world-readable entries only; machine-id "
+		    "%s)", p->backend == PLAN_BACKEND_LANDLOCK ? "unreadable" :
+		    "the session's"));
+	}
+	strv_push(&p->view, &n, xstrdup("/proc"));
+	strv_push(&p->view, &n, xstrdup("the workspace"));
+	strv_push(&p->view, &n, xstrdup("the profile's paths"));
+}
+
 /* A copy leaves out the hidden paths below it (relative to it). */
 static void
 copy_excepts(struct plan *p, const struct eff *e)
@@ -346,7 +506,10 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	unsigned int seq = 0;
 	size_t i, first;
 
-	add_mount(p, PLAN_MOUNT_ROOT, "/", 0, true);
+	if (p->allow_list)
+		view_mounts(p, h);
+	else
+		add_mount(p, PLAN_MOUNT_ROOT, "/", 0, true);
 	add_mount(p, PLAN_MOUNT_PROC, "/proc", 0, false);
 	add_mount(p, PLAN_MOUNT_DEV, "/dev", 0755, false);
 	p->mounts.dev_nodes = strv_copy((char *const *)dev_nodes);
@@ -382,7 +545,13 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	add_list(p, copy ? PLAN_MOUNT_COPY : PLAN_MOUNT_SCRATCH, &e->scratch,
 	    &seq, false);
 	add_list(p, PLAN_MOUNT_BIND_RW, &e->direct, &seq, false);
-	add_list(p, PLAN_MOUNT_HIDE, &e->hide, &seq, false);
+	for (i = 0; i < e->hide.n; i++) {
+		/* allow_list: what is not shown needs no hiding. */
+		if (!in_view(p, h, ws, e, e->hide.v[i].value))
+			continue;
+		add_mount(p, PLAN_MOUNT_HIDE, e->hide.v[i].value, seq++, false);
+		p->mounts.v[p->mounts.n - 1].src = xstrdup(e->hide.v[i].value);
+	}
 	qsort(p->mounts.v + first, p->mounts.n - first, sizeof(*p->mounts.v),
 	    by_depth);
 	for (i = first; i < p->mounts.n; i++) {
@@ -402,22 +571,21 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	}
 
 	/*
-	 * bwrap: a host socket outside the fresh trees, or inside the
-	 * workspace (the copy does not copy sockets, but the host's tree is
-	 * bound), would still be reachable by path: cover each seen at
-	 * start-up with an empty file.  native shows the host's trees
-	 * through read-only overlays, where a socket is the overlay's inode,
-	 * never the host's listener, whenever it was bound; only a direct
-	 * path is the host's own, so its sockets seen at start-up are
-	 * covered.
+	 * native shows the host's trees through read-only overlays, where a
+	 * socket is the overlay's inode, never the host's listener, whenever
+	 * it was bound; on bwrap the supervisor makes every unix connect and
+	 * send itself, to the sandbox's own sockets only (unotify.c).  Only
+	 * a direct path is the host's own: its sockets seen at start-up are
+	 * covered too.  (A cover per host socket everywhere raced with
+	 * sockets that vanish before bwrap mounts it: exit 125.)
 	 */
 	for (i = 0; h->unix_sockets[i]; i++) {
 		const char *s = h->unix_sockets[i];
 
-		if (!copy && !under_direct(e, s))
+		if (!under_direct(e, s))
 			continue;
-		if (!path_has_prefix(s, ws) && hidden(h, s) &&
-		    !shown(e, s))
+		if ((!path_has_prefix(s, ws) && hidden(h, s) &&
+		    !shown(e, s)) || !in_view(p, h, ws, e, s))
 			continue;
 		add_mount(p, PLAN_MOUNT_MASK, s, 0, false);
 	}
@@ -511,7 +679,10 @@ landlock_backend_plan(struct plan *p, const struct host *h, const char *ws,
 	}
 
 	landlock_rights_plan(p, h);
-	add_path_except(p, "/", PLAN_FS_READ | PLAN_FS_EXEC, hidden);
+	if (p->allow_list)
+		view_rules(p, h, hidden, true);
+	else
+		add_path_except(p, "/", PLAN_FS_READ | PLAN_FS_EXEC, hidden);
 	dev_paths(p);
 	add_path(p, p->mounts.v[0].upper, PLAN_FS_READ | PLAN_FS_WRITE |
 	    PLAN_FS_EXEC);
@@ -786,6 +957,23 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		plan_free(&p);
 		return -1;
 	}
+	/* Leg C: a way out; nothing of the host's own data may be seen. */
+	p.allow_list = (p.quadrant_legs & PLAN_LEG_C) != 0;
+	if (p.allow_list && h->etc_why) {
+		*cause = xasprintf("quadrant %s shows the host from an "
+		    "allow-list, without the entries of /etc the world cannot "
+		    "read, but /etc could not be scanned: %s", p.quadrant,
+		    h->etc_why);
+		*hint = xasprintf("use a quadrant without leg C (sealed, "
+		    "offline)");
+		plan_free(&p);
+		return -1;
+	}
+	if (p.allow_list && h->uid == 0)
+		p.run_refused = xasprintf("the caller is root and quadrant %s "
+		    "allows leg C: the command would run as the host's root, "
+		    "the owner of root-only files, and confine does not map it "
+		    "to an unprivileged user", p.quadrant);
 	p.uid = h->uid;
 	p.gid = h->gid;
 	p.clone_flags = p.backend != PLAN_BACKEND_NATIVE ? 0 :
@@ -847,6 +1035,8 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		p.cwd = xstrdup(path_has_prefix(h->cwd, ws) ? h->cwd : ws);
 	}
 
+	if (p.allow_list)
+		view_list(&p, h);
 	copy_excepts(&p, &e);
 	if (p.backend == PLAN_BACKEND_LANDLOCK && p.net == PLAN_NET_NONE) {
 		/* No network namespace: no socket family but AF_UNIX. */

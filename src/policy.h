@@ -26,6 +26,12 @@ int	policy_compute(const struct cli_opts *, const struct host *,
 	    const char *profile_reason, struct plan *ret, char **cause,
 	    char **hint);
 
+/*
+ * The host's trees a quadrant with leg C shows (confine(1), HOST VIEW),
+ * beside the workspace and the profile's paths.  NULL-terminated.
+ */
+extern const char *const policy_system_trees[];
+
 /* The legs a quadrant allows (PLAN_LEG_*), or 0 for an unknown name. */
 unsigned int	policy_quadrant_legs(const char *quadrant);
 

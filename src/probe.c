@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,6 +24,11 @@
 #include "probe.h"
 #include "sys.h"
 #include "util.h"
+
+/* Bounds on what is read from the host's / and /etc. */
+#define ROOT_LINKS_MAX	64
+#define ETC_SCAN_MAX	100000
+#define ETC_PRIVATE_MAX	1024
 
 /* The real path of a directory; relative only when relative_ok. */
 static char *
@@ -104,6 +110,107 @@ unix_sockets(void)
 			strv_push(&v, &n, real);
 	}
 	return v;
+}
+
+/* Symlinks directly under /, as pairs: /bin, usr/bin (a merged /usr). */
+static char **
+root_links(void)
+{
+	char **v = xcalloc(1, sizeof(*v));
+	DIR *d;
+	struct dirent *e;
+	size_t n = 0;
+
+	if ((d = opendir("/")) == NULL)
+		return v;
+	while ((e = readdir(d)) != NULL && n < 2 * ROOT_LINKS_MAX) {
+		autofree char *path = path_join("/", e->d_name);
+		char target[PATH_MAX];
+		ssize_t len;
+
+		if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+			continue;
+		if ((len = readlink(path, target, sizeof(target) - 1)) < 0)
+			continue;
+		target[len] = '\0';
+		strv_push(&v, &n, steal_ptr(&path));
+		strv_push(&v, &n, xstrdup(target));
+	}
+	closedir(d);
+	return v;
+}
+
+/*
+ * The entries under dir (a path under /etc) that the world cannot read:
+ * a file without o+r, a directory without o+r or o+x (not descended into).
+ * Symlinks are judged where they point.  Bounded: past ETC_SCAN_MAX
+ * entries, or ETC_PRIVATE_MAX private ones, the scan fails (-E2BIG).
+ */
+static int
+etc_scan(int fd, const char *dir, char ***v, size_t *n, size_t *seen,
+    int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > 32)
+		return -ELOOP;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		autofree char *path = NULL;
+		struct stat st;
+		int sub;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		if (++*seen > ETC_SCAN_MAX) {
+			r = -E2BIG;
+			break;
+		}
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;	/* gone meanwhile */
+		if (S_ISLNK(st.st_mode))
+			continue;
+		path = path_join(dir, e->d_name);
+		if (!(st.st_mode & S_IROTH) || (S_ISDIR(st.st_mode) &&
+		    !(st.st_mode & S_IXOTH))) {
+			if (*n >= ETC_PRIVATE_MAX) {
+				r = -E2BIG;
+				break;
+			}
+			strv_push(v, n, steal_ptr(&path));
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		if ((sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			continue;
+		r = etc_scan(sub, path, v, n, seen, depth + 1);
+	}
+	closedir(d);
+	return r;
+}
+
+static void
+etc_private(struct host *h)
+{
+	size_t n = 0, seen = 0;
+	int fd, r;
+
+	h->etc_private = xcalloc(1, sizeof(char *));
+	if ((fd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		r = -errno;
+	else
+		r = etc_scan(fd, "/etc", &h->etc_private, &n, &seen, 0);
+	if (r < 0)
+		h->etc_why = r == -E2BIG ? xasprintf("more than %d entries, or "
+		    "more than %d of them not world-readable", ETC_SCAN_MAX,
+		    ETC_PRIVATE_MAX) : xasprintf("%s", strerror(-r));
 }
 
 static int
@@ -336,6 +443,8 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	h.has_run = lstat("/run", &st) == 0 && S_ISDIR(st.st_mode);
 	h.var_run_is_dir = lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode);
 	h.unix_sockets = unix_sockets();
+	h.root_links = root_links();
+	etc_private(&h);
 	h.landlock_abi = landlock_abi(&h.landlock_errno);
 	h.userns_why = probe_userns_why(h.uid);
 	probe_bwrap_found(&h);
@@ -369,6 +478,9 @@ host_free(struct host *h)
 	free(h->config_home);
 	free(h->runtime_dir);
 	strv_free(h->unix_sockets);
+	strv_free(h->root_links);
+	strv_free(h->etc_private);
+	free(h->etc_why);
 	free(h->userns_why);
 	free(h->bwrap.why);
 	memset(h, 0, sizeof(*h));

@@ -27,6 +27,12 @@ struct host {
 	bool		 has_run;	/* /run is a directory */
 	bool		 var_run_is_dir;	/* /var/run is a directory, not a link */
 	char		**unix_sockets;	/* bound pathname sockets, /proc/net/unix */
+	char		**root_links;	/* symlinks directly under /: path, target,
+					   path, target, ..., NULL */
+	char		**etc_private;	/* entries under /etc that are not
+					   world-readable (or, a directory, not
+					   world-searchable), not descended */
+	char		*etc_why;	/* why /etc could not be scanned, or NULL */
 	char		*userns_why;	/* why user namespaces cannot be used,
 					   or NULL when they seem to work */
 	struct {

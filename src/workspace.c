@@ -154,6 +154,32 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	return 0;
 }
 
+/* bwrap, the allow-list view: the session's machine id, for bwrap to bind. */
+static int
+machine_id(const struct plan *p, int dirfd)
+{
+	size_t i, len;
+	int fd;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind != PLAN_MOUNT_DATA)
+			continue;
+		unlinkat(dirfd, "machine-id", 0);
+		if ((fd = openat(dirfd, "machine-id", O_WRONLY | O_CREAT |
+		    O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444)) < 0)
+			return -errno;
+		len = strlen(m->data);
+		if (write(fd, m->data, len) != (ssize_t)len) {
+			close(fd);
+			return -EIO;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 /*
  * bwrap and landlock: real copies of the workspace and the scratch paths;
  * landlock: the session's home (holding its copies and links) and tmp.
@@ -182,6 +208,8 @@ copies_create(const struct plan *p, int fd, const char **where,
 			return -errno;
 		close(r);
 		remove_tree(fd, "scratch", 0);
+		if ((r = machine_id(p, fd)) < 0)
+			return r;
 	}
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
@@ -297,6 +325,7 @@ workspace_session_finish(const struct plan *p)
 		remove_tree(fd, "tmp", 0);
 		remove_tree(fd, "scratch", 0);
 		unlinkat(fd, "empty", 0);
+		unlinkat(fd, "machine-id", 0);
 		/* Untouched: nothing to export (the export would say so). */
 		if (p->reenter || faccessat(fd, "network", F_OK,
 		    AT_SYMLINK_NOFOLLOW) == 0 ||

@@ -19,7 +19,9 @@ ESCAPE_TESTS = \
 	tests/escape/ipc.sh \
 	tests/escape/network.sh \
 	tests/escape/meta.sh \
-	tests/escape/hostfiles.sh
+	tests/escape/hostfiles.sh \
+	tests/escape/hostdata.sh \
+	tests/escape/notify-files.sh
 
 # hostfiles.sh's probe: calls that change a file's times, flags, xattrs and
 # locks (try-syscall never changes anything).
@@ -42,6 +44,8 @@ ESCAPE_BACKEND_TESTS = \
 	tests/escape-bwrap/network.bwrap \
 	tests/escape-bwrap/meta.bwrap \
 	tests/escape-bwrap/hostfiles.bwrap \
+	tests/escape-bwrap/hostdata.bwrap \
+	tests/escape-bwrap/notify-files.bwrap \
 	tests/escape-landlock/terminal.landlock \
 	tests/escape-landlock/proc.landlock \
 	tests/escape-landlock/privilege.landlock \
@@ -51,7 +55,9 @@ ESCAPE_BACKEND_TESTS = \
 	tests/escape-landlock/ipc.landlock \
 	tests/escape-landlock/network.landlock \
 	tests/escape-landlock/meta.landlock \
-	tests/escape-landlock/hostfiles.landlock
+	tests/escape-landlock/hostfiles.landlock \
+	tests/escape-landlock/hostdata.landlock \
+	tests/escape-landlock/notify-files.landlock
 TESTS += $(ESCAPE_BACKEND_TESTS)
 CLEANFILES += $(ESCAPE_BACKEND_TESTS)
 tests/escape-bwrap/%.bwrap: tests/escape/%.sh

@@ -337,6 +337,14 @@ require_userns() {
 	rm -rf "$_probe"
 }
 
+# require_leg_c_caller: in a quadrant with leg C (online, trusted) a root
+# caller is refused (confine(1), The host view of a quadrant with leg C);
+# hostdata.sh checks the refusal.
+require_leg_c_caller() {
+	[ "$(id -u)" -ne 0 ] ||
+	    skip_case "a root caller is refused in a quadrant with leg C"
+}
+
 require_try_syscall() {
 	[ -x "$TRY_SYSCALL" ] || {
 		echo "Bail out! no try-syscall helper at $TRY_SYSCALL (make check builds it)"

@@ -125,6 +125,7 @@ require_host_mode() {
 	[ -x "$TRY_SYSCALL" ] || skip_case "no try-syscall helper to read the Landlock ABI"
 	abi=$(landlock_abi)
 	[ "${abi:-0}" -ge 6 ] || skip_case "landlock ABI ${abi:-none} < 6: host mode is refused"
+	require_leg_c_caller
 }
 
 t_own_none() { try_all "$OWN"; }

@@ -123,6 +123,7 @@ t_none_links() {
 # --------------------------------------------------------------- proxy
 
 t_proxy_allowed() {
+	require_leg_c_caller
 	net_ws
 	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
 	    "$PCURL -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/index.html"
@@ -136,6 +137,7 @@ t_proxy_allowed() {
 # The variables alone route curl: --noproxy '' only lifts NO_PROXY's
 # loopback exception (the test's server is on the host's loopback).
 t_proxy_env_route() {
+	require_leg_c_caller
 	net_ws
 	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
 	    "curl -sS --max-time 10 --noproxy '' -p -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/index.html"
@@ -146,6 +148,7 @@ t_proxy_env_route() {
 }
 
 t_proxy_env() {
+	require_leg_c_caller
 	net_ws
 	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
 	    'for v in HTTPS_PROXY https_proxy HTTP_PROXY http_proxy ALL_PROXY all_proxy NO_PROXY no_proxy; do
@@ -165,6 +168,7 @@ t_proxy_env() {
 }
 
 t_proxy_other_port() {
+	require_leg_c_caller
 	net_ws
 	# Control: the second server answers on the host.
 	st curl -sS -o /dev/null --noproxy '*' "http://127.0.0.1:$HTTP2_PORT/"
@@ -182,6 +186,7 @@ t_proxy_other_port() {
 
 # localhost is not 127.0.0.1 to the allow-list ...
 t_proxy_localhost_unlisted() {
+	require_leg_c_caller
 	net_ws
 	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
 	    "$PCURL -w '%{http_code}\n' http://localhost:$HTTP_PORT/ 2>&1"
@@ -193,6 +198,7 @@ t_proxy_localhost_unlisted() {
 
 # ... and a name that resolves to the host is refused even when listed.
 t_proxy_localhost_listed() {
+	require_leg_c_caller
 	net_ws
 	run_confine -v -p "$ONLINE" --allow "localhost:$HTTP_PORT" -- sh -c \
 	    "$PCURL -w '%{http_code}\n' http://localhost:$HTTP_PORT/ 2>&1"
@@ -205,6 +211,7 @@ t_proxy_localhost_listed() {
 }
 
 t_proxy_noproxy_direct() {
+	require_leg_c_caller
 	net_ws
 	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
 	    "curl -sS --max-time 10 --noproxy '*' -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/ 2>&1"
@@ -216,6 +223,7 @@ t_proxy_noproxy_direct() {
 # Landlock: TCP connect to the proxy's port only (EACCES elsewhere, where
 # the network namespace alone would say ECONNREFUSED).
 t_proxy_landlock() {
+	require_leg_c_caller
 	net_ws
 	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c "
 	    for p in $HTTP_PORT 80 443 3129 22; do
@@ -232,6 +240,7 @@ t_proxy_landlock() {
 # raw_case WHY HEX [RULE]: one raw request to the proxy gets 403 and is
 # named on stderr with WHY.
 raw_case() {
+	require_leg_c_caller
 	net_ws
 	_rule=${3:-127.0.0.1:$HTTP_PORT}
 	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" \
@@ -332,6 +341,7 @@ t_proxy_empty() {
 }
 
 t_proxy_counts() {
+	require_leg_c_caller
 	net_ws
 	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c "
 	    for i in 1 2; do $PCURL -o /dev/null http://127.0.0.1:$HTTP_PORT/; done
@@ -347,6 +357,7 @@ t_proxy_counts() {
 # ---------------------------------------------------------------- host
 
 require_host_mode() {
+	require_leg_c_caller
 	[ -x "$TRY_SYSCALL" ] || skip_case "no try-syscall helper to read the Landlock ABI"
 	abi=$(landlock_abi)
 	[ "${abi:-0}" -ge 6 ] || skip_case "landlock ABI ${abi:-none} < 6: host mode is refused"

@@ -286,6 +286,7 @@ t_scratch_file() {
 }
 
 t_direct() {
+	require_leg_c_caller
 	ws_new
 	cfg_new
 	vartmp_dir
@@ -311,9 +312,11 @@ t_direct() {
 	run_confine -p direct -- sh -c "
 		cat '$VT/d/f'
 		echo written >'$VT/d/new' && echo more >>'$VT/d/f' && echo ok
-		touch '$VT/outside' 2>/dev/null || echo outside-ro"
+		touch '$VT/outside' 2>/dev/null || :"
 	assert_status "$RC" 0
-	printf 'host\nok\noutside-ro\n' >"$TEST_TMP/want"
+	# Beside it, /var/tmp is the allow-list's empty private tmpfs (leg
+	# C): the touch may work there, it never reaches the host.
+	printf 'host\nok\n' >"$TEST_TMP/want"
 	cmp -s "$OUT" "$TEST_TMP/want" || {
 		diag_file "$OUT" "inside"
 		fail "the direct path is not writable inside"

@@ -161,6 +161,12 @@ mount_str(const struct plan_mount *m)
 		return xasprintf("copy %s upper=%s", m->dst, m->upper);
 	case PLAN_MOUNT_LINK:
 		return xasprintf("link %s upper=%s", m->dst, m->upper);
+	case PLAN_MOUNT_EMPTY_ROOT:
+		return xasprintf("empty-root %s", m->dst);
+	case PLAN_MOUNT_SYMLINK:
+		return xasprintf("symlink %s -> %s", m->dst, m->src);
+	case PLAN_MOUNT_DATA:
+		return xasprintf("data %s", m->dst);
 	}
 	return xstrdup("?");
 }
@@ -204,7 +210,10 @@ host_shows(const struct plan_mounts *m, const char *path,
 	case PLAN_MOUNT_SCRATCH:
 	case PLAN_MOUNT_COPY:
 	case PLAN_MOUNT_LINK:
+	case PLAN_MOUNT_SYMLINK:
 		return true;
+	case PLAN_MOUNT_EMPTY_ROOT:
+	case PLAN_MOUNT_DATA:
 	case PLAN_MOUNT_PROC:
 	case PLAN_MOUNT_DEV:
 	case PLAN_MOUNT_TMPFS:
@@ -1892,8 +1901,8 @@ test_landlock_plan(void)
 	size_t i, j;
 	bool gitconfig = false, token_ro = false;
 
-	prof(&pr, "trusted");
-	pvalue_set(&pr.untrusted, "no", T_INI ":3");
+	/* offline: no leg C, so the whole host, read-only, but the hidden. */
+	prof(&pr, "offline");
 	plist_add(&pr.scratch, "~/.cache/go", T_INI ":13");
 	plist_add(&pr.home, ".gitconfig", T_INI ":11");
 	plist_add(&pr.hide, "/srv/keys", T_INI ":12");
@@ -2004,6 +2013,166 @@ test_backend_layout(void)
 	}
 }
 
+/* The rule of the path exactly, or NULL. */
+static const struct plan_path *
+find_rule(const struct plan *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->landlock.npaths; i++)
+		if (streq(p->landlock.paths[i].path, path))
+			return &p->landlock.paths[i];
+	return NULL;
+}
+
+static bool
+strv_has(char *const *v, const char *s)
+{
+	for (; v && *v; v++)
+		if (streq(*v, s))
+			return true;
+	return false;
+}
+
+/*
+ * A quadrant with leg C shows the host from the allow-list: an empty root
+ * with the system trees, /etc without its private entries and with the
+ * session's machine id; Landlock grants nothing beneath / but listing on
+ * native and bwrap, and nothing at all beneath / on landlock.
+ */
+static void
+test_allow_list(void)
+{
+	static const char *const links[] = { "/bin", "usr/bin", NULL };
+	static const char *const etc_private[] = { "/etc/shadow",
+	    "/etc/ssl/private", NULL };
+	static const char *const backends[] = { "native", "bwrap",
+	    "landlock" };
+	static const char *const quads[] = { "online", "trusted",
+	    "sealed", "offline" };
+	size_t b, q, i;
+
+	for (q = 0; q < nitems(quads); q++)
+	for (b = 0; b < nitems(backends); b++) {
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p;
+		autofree char *cause = NULL;
+		const struct plan_path *r;
+		const bool narrow = q < 2, ll = b == 2;
+		const char *bk = backends[b], *qd = quads[q];
+		bool shown_home = false;
+
+		h.bwrap.found = h.bwrap.probed = true;
+		h.root_links = (char **)links;
+		h.etc_private = (char **)etc_private;
+		prof(&pr, qd);
+		if (streq(qd, "trusted"))
+			pvalue_set(&pr.untrusted, "no", T_INI ":3");
+		cause = try_backend(&h, &o, &pr, bk, &p);
+		profile_free(&pr);
+		if (!ok(cause == NULL, "allow-list %s %s: accepted", qd, bk)) {
+			diag("cause: %s", cause);
+			continue;
+		}
+		is_int(p.allow_list, narrow, "allow-list %s %s: %s", qd, bk,
+		    narrow ? "leg C: the allow-list" : "no leg C: the host");
+		r = find_rule(&p, "/");
+		if (!narrow)
+			ok(r && (r->access & PLAN_FS_READ), "allow-list %s %s: "
+			    "/ is read-only as before", qd, bk);
+		else if (ll)
+			ok(r == NULL, "allow-list %s %s: no rule on /", qd, bk);
+		else
+			ok(r && r->access == PLAN_FS_LIST, "allow-list %s %s: "
+			    "/ may be listed, nothing read", qd, bk);
+		if (!narrow) {
+			ok(p.mounts.n && p.mounts.v[0].kind != PLAN_MOUNT_EMPTY_ROOT
+			    && p.run_refused == NULL, "allow-list %s %s: the "
+			    "host's root, runs as root too", qd, bk);
+			plan_free(&p);
+			continue;
+		}
+		r = find_rule(&p, "/usr");
+		ok(r && r->access == (PLAN_FS_READ | PLAN_FS_EXEC),
+		    "allow-list %s %s: /usr r-x", qd, bk);
+		ok(find_rule(&p, "/bin") == NULL, "allow-list %s %s: a "
+		    "linked tree has no rule of its own", qd, bk);
+		r = find_rule(&p, "/etc");
+		for (i = 0; i < p.landlock.npaths; i++)
+			if (streq(p.landlock.paths[i].path, "/etc") &&
+			    p.landlock.paths[i].access & PLAN_FS_READ)
+				r = &p.landlock.paths[i];
+		ok(r && strv_has(r->except, "/etc/shadow") &&
+		    strv_has(r->except, "/etc/ssl/private") &&
+		    strv_has(r->except, "/etc/machine-id") == ll,
+		    "allow-list %s %s: /etc without its private entries%s",
+		    qd, bk, ll ? " and the machine id" : "");
+		for (i = 0; i < p.landlock.npaths; i++)
+			shown_home |= (p.landlock.paths[i].access &
+			    PLAN_FS_READ) && (path_has_prefix("/home",
+			    p.landlock.paths[i].path) || path_has_prefix("/srv",
+			    p.landlock.paths[i].path));
+		ok(!shown_home, "allow-list %s %s: nothing read on /home or /srv",
+		    qd, bk);
+		if (!ll) {
+			const struct plan_mount *m = &p.mounts.v[0];
+
+			ok(m->kind == PLAN_MOUNT_EMPTY_ROOT, "allow-list %s %s: "
+			    "an empty root", qd, bk);
+			m = find_mount(&p, PLAN_MOUNT_SYMLINK, "/bin");
+			ok(m && streq(m->src, "usr/bin"), "allow-list %s %s: "
+			    "/bin -> usr/bin as the host's", qd, bk);
+			ok(find_mount(&p, PLAN_MOUNT_BIND_RO, "/etc") &&
+			    find_mount(&p, PLAN_MOUNT_HIDE, "/etc/shadow") &&
+			    find_mount(&p, PLAN_MOUNT_HIDE, "/etc/ssl/private"),
+			    "allow-list %s %s: /etc shown, its private entries "
+			    "hidden", qd, bk);
+			m = find_mount(&p, PLAN_MOUNT_DATA, "/etc/machine-id");
+			ok(m && strlen(m->data) == 33, "allow-list %s %s: a "
+			    "machine id of the session's", qd, bk);
+			ok(find_mount(&p, PLAN_MOUNT_BIND_RO, "/srv") == NULL &&
+			    find_mount(&p, PLAN_MOUNT_BIND_RO, "/var") == NULL,
+			    "allow-list %s %s: /srv and /var not shown", qd, bk);
+		}
+		ok(p.run_refused == NULL, "allow-list %s %s: runs for uid "
+		    "1000", qd, bk);
+		plan_free(&p);
+		/* Root: printed, refused at run time. */
+		h = base_host();
+		h.uid = h.gid = 0;
+		h.bwrap.found = h.bwrap.probed = true;
+		prof(&pr, qd);
+		if (streq(qd, "trusted"))
+			pvalue_set(&pr.untrusted, "no", T_INI ":3");
+		free(cause);
+		cause = try_backend(&h, &o, &pr, bk, &p);
+		profile_free(&pr);
+		if (ok(cause == NULL, "allow-list %s %s, root: planned", qd,
+		    bk)) {
+			ok(p.run_refused && has(p.run_refused, "root"),
+			    "allow-list %s %s, root: refused at run time", qd,
+			    bk);
+			plan_free(&p);
+		}
+		/* /etc not scanned: refused, fail closed. */
+		h = base_host();
+		h.bwrap.found = h.bwrap.probed = true;
+		h.etc_why = (char *)"Permission denied";
+		prof(&pr, qd);
+		if (streq(qd, "trusted"))
+			pvalue_set(&pr.untrusted, "no", T_INI ":3");
+		free(cause);
+		cause = try_backend(&h, &o, &pr, bk, &p);
+		profile_free(&pr);
+		ok(cause && has(cause, "/etc could not be scanned"),
+		    "allow-list %s %s: /etc not scanned: refused", qd, bk);
+		if (cause == NULL)
+			plan_free(&p);
+	}
+}
+
 /* The profile's paths as mounts: parents first, in planning order. */
 static void
 test_profile_mounts(void)
@@ -2027,11 +2196,19 @@ test_profile_mounts(void)
 	plist_add(&pr.hide, "/srv", T_INI ":17");		/* seq 9 */
 	LIST1(o.ro, oro);					/* seq 3 */
 	if (compute_pr(&h, &o, NULL, &pr, &p, "profile mounts")) {
+		/* trusted has leg C: the allow-list, where /srv is not. */
 		const char *const want[] = {
-			MOUNTS_HEAD, "tmpfs /run 755",
+			"empty-root /", "ro /usr", "ro /bin",
+			"ro /sbin", "ro /lib", "ro /lib32",
+			"ro /lib64", "ro /libx32", "ro /opt",
+			"ro /etc", "ro /sys", "ro /nix/store",
+			"ro /gnu/store", "data /etc/machine-id",
+			"tmpfs /var/tmp 1777 exec",
+			"proc /proc", "dev /dev", "tmpfs /tmp 1777 exec",
+			"tmpfs /run 755",
 			"tmpfs " HOME " 700 exec",
 			/* depth 1, 2 */
-			"hide /srv", "direct /srv/out",
+			"direct /srv/out",
 			/* depth 3, in planning order */
 			"ro " HOME "/notes", "ro " HOME "/.gitconfig",
 			"ro /srv/share/docs",
@@ -2063,8 +2240,9 @@ test_profile_mounts(void)
 		ok(has(ll, "[rwx " HOME "/.cache/go][rwx /var/tmp/x]"
 		    "[rwx /srv/out]"), "profile mounts: landlock lets the "
 		    "scratch and direct paths be written");
-		ok(!has(ll, HOME "/notes") && !has(ll, "/srv/share"),
-		    "profile mounts: no landlock rule for read-only paths");
+		ok(has(ll, "[r-x " HOME "/notes]") &&
+		    has(ll, "[r-x /srv/share/docs]"), "profile mounts: the "
+		    "allow-list: landlock grants the read-only paths");
 		free(ll);
 		plan_free(&p);
 	}
@@ -2387,6 +2565,10 @@ golden_plan(struct plan *p, const char *backend)
 	static const char *const opts_ro[] = { "/opt/sdk" };
 	static const char *const opts_hide[] = { "/srv/work/proj/secrets" };
 	static const char *const opts_direct[] = { "/srv/work/out" };
+	static const char *const links[] = { "/bin", "usr/bin", "/lib",
+	    "usr/lib", "/lib64", "usr/lib64", "/sbin", "usr/sbin", NULL };
+	static const char *const etc_private[] = { "/etc/shadow",
+	    "/etc/ssl/private", NULL };
 	struct host h = base_host();
 	struct cli_opts o = base_opts();
 	struct profile pr = { 0 };
@@ -2409,6 +2591,8 @@ golden_plan(struct plan *p, const char *backend)
 	h.git_top = S("/srv/work/proj");
 	h.var_run_is_dir = true;
 	h.unix_sockets = (char **)sockets;
+	h.root_links = (char **)links;
+	h.etc_private = (char **)etc_private;
 	h.landlock_abi = 4;
 	h.is_tty[0] = h.is_tty[1] = true;
 	o.argv = (char **)argv;
@@ -2615,6 +2799,7 @@ main(void)
 	test_landlock_plan();
 	test_backend_layout();
 	test_profile_mounts();
+	test_allow_list();
 	test_env_profile();
 	test_parents_of_home();
 	test_reshown_sockets();
