@@ -72,7 +72,10 @@ plan_sockets_why(const struct plan *p)
 		    "the host's own: sockets seen there at start-up are "
 		    "masked)";
 	case PLAN_BACKEND_BWRAP:
-		return "those bound at start-up are masked (mask lines)";
+		return "unreachable whenever bound: confine makes every unix "
+		    "connect and send itself, to the sandbox's own sockets "
+		    "only (seccomp user notification; direct paths are the "
+		    "host's own: sockets seen there at start-up are masked)";
 	case PLAN_BACKEND_LANDLOCK:
 		return p->landlock.abi >= 9 ? "landlock RESOLVE_UNIX" :
 		    "socket(AF_UNIX) refused";
