@@ -332,6 +332,12 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 
 	add_mount(p, PLAN_MOUNT_ROOT, "/", 0, true);
 	add_mount(p, PLAN_MOUNT_PROC, "/proc", 0, false);
+	/* The names and owners of the user's keys (keyctl is refused). */
+	add_mount(p, PLAN_MOUNT_HIDE, "/proc/keys", 0, false);
+	add_mount(p, PLAN_MOUNT_HIDE, "/proc/key-users", 0, false);
+	/* The host's interfaces, their addresses and statistics. */
+	if (p->net != PLAN_NET_HOST)
+		add_mount(p, PLAN_MOUNT_SYSFS, "/sys", 0, false);
 	add_mount(p, PLAN_MOUNT_DEV, "/dev", 0755, false);
 	p->mounts.dev_nodes = strv_copy((char *const *)dev_nodes);
 	add_mount(p, PLAN_MOUNT_TMPFS, "/tmp", 01777, true);

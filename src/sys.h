@@ -73,6 +73,12 @@ int	sys_landlock_add_rule(int, int, const void *, uint32_t);
 int	sys_landlock_restrict_self(int, uint32_t);
 
 int	sys_pivot_root(const char *, const char *);
+/*
+ * The directories of the sysfs mounted at sys that name network
+ * interfaces: class/net, devices/virtual/net and each device's "net"
+ * directory, as paths under "/sys".  strv_free() it.
+ */
+char	**sys_net_dirs(const char *sys);
 /* mkdir -p, each new directory mode 0700.  0 or -errno. */
 int	sys_mkdirs(const char *);
 int	sys_pidfd_open(pid_t, unsigned int);
