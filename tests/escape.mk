@@ -18,7 +18,8 @@ ESCAPE_TESTS = \
 	tests/escape/persistence.sh \
 	tests/escape/ipc.sh \
 	tests/escape/network.sh \
-	tests/escape/meta.sh
+	tests/escape/meta.sh \
+	tests/escape/leaks.sh
 
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
@@ -35,6 +36,7 @@ ESCAPE_BACKEND_TESTS = \
 	tests/escape-bwrap/ipc.bwrap \
 	tests/escape-bwrap/network.bwrap \
 	tests/escape-bwrap/meta.bwrap \
+	tests/escape-bwrap/leaks.bwrap \
 	tests/escape-landlock/terminal.landlock \
 	tests/escape-landlock/proc.landlock \
 	tests/escape-landlock/privilege.landlock \
@@ -43,7 +45,8 @@ ESCAPE_BACKEND_TESTS = \
 	tests/escape-landlock/persistence.landlock \
 	tests/escape-landlock/ipc.landlock \
 	tests/escape-landlock/network.landlock \
-	tests/escape-landlock/meta.landlock
+	tests/escape-landlock/meta.landlock \
+	tests/escape-landlock/leaks.landlock
 TESTS += $(ESCAPE_BACKEND_TESTS)
 CLEANFILES += $(ESCAPE_BACKEND_TESTS)
 tests/escape-bwrap/%.bwrap: tests/escape/%.sh
