@@ -524,6 +524,14 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 		strv_push(&p->weaker, &p->nweaker, xstrdup("landlock ABI < 6: "
 		    "the command can signal the host's processes of this user "
 		    "(kill(-1) is refused)"));
+	/*
+	 * Landlock cannot leave /proc/keys out of /proc and still grant
+	 * /proc/self, whose directory is made after the rules are.
+	 */
+	strv_push(&p->weaker, &p->nweaker, xstrdup("no uts or network "
+	    "namespace, the host's /proc and /sys: the host's name, its "
+	    "network interfaces (/sys/class/net) and the names of this user's "
+	    "kernel keys (/proc/keys; keyctl is refused) show"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("no IPC namespace: SysV "
 	    "shared memory, semaphores and message queues, and POSIX message "
 	    "queues, are refused (EPERM) rather than private"));
