@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * sys.h - thin wrappers for system calls that glibc 2.36 does not wrap, and
- * the Landlock ABI as confine knows it.
+ * sys.h - thin wrappers for system calls that glibc 2.36 does not wrap, the
+ * Landlock ABI as confine knows it, and where sysfs lists network
+ * interfaces.
  *
  * The installed kernel headers may be older than the running kernel (Debian
  * 12 ships 6.1 headers that know Landlock ABI 1-3), so every Landlock
