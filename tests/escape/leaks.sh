@@ -9,7 +9,7 @@
 # seen outside (the control); one confine run looks for all of them.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/escape-lib.sh"
-plan 4
+plan 5
 
 # The host's facts, outside.
 HOST_NAME=$(uname -n)
@@ -107,6 +107,37 @@ t_sysfs() {
 	assert_file_has_content "$OUT" '^class/net=(lo )?$'
 }
 
+# L2, where the kernel refuses the sandbox a sysfs of its own (a
+# container: the host's /sys is partly covered): the host's net
+# directories are covered instead.  Root covers /sys/kernel in a mount
+# namespace of the case's own; the control: a new sysfs is refused there.
+t_sysfs_refused() {
+	not_on "landlock bwrap" "no sysfs of its own to be refused"
+	[ "$(id -u)" -eq 0 ] || skip_case "covering part of /sys needs root"
+	[ -s "$TEST_TMP/ifdirs" ] || skip_case "no interface but lo on this host"
+	[ -d /sys/kernel ] || skip_case "no /sys/kernel to cover"
+	cat >"$TEST_TMP/confine-covered" <<EOF
+#!/bin/sh
+exec unshare -m sh -c 'mount -t tmpfs none /sys/kernel &&
+    if unshare -Urnm mount -t sysfs none /mnt 2>/dev/null; then
+	echo "a new sysfs is allowed"; exit 99
+    fi; exec "\$@"' sh "$CONFINE" "\$@"
+EOF
+	chmod +x "$TEST_TMP/confine-covered"
+	CONFINE=$TEST_TMP/confine-covered
+	esc_ws
+	run_confine -- sh -c '
+		echo "class/net=$(ls /sys/class/net 2>&1 | tr "\n" " ")"
+		for d; do [ -e "$d" ] && echo "present=$d"; done
+		echo done' sh $(cat "$TEST_TMP/ifdirs")
+	[ "$RC" -ne 99 ] || skip_case "the kernel allows a new sysfs even so"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^done$'
+	assert_file_has_content "$OUT" '^class/net=$'
+	assert_not_file_has_content "$OUT" '^present='
+	assert_host_unchanged
+}
+
 # L3: the names of the user's keys.  The landlock backend shows the
 # host's /proc: Landlock cannot leave /proc/keys out and still let the
 # command read /proc/self (confine(1)); keyctl(2) is refused everywhere.
@@ -134,4 +165,6 @@ tcase "L1: the host's name is not the sandbox's (confine)" t_hostname
 tcase "L2: sysfs shows no host network interface" t_sysfs
 tcase "L3: /proc/keys and /proc/key-users show no key of the user" t_keys
 tcase "L4: LC_* passes a locale name, not a token" t_locale
+# Last: its run takes a host snapshot of its own.
+tcase "L2: a new sysfs refused, the host's net directories are covered" t_sysfs_refused
 tap_done
