@@ -147,6 +147,10 @@ dst_facts(const struct plan *p, bool **gone)
 		(*gone)[i] = p->mounts.v[i].kind == PLAN_MOUNT_MASK &&
 		    ((lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT) ||
 		    !searchable_above(p->mounts.v[i].dst));
+		/* /proc/keys: a kernel without keys has nothing to hide. */
+		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_HIDE &&
+		    path_has_prefix(p->mounts.v[i].dst, "/proc") &&
+		    lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT;
 		/* A scratch path missing on the host has no copy: its place
 		 * (checked by check_mount_points()) is scratch already. */
 		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_COPY &&
@@ -283,6 +287,7 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 	autoclose int seccomp = -1, stage = -1, exe = -1;
 	autofree char *empty = path_join(p->session_dir, "empty");
 	autofree bool *is_dir = NULL, *gone = NULL;
+	char **sys_net = sys_net_dirs("/sys");
 	struct bwrap_in in;
 	char **argv;
 	size_t i;
@@ -304,8 +309,9 @@ backend_bwrap_start(const struct plan *p, struct fds *f, const char **where)
 	    .status_fd = f->status[1], .proxy_fd = f->proxysock[1],
 	    .pty_fd = f->ptysock[1], .notify_fd = f->notify[1],
 	    .seccomp_fd = seccomp, .empty_file = empty, .is_dir = is_dir,
-	    .gone = gone };
+	    .gone = gone, .sys_net = sys_net };
 	argv = bwrap_argv(p, &in);
+	strv_free(sys_net);
 	if (log_get_level() >= LOG_DEBUG)
 		for (i = 0; argv[i]; i++)
 			log_debug("bwrap argv[%zu]: %s", i, argv[i]);

@@ -3,7 +3,7 @@
  * bwrap.c - the plan as a bubblewrap command line (bwrap(1)).
  *
  * bwrap makes the namespaces (user where it may, mount, pid, net, ipc,
- * uts, cgroup where it may), the mounts in the plan's order, drops every
+ * uts, named PLAN_HOSTNAME, cgroup where it may), the mounts in the plan's order, drops every
  * capability, sets no_new_privs, loads the seccomp filter and runs
  * confine's inner stage from /proc/self/fd (confine itself may live where
  * the sandbox hides, under a home directory).
@@ -57,9 +57,10 @@ add_fd(struct args *a, const char *opt, int fd)
 
 static void
 mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
-    const char *empty)
+    const char *empty, char *const *sys_net)
 {
 	char mode[16];
+	size_t i;
 
 	switch (m->kind) {
 	case PLAN_MOUNT_ROOT:
@@ -81,6 +82,14 @@ mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
 	case PLAN_MOUNT_DEV:
 		/* bwrap's minimal /dev: the plan's nodes, pts and shm. */
 		add2(a, "--dev", m->dst);
+		break;
+	case PLAN_MOUNT_SYSFS:
+		/* bwrap mounts no sysfs: cover the host's net directories. */
+		for (i = 0; sys_net && sys_net[i]; i++) {
+			add2(a, "--perms", "0555");
+			add2(a, "--tmpfs", sys_net[i]);
+			add2(a, "--remount-ro", sys_net[i]);
+		}
 		break;
 	case PLAN_MOUNT_TMPFS:
 		snprintf(mode, sizeof(mode), "%04o", m->mode);
@@ -126,6 +135,8 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 
 	add(&a, p->bwrap);
 	add(&a, "--unshare-all");
+	/* --unshare-all includes the uts namespace. */
+	add2(&a, "--hostname", PLAN_HOSTNAME);
 	if (p->net == PLAN_NET_HOST)
 		add(&a, "--share-net");
 	if (p->bwrap_unshare_user) {
@@ -145,7 +156,7 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 	for (i = 0; i < p->mounts.n; i++)
 		if (!(in->gone && in->gone[i]))
 			mount_args(&a, &p->mounts.v[i], in->is_dir[i],
-			    in->empty_file);
+			    in->empty_file, in->sys_net);
 	if (p->mounts.n && p->mounts.v[0].kind == PLAN_MOUNT_EMPTY_ROOT)
 		add2(&a, "--remount-ro", "/");
 	add_fd(&a, "--seccomp", in->seccomp_fd);

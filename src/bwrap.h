@@ -25,6 +25,8 @@ struct bwrap_in {
 	const char	*empty_file;	/* an empty read-only file (masks) */
 	const bool	*is_dir;	/* per mount: the host's dst is a dir */
 	const bool	*gone;		/* per mount: a masked socket is gone */
+	char *const	*sys_net;	/* sysfs: the host's net directories
+					   (sys_net_dirs()) */
 };
 
 /* The whole argv, bwrap's path first.  strv_free() it. */

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,81 @@ env_get(char *const *env, const char *name)
 	return NULL;
 }
 
+/* Count the characters of s, at most max, that ok() accepts. */
+static size_t
+span(const char *s, int (*ok)(int), size_t max)
+{
+	size_t n = 0;
+
+	while (n <= max && s[n] && ok((unsigned char)s[n]))
+		n++;
+	return n;
+}
+
+static int
+is_codeset(int c)
+{
+	return isascii(c) && (isalnum(c) || c == '-');
+}
+
+static int
+is_alnum(int c)
+{
+	return isascii(c) && isalnum(c);
+}
+
+static int
+is_lower(int c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
+bool
+env_locale_shaped(const char *v)
+{
+	size_t n;
+
+	if (v[0] == '\0' || streq(v, "POSIX"))
+		return true;
+	if (v[0] == 'C' && (v[1] == '\0' || v[1] == '.'))
+		v++;
+	else {
+		if ((n = span(v, is_lower, 3)) < 2 || n > 3)
+			return false;
+		v += n;
+		if (*v == '_') {
+			/* A country (de_DE) or a UN M.49 region (es_419). */
+			if (isupper((unsigned char)v[1]) &&
+			    isupper((unsigned char)v[2]) && isascii(v[1]) &&
+			    isascii(v[2]))
+				v += 3;
+			else if (span(v + 1, isdigit, 3) == 3)
+				v += 4;
+			else
+				return false;
+		}
+	}
+	if (*v == '.') {
+		if ((n = span(v + 1, is_codeset, ENV_LOCALE_PART)) == 0 ||
+		    n > ENV_LOCALE_PART)
+			return false;
+		v += 1 + n;
+	}
+	if (*v == '@') {
+		if ((n = span(v + 1, is_alnum, ENV_LOCALE_PART)) == 0 ||
+		    n > ENV_LOCALE_PART)
+			return false;
+		v += 1 + n;
+	}
+	return *v == '\0';
+}
+
+/*
+ * The default list's locale entries pass a value only when it has the
+ * shape of a locale name: ssh's "SendEnv LC_*" has taught people to carry
+ * tokens in LC_ variables (LC_GITHUB_TOKEN=ghp_...).  A profile or --env
+ * naming a variable exactly passes it as it is.
+ */
 static bool
 allowed(const char *entry, const char *const *allow)
 {
@@ -77,12 +153,15 @@ allowed(const char *entry, const char *const *allow)
 
 	for (i = 0; allow[i]; i++) {
 		size_t m = strlen(allow[i]);
+		bool locale = streq(allow[i], "LC_*") ||
+		    streq(allow[i], "LANG");
 
 		if (m && allow[i][m - 1] == '*') {
 			if (n >= m - 1 && strncmp(entry, allow[i], m - 1) == 0)
-				return true;
+				return !locale ||
+				    env_locale_shaped(entry + n + 1);
 		} else if (m == n && strncmp(entry, allow[i], n) == 0)
-			return true;
+			return !locale || env_locale_shaped(entry + n + 1);
 	}
 	return false;
 }

@@ -853,6 +853,35 @@ hide(const struct plan_mount *m, bool sockets_only)
 	return cover(fd, &st, m->dst);
 }
 
+/*
+ * A sysfs of this network namespace shows its interfaces only (lo); the
+ * kernel allows it in a user namespace that owns the network namespace,
+ * unless the host's sysfs is partly covered (a container's masks).  Then
+ * cover the host's net directories: class/net, devices/virtual/net and
+ * each device's; an interface plugged in later under a new device shows.
+ */
+static int
+sysfs(const struct plan_mount *m)
+{
+	char **dirs;
+	size_t i;
+	int r;
+
+	r = mount_fs(m->dst, false, "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, NULL);
+	if (r != -EPERM && r != -EACCES)
+		return r;
+	dirs = sys_net_dirs(OLDROOT "/sys");
+	for (i = 0, r = 0; dirs[i] && r == 0; i++) {
+		struct plan_mount h = { .kind = PLAN_MOUNT_HIDE,
+		    .dst = dirs[i] };
+
+		r = hide(&h, false);
+	}
+	strv_free(dirs);
+	return r;
+}
+
 /* Copy a host file into the staging tmpfs, for a scratch file. */
 static int
 copy_file(int src, const char *name)
@@ -982,6 +1011,8 @@ apply(const struct plan_mount *m, char *const *nodes, const char **where)
 		return proc(m);
 	case PLAN_MOUNT_DEV:
 		return dev(m, nodes, where);
+	case PLAN_MOUNT_SYSFS:
+		return sysfs(m);
 	case PLAN_MOUNT_TMPFS:
 		snprintf(mode, sizeof(mode), "mode=%04o", m->mode);
 		return mount_fs(m->dst, true, "tmpfs", MS_NOSUID | MS_NODEV |

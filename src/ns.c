@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: ISC
 /*
- * ns.c - uid/gid maps for the new user namespace (user_namespaces(7)).
+ * ns.c - uid/gid maps for the new user namespace (user_namespaces(7)),
+ * and the new uts namespace's names.
  *
  * Runs in: the sandbox's first process, before any mount.
  * MUST: map only the caller's own ids, so the command keeps them and holds
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "ns.h"
+#include "plan.h"
 #include "util.h"
 
 static int
@@ -47,4 +49,18 @@ ns_map_ids(uid_t uid, gid_t gid)
 		return r;
 	snprintf(buf, sizeof(buf), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
 	return write_file("/proc/self/gid_map", buf);
+}
+
+int
+ns_name_uts(void)
+{
+	/*
+	 * A new uts namespace starts with the host's names: the host name
+	 * says whose machine this is.  "(none)" is the kernel's own
+	 * default domain name.
+	 */
+	if (sethostname(PLAN_HOSTNAME, strlen(PLAN_HOSTNAME)) < 0 ||
+	    setdomainname("(none)", strlen("(none)")) < 0)
+		return -errno;
+	return 0;
 }

@@ -11,5 +11,7 @@
 
 /* Map the caller's own uid and gid, and deny setgroups.  0 or -errno. */
 int	ns_map_ids(uid_t, gid_t);
+/* In a new uts namespace: host name PLAN_HOSTNAME.  0 or -errno. */
+int	ns_name_uts(void);
 
 #endif

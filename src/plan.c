@@ -143,6 +143,8 @@ mount_kind_name(enum plan_mount_kind k)
 		return "proc";
 	case PLAN_MOUNT_DEV:
 		return "dev";
+	case PLAN_MOUNT_SYSFS:
+		return "sysfs";
 	case PLAN_MOUNT_TMPFS:
 		return "tmpfs";
 	case PLAN_MOUNT_OVERLAY:
@@ -188,6 +190,9 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 		break;
 	case PLAN_MOUNT_DEV:
 		fprintf(f, " (minimal, read-only; pts and shm private)");
+		break;
+	case PLAN_MOUNT_SYSFS:
+		fprintf(f, " (read-only, no host network interface)");
 		break;
 	case PLAN_MOUNT_TMPFS:
 		fprintf(f, " (empty, private, mode %04o%s)", m->mode,

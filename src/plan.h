@@ -21,6 +21,9 @@
 
 enum plan_net { PLAN_NET_NONE, PLAN_NET_PROXY, PLAN_NET_HOST };
 
+/* The host name inside a uts namespace of its own (native, bwrap). */
+#define PLAN_HOSTNAME	"confine"
+
 /* The proxy's port, on the loopback of the sandbox's own network. */
 #define PLAN_PROXY_PORT	3128
 enum plan_backend { PLAN_BACKEND_AUTO, PLAN_BACKEND_NATIVE, PLAN_BACKEND_BWRAP,
@@ -37,6 +40,9 @@ enum plan_mount_kind {
 	PLAN_MOUNT_ROOT,	/* the host's / read-only, the new root */
 	PLAN_MOUNT_PROC,	/* a fresh procfs, kernel knobs read-only */
 	PLAN_MOUNT_DEV,		/* minimal /dev: nodes, pts, shm */
+	PLAN_MOUNT_SYSFS,	/* sysfs without the host's network
+				   interfaces: a new one, read-only, or the
+				   host's with its net directories covered */
 	PLAN_MOUNT_TMPFS,	/* an empty tmpfs */
 	PLAN_MOUNT_OVERLAY,	/* src as lower, upper and work in the session */
 	PLAN_MOUNT_MASK,	/* an empty file over a host socket */

@@ -511,6 +511,12 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	else
 		add_mount(p, PLAN_MOUNT_ROOT, "/", 0, true);
 	add_mount(p, PLAN_MOUNT_PROC, "/proc", 0, false);
+	/* The names and owners of the user's keys (keyctl is refused). */
+	add_mount(p, PLAN_MOUNT_HIDE, "/proc/keys", 0, false);
+	add_mount(p, PLAN_MOUNT_HIDE, "/proc/key-users", 0, false);
+	/* The host's interfaces, their addresses and statistics. */
+	if (p->net != PLAN_NET_HOST)
+		add_mount(p, PLAN_MOUNT_SYSFS, "/sys", 0, false);
 	add_mount(p, PLAN_MOUNT_DEV, "/dev", 0755, false);
 	p->mounts.dev_nodes = strv_copy((char *const *)dev_nodes);
 	add_mount(p, PLAN_MOUNT_TMPFS, "/tmp", 01777, true);
@@ -711,6 +717,14 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 		strv_push(&p->weaker, &p->nweaker, xstrdup("landlock ABI < 6: "
 		    "the command can signal the host's processes of this user "
 		    "(kill(-1) is refused)"));
+	/*
+	 * Landlock cannot leave /proc/keys out of /proc and still grant
+	 * /proc/self, whose directory is made after the rules are.
+	 */
+	strv_push(&p->weaker, &p->nweaker, xstrdup("no uts or network "
+	    "namespace, the host's /proc and /sys: the host's name, its "
+	    "network interfaces (/sys/class/net) and the names of this user's "
+	    "kernel keys (/proc/keys; keyctl is refused) show"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("no IPC namespace: SysV "
 	    "shared memory, semaphores and message queues, and POSIX message "
 	    "queues, are refused (EPERM) rather than private"));

@@ -7,9 +7,9 @@
  * Runs in: the supervisor, outside the sandbox, in the host's network.
  * Clients are the sandboxed command: untrusted.
  * MUST: decide on the parsed, canonical name; resolve it here, refuse a
- * name that resolves to loopback or unspecified addresses unless the rule
- * names that address literally, and connect to the address that was
- * checked (no second resolution).
+ * name that resolves to an address of this host (proxy_host_address())
+ * unless the rule names that address literally, and connect to the
+ * address that was checked (no second resolution).
  * MUST: bound everything a client controls: header size, time to send it,
  * buffered bytes.
  */
@@ -19,6 +19,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -63,6 +66,10 @@ struct proxy {
 	size_t		 n;
 	int		 resolved[2];	/* resolver threads -> the loop */
 	unsigned	 allowed, refused;
+	struct sockaddr_storage *own;	/* this host's interface addresses */
+	size_t		 nown;
+	bool		 own_ok;	/* listed at least once */
+	int		 nl;		/* address changes (rtnetlink), or -1 */
 	char		**refusals;	/* the first 100, for the report */
 	size_t		 nrefusals;
 	/* Which conn and side each pollfd of the last proxy_poll was. */
@@ -196,30 +203,150 @@ listed(char *const *rules, const char *host, unsigned port)
 	return false;
 }
 
-/* Loopback, unspecified, link-local: the host itself, never by a name. */
+/*
+ * IPv4 addresses that are the host itself or nothing to tunnel to: this
+ * network (0/8, 0.0.0.0 is the host), loopback, link-local, multicast,
+ * reserved and broadcast (240/4).
+ */
 static bool
-local_address(const struct sockaddr *sa)
+v4_special(uint32_t a)
 {
-	if (sa->sa_family == AF_INET) {
-		uint32_t a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
+	return (a >> 24) == 0 || (a >> 24) == 127 || (a >> 16) == 0xa9fe ||
+	    (a >> 28) == 0xe || (a >> 28) == 0xf;
+}
 
-		return (a >> 24) == 127 || a == 0 || (a >> 16) == 0xa9fe;
+static bool
+v4_host(uint32_t a, const struct sockaddr_storage *own, size_t nown)
+{
+	size_t i;
+
+	if (v4_special(a))
+		return true;
+	for (i = 0; i < nown; i++)
+		if (own[i].ss_family == AF_INET && ntohl(((const struct
+		    sockaddr_in *)&own[i])->sin_addr.s_addr) == a)
+			return true;
+	return false;
+}
+
+/* The 32 bits at b (network order) as a number. */
+static uint32_t
+v4_at(const uint8_t *b)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return ntohl(v);
+}
+
+bool
+proxy_host_address(const struct sockaddr *sa,
+    const struct sockaddr_storage *own, size_t nown)
+{
+	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
+	static const uint8_t siit[12] = { [8] = 0xff, [9] = 0xff };
+	const struct in6_addr *a;
+	const uint8_t *b;
+	size_t i;
+
+	if (sa->sa_family == AF_INET)
+		return v4_host(ntohl(((const struct sockaddr_in *)sa)->
+		    sin_addr.s_addr), own, nown);
+	if (sa->sa_family != AF_INET6)
+		return true;
+	a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	b = a->s6_addr;
+	/*
+	 * Forms that reach an IPv4 address: mapped (::ffff:a.b.c.d), the
+	 * old compatible form (::a.b.c.d, holding :: and ::1), SIIT's
+	 * translated form (::ffff:0:a.b.c.d), the NAT64 well-known prefix
+	 * (64:ff9b::/96: the host when it translates itself) and 6to4
+	 * (2002:AABB:CCDD::/48).  Each stands for the address it holds.
+	 */
+	if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a) ||
+	    IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LOOPBACK(a) ||
+	    memcmp(b, siit, 12) == 0 || memcmp(b, nat64, 12) == 0)
+		return v4_host(v4_at(b + 12), own, nown);
+	if (b[0] == 0x20 && b[1] == 0x02 && v4_host(v4_at(b + 2), own, nown))
+		return true;
+	/* Link-local, site-local (fec0::/10, deprecated), multicast. */
+	if (b[0] == 0xfe && (b[1] & 0x80) == 0x80)
+		return true;
+	if (b[0] == 0xff)
+		return true;
+	for (i = 0; i < nown; i++)
+		if (own[i].ss_family == AF_INET6 && memcmp(&((const struct
+		    sockaddr_in6 *)&own[i])->sin6_addr, a, sizeof(*a)) == 0)
+			return true;
+	return false;
+}
+
+/* List this host's interface addresses; keep the old list on failure. */
+static void
+own_load(struct proxy *px)
+{
+	struct ifaddrs *ifa, *i;
+	size_t n = 0;
+
+	if (getifaddrs(&ifa) < 0) {
+		log_warn("proxy: cannot list this host's addresses: %s",
+		    strerror(errno));
+		return;
 	}
-	if (sa->sa_family == AF_INET6) {
-		const struct in6_addr *a =
-		    &((const struct sockaddr_in6 *)sa)->sin6_addr;
-
-		if (IN6_IS_ADDR_V4MAPPED(a)) {
-			uint32_t v4;
-
-			memcpy(&v4, &a->s6_addr[12], 4);
-			v4 = ntohl(v4);
-			return (v4 >> 24) == 127 || v4 == 0;
-		}
-		return IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a) ||
-		    IN6_IS_ADDR_LINKLOCAL(a);
+	free(px->own);
+	px->own = NULL;
+	px->nown = 0;
+	for (i = ifa; i; i = i->ifa_next)
+		n += i->ifa_addr && (i->ifa_addr->sa_family == AF_INET ||
+		    i->ifa_addr->sa_family == AF_INET6);
+	px->own = xcalloc(n + 1, sizeof(*px->own));
+	for (i = ifa; i; i = i->ifa_next) {
+		if (i->ifa_addr == NULL)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET)
+			memcpy(&px->own[px->nown++], i->ifa_addr,
+			    sizeof(struct sockaddr_in));
+		else if (i->ifa_addr->sa_family == AF_INET6)
+			memcpy(&px->own[px->nown++], i->ifa_addr,
+			    sizeof(struct sockaddr_in6));
 	}
-	return true;
+	freeifaddrs(ifa);
+	px->own_ok = true;
+}
+
+/*
+ * Keep the list current at little cost: the kernel tells a netlink
+ * socket of every address added or removed; the list is read again only
+ * after such news (or a lost message: ENOBUFS).  Without that socket, on
+ * every check.
+ */
+static void
+own_refresh(struct proxy *px)
+{
+	char buf[8192];
+	bool news = px->nl < 0 || !px->own_ok;
+	ssize_t r;
+
+	while (px->nl >= 0 && ((r = recv(px->nl, buf, sizeof(buf),
+	    MSG_DONTWAIT)) > 0 || (r < 0 && errno == ENOBUFS)))
+		news = true;
+	if (news)
+		own_load(px);
+}
+
+static int
+own_watch(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+	    .nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    NETLINK_ROUTE);
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 static bool
@@ -293,8 +420,15 @@ connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
 	struct addrinfo *a;
 
 	/* A name may not lead to the host itself; a literal rule may. */
+	if (!c->literal)
+		own_refresh(px);
+	if (!c->literal && !px->own_ok) {
+		refuse(px, c, c->dest, "this host's addresses are unknown");
+		return;
+	}
 	for (a = res; a; a = a->ai_next)
-		if (!c->literal && local_address(a->ai_addr)) {
+		if (!c->literal && proxy_host_address(a->ai_addr, px->own,
+		    px->nown)) {
 			refuse(px, c, c->dest, "it resolves to an address of "
 			    "this host (allow the address itself to reach it)");
 			return;
@@ -397,6 +531,8 @@ proxy_new(int listen_fd, char *const *allow, char *const *endpoint)
 		die_errno(errno, "proxy: pipe");
 	px->allow = allow;
 	px->endpoint = endpoint;
+	px->nl = own_watch();
+	own_load(px);
 	fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
 	return px;
 }
@@ -635,5 +771,8 @@ proxy_free(struct proxy *px)
 	 * the thread would then write into.
 	 */
 	close(px->resolved[0]);
+	if (px->nl >= 0)
+		close(px->nl);
+	free(px->own);
 	free(px);
 }

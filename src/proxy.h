@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 /* The port inside the sandbox's own network namespace: nothing else there. */
 #define PROXY_PORT	3128
@@ -31,6 +32,17 @@ bool	proxy_rule_matches(const char *rule, const char *host, unsigned port);
  */
 int	proxy_parse_connect(const char *head, size_t len, char **ret_host,
 	    unsigned *ret_port, const char **why);
+
+/*
+ * Is sa this host, or an address no name may lead to?  own: this host's
+ * interface addresses.  Also loopback, unspecified, this network (0/8),
+ * link-local, multicast, 240/4 and broadcast, IPv6 site-local, and the
+ * IPv6 forms that stand for an IPv4 address (mapped, compatible, SIIT's
+ * translated form, NAT64's 64:ff9b::/96, 6to4's 2002::/16) when that
+ * address is one of these.  Any family but IPv4 and IPv6: yes.  Pure.
+ */
+bool	proxy_host_address(const struct sockaddr *sa,
+	    const struct sockaddr_storage *own, size_t nown);
 
 struct proxy;
 

@@ -301,6 +301,8 @@ sandbox_init(const struct plan *p, struct fds *f)
 	if ((r = ns_map_ids(p->uid, p->gid)) < 0)
 		die_errno(-r, "user namespace: cannot map uid %u and gid %u",
 		    (unsigned)p->uid, (unsigned)p->gid);
+	if ((p->clone_flags & CLONE_NEWUTS) && (r = ns_name_uts()) < 0)
+		die_errno(-r, "uts namespace: cannot set the host name");
 	/* 2. The filesystem view; before Landlock, which forbids mounts. */
 	if ((r = mount_setup(&p->mounts, &where)) < 0)
 		die_hint(EXIT_CONFINE, -r, mount_hint ? mount_hint :

@@ -4,13 +4,17 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sys.h"
+#include "util.h"
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset	444
@@ -94,4 +98,48 @@ sys_mkdirs(const char *path)
 			*s = c;
 		}
 	}
+}
+
+/* Append "/sys" + the part of path below sys, once. */
+static void
+push_net_dir(char ***v, size_t *n, const char *sys, const char *path)
+{
+	autofree char *d = xasprintf("/sys%s", path + strlen(sys));
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (streq((*v)[i], d))
+			return;
+	strv_push(v, n, steal_ptr(&d));
+}
+
+char **
+sys_net_dirs(const char *sys)
+{
+	autofree char *class = path_join(sys, "class/net");
+	autofree char *virt = path_join(sys, "devices/virtual/net");
+	autofree char *devices = path_join(sys, "devices");
+	char **v = xcalloc(1, sizeof(*v)), real[PATH_MAX], *slash;
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	push_net_dir(&v, &n, sys, class);
+	push_net_dir(&v, &n, sys, virt);
+	if ((d = opendir(class)) == NULL)
+		return v;
+	while ((de = readdir(d)) != NULL) {
+		autofree char *link = path_join(class, de->d_name);
+
+		if (de->d_name[0] == '.' || realpath(link, real) == NULL)
+			continue;
+		/* .../devices/pci0000:00/0000:00:03.0/net/eth0: its "net". */
+		if ((slash = strrchr(real, '/')) == NULL)
+			continue;
+		*slash = '\0';
+		if (path_has_prefix(real, devices) && !streq(real, devices))
+			push_net_dir(&v, &n, sys, real);
+	}
+	closedir(d);
+	return v;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * sys.h - thin wrappers for system calls that glibc 2.36 does not wrap, and
- * the Landlock ABI as confine knows it.
+ * sys.h - thin wrappers for system calls that glibc 2.36 does not wrap, the
+ * Landlock ABI as confine knows it, and where sysfs lists network
+ * interfaces.
  *
  * The installed kernel headers may be older than the running kernel (Debian
  * 12 ships 6.1 headers that know Landlock ABI 1-3), so every Landlock
@@ -73,6 +74,12 @@ int	sys_landlock_add_rule(int, int, const void *, uint32_t);
 int	sys_landlock_restrict_self(int, uint32_t);
 
 int	sys_pivot_root(const char *, const char *);
+/*
+ * The directories of the sysfs mounted at sys that name network
+ * interfaces: class/net, devices/virtual/net and each device's "net"
+ * directory, as paths under "/sys".  strv_free() it.
+ */
+char	**sys_net_dirs(const char *sys);
 /* mkdir -p, each new directory mode 0700.  0 or -errno. */
 int	sys_mkdirs(const char *);
 int	sys_pidfd_open(pid_t, unsigned int);

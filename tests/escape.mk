@@ -21,7 +21,8 @@ ESCAPE_TESTS = \
 	tests/escape/meta.sh \
 	tests/escape/hostfiles.sh \
 	tests/escape/hostdata.sh \
-	tests/escape/notify-files.sh
+	tests/escape/notify-files.sh \
+	tests/escape/leaks.sh
 
 # hostfiles.sh's probe: calls that change a file's times, flags, xattrs and
 # locks (try-syscall never changes anything).
@@ -46,6 +47,7 @@ ESCAPE_BACKEND_TESTS = \
 	tests/escape-bwrap/hostfiles.bwrap \
 	tests/escape-bwrap/hostdata.bwrap \
 	tests/escape-bwrap/notify-files.bwrap \
+	tests/escape-bwrap/leaks.bwrap \
 	tests/escape-landlock/terminal.landlock \
 	tests/escape-landlock/proc.landlock \
 	tests/escape-landlock/privilege.landlock \
@@ -57,7 +59,8 @@ ESCAPE_BACKEND_TESTS = \
 	tests/escape-landlock/meta.landlock \
 	tests/escape-landlock/hostfiles.landlock \
 	tests/escape-landlock/hostdata.landlock \
-	tests/escape-landlock/notify-files.landlock
+	tests/escape-landlock/notify-files.landlock \
+	tests/escape-landlock/leaks.landlock
 TESTS += $(ESCAPE_BACKEND_TESTS)
 CLEANFILES += $(ESCAPE_BACKEND_TESTS)
 tests/escape-bwrap/%.bwrap: tests/escape/%.sh

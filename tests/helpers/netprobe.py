@@ -8,6 +8,7 @@ socket() too: a sandbox may refuse the socket itself).
 Servers (run outside, in the background; each writes its port or "ready"
 to READYFILE once it listens):
   serve-http DIR READYFILE          HTTP/1.0 on 127.0.0.1, a free port
+  serve-http-on ADDR DIR READYFILE  the same on ADDR (an IPv4 address)
   serve-udp LOGFILE READYFILE       logs every datagram, one per line
   serve-unix PATH READYFILE         a pathname unix stream socket
   serve-abstract NAME READYFILE     an abstract unix stream socket (@NAME)
@@ -43,7 +44,7 @@ def err_name(e):
     return errno.errorcode.get(e.errno, str(e.errno)) if e.errno else str(e)
 
 
-def serve_http(directory, readyfile):
+def serve_http(directory, readyfile, addr="127.0.0.1"):
     import functools
     import http.server
 
@@ -52,7 +53,7 @@ def serve_http(directory, readyfile):
             pass
 
     handler = functools.partial(Quiet, directory=directory)
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd = http.server.ThreadingHTTPServer((addr, 0), handler)
     httpd.daemon_threads = True
     ready(readyfile, httpd.server_address[1])
     httpd.serve_forever()
@@ -223,6 +224,8 @@ def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "serve-http":
         serve_http(*args)
+    elif cmd == "serve-http-on":
+        serve_http(args[1], args[2], args[0])
     elif cmd == "serve-udp":
         serve_udp(*args)
     elif cmd == "serve-unix":

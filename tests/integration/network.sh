@@ -11,7 +11,7 @@
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 27
+plan 28
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -208,6 +208,45 @@ t_proxy_localhost_listed() {
 	assert_file_has_content "$ERR" \
 	    "^confine: proxy: refused localhost:$HTTP_PORT: it resolves to an address of this host"
 	assert_counts 0 1
+}
+
+# ... and so is a listed name that resolves to another address of the
+# host (its LAN or bridge address, where host services listen), while the
+# address itself, listed, is reached: the control, one run for both.  The
+# name: root gives the supervisor an /etc/hosts of the case's own in a
+# mount namespace.
+t_proxy_host_address() {
+	[ "$(id -u)" -eq 0 ] ||
+	    skip_case "naming this host's address in /etc/hosts needs root"
+	command -v unshare >/dev/null 2>&1 || skip_case "no unshare(1)"
+	command -v ip >/dev/null 2>&1 || skip_case "no ip(8)"
+	LAN=$(ip -4 -o addr show scope global |
+	    awk '{ sub("/.*", "", $4); print $4; exit }')
+	[ -n "$LAN" ] || skip_case "no global IPv4 address on this host"
+	LAN_PORT=$(start_server lan http-on "$LAN" "$TEST_TMP/www") ||
+	    fail "cannot start a server on $LAN"
+	{ cat /etc/hosts; printf '%s hostaddr.test\n' "$LAN"; } \
+	    >"$TEST_TMP/hosts"
+	cat >"$TEST_TMP/confine-hosts" <<EOF
+#!/bin/sh
+exec unshare -m sh -c 'mount --bind "\$0" /etc/hosts && exec "\$@"' \\
+    "$TEST_TMP/hosts" "$CONFINE" "\$@"
+EOF
+	chmod +x "$TEST_TMP/confine-hosts"
+	CONFINE=$TEST_TMP/confine-hosts
+	net_ws
+	run_confine -v -p "$ONLINE" --allow "$LAN:$LAN_PORT" \
+	    --allow "hostaddr.test:$LAN_PORT" -- sh -c \
+	    "$PCURL http://$LAN:$LAN_PORT/; echo literal=\$?;
+	     $PCURL http://hostaddr.test:$LAN_PORT/ 2>&1; echo name=\$?"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "^$BODY\$"
+	assert_file_has_content "$OUT" '^literal=0$'
+	assert_file_has_content "$OUT" 'CONNECT.*403'
+	assert_not_file_has_content "$OUT" '^name=0$'
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: refused hostaddr.test:$LAN_PORT: it resolves to an address of this host"
+	assert_counts 1 1
 }
 
 t_proxy_noproxy_direct() {
@@ -437,6 +476,7 @@ proxy_tcase "proxy: the proxy variables point at 127.0.0.1:3128" t_proxy_env
 proxy_tcase "proxy: another port of the same host is refused (403)" t_proxy_other_port
 proxy_tcase "proxy: localhost is not the listed 127.0.0.1" t_proxy_localhost_unlisted
 proxy_tcase "proxy: a listed name that resolves to loopback is refused" t_proxy_localhost_listed
+proxy_tcase "proxy: a listed name for the host's LAN address is refused" t_proxy_host_address
 proxy_tcase "proxy: curl --noproxy '*' to the host's loopback fails" t_proxy_noproxy_direct
 proxy_tcase "proxy: Landlock refuses TCP connect but to 3128" t_proxy_landlock
 proxy_tcase "proxy: a plain GET is refused" t_raw_get

@@ -224,9 +224,46 @@ test_get(void)
 	    "env_get: the first of two entries, as getenv(3)");
 }
 
+/* The default list passes locale variables only with a locale's shape. */
+static void
+test_locale(void)
+{
+	static const char *const good[] = { "", "C", "POSIX", "C.UTF-8",
+	    "C.utf8", "en_US.UTF-8", "en_US", "de_DE@euro", "fr", "ast_ES",
+	    "es_419.UTF-8", "sr_RS.UTF-8@latin", "ja_JP.eucJP",
+	    "uz_UZ.ISO-8859-15@cyrillic" };
+	static const char *const bad[] = { "ghp_0123456789abcdef",
+	    "ghp_ABC", "sk-live-1234", "x", "abcd_EF", "en_us", "en_USA",
+	    "EN_US", "en_US.", "en_US@", "en_US.UTF-8@", "en_US.UTF_8",
+	    "en_US.0123456789abcdef", "en_US@0123456789abcdef", "C.",
+	    "Cx", "POSIX.UTF-8x", "en US", "en_US.UTF-8 ", "en_US/../x",
+	    "en_12", "\xc3\xa9n_US" };
+	char *const h[] = { (char *)"LC_ALL=en_US.UTF-8",
+	    (char *)"LC_GITHUB_TOKEN=ghp_0123456789abcdef",
+	    (char *)"LANG=ghp_x", (char *)"LC_CTYPE=C.UTF-8",
+	    (char *)"LC_X=", NULL };
+	size_t i;
+
+	for (i = 0; i < nitems(good); i++)
+		ok(env_locale_shaped(good[i]), "'%s' is a locale name",
+		    good[i]);
+	for (i = 0; i < nitems(bad); i++)
+		ok(!env_locale_shaped(bad[i]), "'%s' is not a locale name",
+		    bad[i]);
+	expect(env_build(h, allow, NULL, NULL, 0),
+	    "[LC_ALL=en_US.UTF-8][LC_CTYPE=C.UTF-8][LC_X=]",
+	    "LC_* and LANG pass locale names only");
+	expect(env_build(h, C("LC_GITHUB_TOKEN"), NULL, NULL, 0),
+	    "[LC_GITHUB_TOKEN=ghp_0123456789abcdef]",
+	    "a variable named exactly passes as it is");
+	expect(env_build(h, C(NULL), NULL, C("LANG"), 1), "[LANG=ghp_x]",
+	    "--env NAME passes as it is");
+}
+
 int
 main(void)
 {
+	test_locale();
 	test_allow();
 	test_duplicate();
 	test_secrets_dropped();

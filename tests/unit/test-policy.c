@@ -40,7 +40,8 @@
 #define SESSION		STATE "/confine/sessions/" SESSION_ID
 #define OVERLAY(ws)	"overlay " ws " lower=" ws " upper=" SESSION \
     "/upper work=" SESSION "/work"
-#define MOUNTS_HEAD	"root /", "proc /proc", "dev /dev", \
+#define MOUNTS_HEAD	"root /", "proc /proc", "hide /proc/keys", \
+    "hide /proc/key-users", "sysfs /sys", "dev /dev", \
     "tmpfs /tmp 1777 exec"
 
 static const char *const no_sockets[] = { NULL };
@@ -139,6 +140,8 @@ mount_str(const struct plan_mount *m)
 		return xasprintf("proc %s", m->dst);
 	case PLAN_MOUNT_DEV:
 		return xasprintf("dev %s", m->dst);
+	case PLAN_MOUNT_SYSFS:
+		return xasprintf("sysfs %s", m->dst);
 	case PLAN_MOUNT_TMPFS:
 		return xasprintf("tmpfs %s %o%s", m->dst, m->mode,
 		    m->exec ? " exec" : "");
@@ -211,6 +214,7 @@ host_shows(const struct plan_mounts *m, const char *path,
 	case PLAN_MOUNT_COPY:
 	case PLAN_MOUNT_LINK:
 	case PLAN_MOUNT_SYMLINK:
+	case PLAN_MOUNT_SYSFS:		/* bwrap: the host's, partly covered */
 		return true;
 	case PLAN_MOUNT_EMPTY_ROOT:
 	case PLAN_MOUNT_DATA:
@@ -2710,7 +2714,11 @@ test_bwrap_argv(void)
 	bool *is_dir;
 	struct bwrap_in in = { .exe_fd = 10, .stage_fd = 11, .status_fd = 12,
 	    .proxy_fd = -1, .pty_fd = 14, .notify_fd = 15, .seccomp_fd = 13,
-	    .empty_file = SESSION "/empty" };
+	    .empty_file = SESSION "/empty",
+	    .sys_net = (char *const[]){ (char *)"/sys/class/net",
+	    (char *)"/sys/devices/virtual/net",
+	    (char *)"/sys/devices/pci0000:00/0000:00:03.0/virtio2/net",
+	    NULL } };
 	char **argv, *got = NULL;
 	size_t i, len = 0;
 	FILE *f;

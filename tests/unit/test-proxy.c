@@ -3,11 +3,14 @@
  * test-proxy.c - the proxy's pure parts as tables: proxy_parse_connect
  * (what a CONNECT request head may be, and why the others are refused)
  * and proxy_rule_matches (exact names, case, ports, "*.domain", IP
- * literals).  Everything a client sends is untrusted (escape catalogue
+ * literals), and proxy_host_address (which addresses a name may not
+ * lead to: the host's own and the classes that reach it).  Everything a client sends is untrusted (escape catalogue
  * X3: the allow-list must judge the name that is connected to).
  */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,10 +236,75 @@ test_rules(void)
 	}
 }
 
+/* An address as a sockaddr: "a.b.c.d" or an IPv6 text. */
+static struct sockaddr_storage
+addr(const char *s)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+
+	if (inet_pton(AF_INET, s, &in->sin_addr) == 1)
+		in->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1)
+		in6->sin6_family = AF_INET6;
+	else
+		abort();
+	return ss;
+}
+
+/*
+ * This host: a LAN address, a docker bridge, a global IPv6 address.  Each
+ * class of address, and each IPv6 form of an IPv4 one, is the host.
+ */
+static void
+test_host_address(void)
+{
+	static const char *const host[] = { "127.0.0.1", "0.0.0.0",
+	    "0.1.2.3", "127.1.2.3", "169.254.169.254", "224.0.0.1",
+	    "239.255.255.250", "240.0.0.1", "255.255.255.255",
+	    "192.168.1.20", "172.17.0.1", "::1", "::", "fe80::1",
+	    "febf::1", "fec0::1", "ff02::1", "ff05::2", "2001:db8::20",
+	    "::ffff:127.0.0.1", "::ffff:192.168.1.20", "::ffff:172.17.0.1",
+	    "::ffff:0.0.0.0", "::ffff:169.254.1.1", "::ffff:224.0.0.1",
+	    "::127.0.0.1", "::192.168.1.20", "::ffff:0:127.0.0.1",
+	    "::ffff:0:192.168.1.20", "64:ff9b::127.0.0.1",
+	    "64:ff9b::192.168.1.20", "64:ff9b::a9fe:a9fe",
+	    "2002:7f00:1::1", "2002:c0a8:114::1", "2002:ac11:1:1::5" };
+	static const char *const away[] = { "93.184.216.34", "8.8.8.8",
+	    "192.168.1.21", "172.17.0.2", "10.0.0.1", "1.0.0.1",
+	    "223.255.255.255", "2606:2800:220:1::1", "2001:db8::21",
+	    "::ffff:93.184.216.34", "64:ff9b::5db8:d822",
+	    "2002:5db8:d822::1", "fc00::1" };
+	struct sockaddr_storage own[3], a;
+	size_t i;
+
+	own[0] = addr("192.168.1.20");
+	own[1] = addr("172.17.0.1");
+	own[2] = addr("2001:db8::20");
+	for (i = 0; i < nitems_(host); i++) {
+		a = addr(host[i]);
+		ok(proxy_host_address((struct sockaddr *)&a, own, 3),
+		    "%s is this host", host[i]);
+	}
+	for (i = 0; i < nitems_(away); i++) {
+		a = addr(away[i]);
+		ok(!proxy_host_address((struct sockaddr *)&a, own, 3),
+		    "%s is not this host", away[i]);
+	}
+	a = addr("192.168.1.20");
+	ok(!proxy_host_address((struct sockaddr *)&a, own, 0),
+	    "an address leaves the host's list with its interface");
+	a = (struct sockaddr_storage){ .ss_family = AF_UNIX };
+	ok(proxy_host_address((struct sockaddr *)&a, own, 3),
+	    "another family is refused");
+}
+
 int
 main(void)
 {
 	test_parse();
 	test_rules();
+	test_host_address();
 	return done();
 }
