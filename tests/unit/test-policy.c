@@ -2208,7 +2208,9 @@ test_profile_mounts(void)
 			"ro /etc", "ro /sys", "ro /nix/store",
 			"ro /gnu/store", "data /etc/machine-id",
 			"tmpfs /var/tmp 1777 exec",
-			"proc /proc", "dev /dev", "tmpfs /tmp 1777 exec",
+			"proc /proc", "hide /proc/keys",
+			"hide /proc/key-users", "sysfs /sys",
+			"dev /dev", "tmpfs /tmp 1777 exec",
 			"tmpfs /run 755",
 			"tmpfs " HOME " 700 exec",
 			/* depth 1, 2 */
