@@ -214,8 +214,10 @@ fill_out(struct pty_relay *r)
 
 	if (r->to_out_len == 0)
 		r->to_out_off = 0;
-	if (want == 0)
-		return -EAGAIN;
+	if (want == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
 	if ((n = read(r->master, r->scratch, want)) > 0)
 		r->to_out_len += termfilter_run(&r->filter, r->scratch,
 		    (size_t)n, r->to_out + r->to_out_off + r->to_out_len);
@@ -259,6 +261,35 @@ drain_in(struct pty_relay *r)
 	}
 }
 
+/*
+ * The command's output while it keeps coming: read, filter and write in
+ * turn, with no poll(2) between.  A read of a pty master returns at most
+ * 4 KiB (the line discipline's buffer), and a poll that finds it empty
+ * waits for the kernel's flush of the pty as a read does: the read in
+ * place of the poll saves a system call per 4 KiB (bench/terminal).
+ * Bounded, so the keyboard and signals wait at most PTY_ROUNDS reads.
+ * False once the master is done (EIO: every slave end is closed).
+ */
+static bool
+relay_output(struct pty_relay *r)
+{
+	ssize_t k;
+	int i;
+
+	for (i = 0; i < PTY_ROUNDS; i++) {
+		if ((k = fill_out(r)) == 0)
+			return false;
+		if (k < 0)
+			return errno == EAGAIN || errno == EINTR;
+		if (r->to_out_len && drain_out(r) < 0 && errno != EAGAIN &&
+		    errno != EINTR)
+			r->to_out_len = 0;	/* nobody reads */
+		if (r->to_out_len)
+			break;		/* the terminal is full: poll waits */
+	}
+	return true;
+}
+
 void
 pty_relay_flush(struct pty_relay *r)
 {
@@ -279,15 +310,10 @@ pty_relay_step(struct pty_relay *r, const struct pollfd *p, size_t n)
 		if (p[i].fd == r->master) {
 			if ((p[i].revents & POLLOUT) && r->to_master_len)
 				drain_in(r);
-			if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-				ssize_t k = fill_out(r);
-
-				/* EIO: every slave end is closed. */
-				if (k == 0 || (k < 0 && errno != EAGAIN &&
-				    errno != EINTR)) {
-					pty_relay_flush(r);
-					r->master = -1;
-				}
+			if ((p[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+			    !relay_output(r)) {
+				pty_relay_flush(r);
+				r->master = -1;
 			}
 		} else if (p[i].fd == r->in && (p[i].events & POLLIN)) {
 			ssize_t k = fill_in(r);

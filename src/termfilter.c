@@ -77,22 +77,62 @@ drop(struct termfilter *tf, int kind)
 		tf->dropped[kind]++;
 }
 
-/* The length of a run of plain ASCII: no ESC, no ENQ, no byte >= 0x80. */
+/*
+ * The length of a run that passes as it is from the ground state: text, C0
+ * controls but ESC and ENQ, and UTF-8; it ends before a C1 control (0x80..
+ * 0x9f starting a character, or 0xc2 and one of those).  ASCII is tested 8
+ * bytes at a time.  Keeps the UTF-8 decoder's state as byte() would.
+ */
 static size_t
-plain_run(const unsigned char *p, size_t n)
+plain_run(struct termfilter *tf, const unsigned char *p, size_t n)
 {
+	unsigned need = tf->u8need;
 	size_t i = 0;
 	uint64_t w;
+	unsigned char c;
 
-	while (i + 8 <= n) {
-		memcpy(&w, p + i, 8);
-		if ((w & HIGHS) || HASZERO(w ^ (ONES * ESC)) ||
-		    HASZERO(w ^ (ONES * ENQ)))
+	for (;;) {
+		while (need == 0 && i + 8 <= n) {
+			memcpy(&w, p + i, 8);
+			if ((w & HIGHS) || HASZERO(w ^ (ONES * ESC)) ||
+			    HASZERO(w ^ (ONES * ENQ)))
+				break;
+			i += 8;
+		}
+		if (i >= n)
 			break;
-		i += 8;
-	}
-	while (i < n && p[i] < 0x80 && p[i] != ESC && p[i] != ENQ)
+		if ((c = p[i]) < 0x80) {
+			if (c == ESC || c == ENQ)
+				break;
+			need = 0;
+		} else if (need && c <= 0xbf)
+			need--;			/* a continuation byte */
+		else if (c <= 0x9f)
+			break;			/* C1 */
+		else if (c == 0xc2) {
+			/* U+00A0..U+00BF; else byte() decides. */
+			if (i + 1 >= n || p[i + 1] < 0xa0 || p[i + 1] > 0xbf)
+				break;
+			need = 0;
+			i++;
+		} else
+			need = c >= 0xc3 && c <= 0xdf ? 1 : c >= 0xe0 &&
+			    c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
 		i++;
+	}
+	tf->u8need = (uint8_t)need;
+	return i;
+}
+
+/* The length of a CSI's parameters and intermediates that fit in hold. */
+static size_t
+csi_run(struct termfilter *tf, const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && p[i] >= 0x20 && p[i] <= 0x3f &&
+	    tf->hold_len < TF_HOLD - 1)
+		tf->hold[tf->hold_len++] = p[i++];
 	return i;
 }
 
@@ -599,10 +639,17 @@ termfilter_run(struct termfilter *tf, const char *untrusted_in, size_t n,
 	size_t i = 0, k;
 
 	while (i < n) {
-		if (tf->state == S_GROUND && !tf->c2 && tf->u8need == 0 &&
-		    (k = plain_run(in + i, n - i)) > 0) {
+		if (tf->state == S_GROUND && !tf->c2 &&
+		    (k = plain_run(tf, in + i, n - i)) > 0) {
 			put(&o, in + i, k);
 			bol_after(tf, in + i, k);
+			i += k;
+			continue;
+		}
+		/* A CSI's parameters (SGR colours), held in bulk. */
+		if (tf->state == S_CSI && !tf->c2 &&
+		    (k = csi_run(tf, in + i, n - i)) > 0) {
+			tf->u8need = 0;
 			i += k;
 			continue;
 		}
