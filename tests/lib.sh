@@ -373,13 +373,16 @@ fi
 
 # A hash of a tree: names, types, modes, owners, sizes, mtimes, inodes,
 # link counts, symlink targets, and every regular file's content.
+# One find lists every entry and hashes the regular files (find flushes
+# its output before each -exec), one sort puts both in a fixed order: few
+# processes, since the escape suite hashes trees several times a case.
 tree_hash() {
-	(
+	_th=$(
 		cd "$1" || exit 1
-		find . -printf '%p\t%y\t%m\t%U:%G\t%s\t%T@\t%i\t%n\t%l\n' |
-		    sort
-		find . -type f -print0 | sort -z | xargs -0r sha256sum
-	) | sha256sum | cut -d' ' -f1
+		find . -printf '%p\t%y\t%m\t%U:%G\t%s\t%T@\t%i\t%n\t%l\n' \
+		    -type f -exec sha256sum {} + | sort | sha256sum
+	)
+	printf '%s\n' "${_th%% *}"
 }
 
 git_fixed() {
@@ -533,10 +536,12 @@ HOST_PERSIST='.bashrc .bash_profile .bash_login .bash_logout .profile
 .xsessionrc .cargo/bin .cargo/config.toml .claude/settings.json
 .claude/commands .codex/config.toml .config/Code/User'
 
+# The passwd entry's home, looked up once: the uid does not change.
+HOST_PW_HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
 host_homes() {
-	_pw=$(getent passwd "$(id -u)" | cut -d: -f6)
 	printf '%s\n' "$HOME"
-	[ -z "$_pw" ] || [ "$_pw" = "$HOME" ] || printf '%s\n' "$_pw"
+	[ -z "$HOST_PW_HOME" ] || [ "$HOST_PW_HOME" = "$HOME" ] ||
+	    printf '%s\n' "$HOST_PW_HOME"
 }
 
 HOST_CANARY=
@@ -551,6 +556,9 @@ host_canary() {
 	chmod 0666 "$HOST_CANARY/file"
 }
 
+# One find per home over all the HOST_PERSIST paths it has, and one over
+# every directory searched for the marker: the snapshot is taken twice
+# per probe, and the processes it starts are most of a probe's cost.
 host_state() {
 	[ -z "${WS:-}" ] || echo "workspace $WS $(tree_hash "$WS")"
 	echo "canary $HOST_CANARY $(tree_hash "$HOST_CANARY")"
@@ -560,21 +568,28 @@ host_state() {
 		case $_h in
 		"$TEST_TMP"/*) echo "  $(tree_hash "$_h")"; continue ;;
 		esac
+		set --
 		for _p in $HOST_PERSIST; do
 			[ -e "$_h/$_p" ] || [ -L "$_h/$_p" ] || continue
-			find "$_h/$_p" -printf '  %p\t%y\t%m\t%s\t%l\n' 2>/dev/null | sort
-			find "$_h/$_p" -type f -readable -print0 2>/dev/null |
-			    sort -z | xargs -0r sha256sum 2>/dev/null | sed 's/^/  /'
+			set -- "$@" "$_h/$_p"
 		done
+		[ "$#" -gt 0 ] || continue
+		find "$@" -printf '  %p\t%y\t%m\t%s\t%l\n' \
+		    \( -type f -readable -exec sha256sum {} + \) 2>/dev/null |
+		    sort
 	done
 	if [ -n "${HOST_MARK:-}" ]; then
 		echo "marked"
-		{ host_homes; echo /tmp; echo /var/tmp; echo /dev/shm; } |
-		while read -r _d; do
-			[ -d "$_d" ] || continue
-			find "$_d" -maxdepth 4 -name "*$HOST_MARK*" \
-			    ! -path "$TEST_TMP/*" 2>/dev/null
-		done | sort -u | sed 's/^/  /'
+		set --
+		_ifs=$IFS
+		IFS='
+'
+		for _d in $(host_homes) /tmp /var/tmp /dev/shm; do
+			[ -d "$_d" ] && set -- "$@" "$_d"
+		done
+		IFS=$_ifs
+		find "$@" -maxdepth 4 -name "*$HOST_MARK*" \
+		    ! -path "$TEST_TMP/*" 2>/dev/null | sort -u | sed 's/^/  /'
 	fi
 }
 
