@@ -283,7 +283,14 @@ own_xattr() {
 	t_own "$1"
 }
 for c in utimensat futimens setflags fssetxattr flock setlk ofd_setlk setlease; do
-	check "" "$c works on the command's own files (workspace, home, tmp)" t_own "$c"
+	# landlock: the inode flag ioctls are refused on every file (SC), the
+	# command's own too: a hole in item 4 left open (SECURITY.md).
+	case $c in
+	setflags | fssetxattr) todo=landlock ;;
+	*) todo= ;;
+	esac
+	TODO_WHY="landlock: the inode flag ioctls are refused on the command's own files too" \
+	check "$todo" "$c works on the command's own files (workspace, home, tmp)" t_own "$c"
 done
 check "" "setxattr works on the command's own files" own_xattr setxattr
 check "" "fsetxattr works on the command's own files" own_xattr fsetxattr
