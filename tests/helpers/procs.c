@@ -15,7 +15,7 @@
  *   procs chain N MARK       a chain of N processes, each the parent of the
  *                            next; the last prints "chain ready N"; all
  *                            wait for ever
- *   procs forkloop MARK      fork, and the parent exits, for ever (a pid
+ *   procs forkloop MARK      fork, and the parent exits, every ms (a pid
  *                            that keeps changing and re-parenting); prints
  *                            "forkloop ready" first
  *   procs stubborn MARK      every catchable signal ignored and blocked, a
@@ -195,8 +195,9 @@ forkloop(void)
 
 		if (pid > 0)
 			_exit(0);
-		if (pid < 0)
-			usleep(1000);
+		/* A new pid every millisecond: enough to race a reaper
+		 * without taking a core of a busy CI machine. */
+		usleep(1000);
 	}
 }
 
