@@ -213,7 +213,10 @@ t_leftovers() {
 	[ "$(nmarked)" -ge 1 ] || fail "control: SIGTERM ended it outside"
 	kill_marked
 	wait_for 10 none_marked || fail "control: cannot end it outside"
+	# Only a guard: the chain takes a minute on a loaded 2-core runner.
+	CONFINE_TIMEOUT=$((CONFINE_TIMEOUT * 4))
 	run_confine -- sh -c "$TREES" sh "$P_IN" "$CHAIN" "$MARK" true
+	[ "$RC" -ne 137 ] || diag "confine killed by timeout -k after ${CONFINE_TIMEOUT}s"
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" '^READY$'
 	left=$(nmarked)
@@ -234,7 +237,7 @@ t_sigkill() {
 	    fail "the session did not start its processes: $(cat "$ERR")"
 	[ "$(nmarked)" -ge 100 ] || fail "only $(nmarked) processes marked"
 	kill -9 "$cpid"
-	wait "$cpid" 2>/dev/null
+	wait "$cpid" 2>/dev/null || :
 	wait_for 30 none_marked ||
 	    fail "$(nmarked) processes of the session outlived confine"
 	assert_host_unchanged
