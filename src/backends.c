@@ -11,18 +11,20 @@
  * makes the proxy's socket in bwrap's network namespace, applies Landlock
  * (after bwrap's mounts, which it would forbid) and execs the command.
  *
- * landlock: no namespaces at all.  The supervisor becomes a subreaper and
- * forks the command's process, which drops capabilities, sets
- * no_new_privs, applies Landlock and the filter, and execs.
+ * landlock: no namespaces at all.  The supervisor forks the keeper (in a
+ * Landlock domain that scopes signals, a subreaper), which forks the
+ * command's process: that drops capabilities, sets no_new_privs, applies
+ * Landlock (a domain nested in the keeper's) and the filter, and execs.
+ * The keeper ends the session with kill(-1, SIGKILL), which its domain
+ * confines to the session's processes.
  *
  * Runs in: the supervisor (start), bwrap's sandbox (inner stage), the
- * landlock backend's child.
+ * landlock backend's keeper and command.
  * MUST: the inner stage reports every failure on the status pipe and
  * never execs the command unconfined.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,13 +35,16 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bwrap.h"
 #include "caps.h"
+#include "env.h"
 #include "inner.h"
+#include "landlock.h"
 #include "log.h"
 #include "net.h"
 #include "pty.h"
@@ -418,101 +423,146 @@ inner_main(int argc, char **argv)
 	sandbox_command(&p, slave, status, -1, -1);
 }
 
+/* The command's process: capabilities, no_new_privs, then as native. */
+static noreturn void
+landlock_command(const struct plan *p, struct fds *f)
+{
+	const char *what;
+	char ready = REC_READY;
+	int r;
+
+	sandbox_child_begin(f);
+	/*
+	 * With capabilities (root): drop them all.  Without (anyone else,
+	 * or root inside another sandbox): check there are none;
+	 * no_new_privs keeps execve from raising any.
+	 */
+	if (caps_verify(false, &what) < 0 && (r = caps_drop_all(&what)) < 0)
+		die_errno(-r, "capabilities: cannot drop (%s)", what);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die_errno(errno, "cannot set no_new_privs");
+	if (write(f->status[1], &ready, 1) != 1)
+		die_errno(errno, "status pipe");
+	if (f->notify[0] >= 0)
+		close(f->notify[0]);
+	sandbox_command(p, f->slave, f->status[1], f->bpf[0], f->notify[1]);
+}
+
+/*
+ * Kill every process of the session and reap them all.  kill(-1) from
+ * the keeper's domain reaches its domain and those nested in it only
+ * (the signal scope), whoever the caller is, root included; the kernel
+ * walks the task list under its lock, and a fork whose parent has a
+ * fatal signal pending does not complete, so nothing is born behind the
+ * walk.  Every orphan comes to the keeper (a subreaper): when it has no
+ * child left, nothing of the session is left.  One round does it; the
+ * second finds nothing.
+ */
+static void
+keeper_end(void)
+{
+	size_t n;
+
+	do {
+		kill(-1, SIGKILL);
+		for (n = 0; waitpid(-1, NULL, __WALL) > 0; n++)
+			;
+	} while (n > 0);
+}
+
+/*
+ * The keeper: the command's parent, the landlock backend's pid 1.  Its
+ * Landlock domain (D1) scopes signals and handles nothing else; the
+ * command adds the plan's domain (D2) below it.  It forwards confine's
+ * signals, and when the command exits, or confine is gone (its pidfd,
+ * which SIGKILL closes as well), it ends the session (keeper_end) and
+ * exits with the command's status.  The command cannot signal or trace
+ * it (D1 is not below D2), nor renice or limit it (the filter: another
+ * process's pid is refused).
+ */
+static noreturn void
+keeper(const struct plan *p, struct fds *f)
+{
+	int sigfd, devnull, status, r;
+	sigset_t set;
+	pid_t cmd, pid;
+
+	sandbox_child_ends(f);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die_errno(errno, "cannot set no_new_privs");
+	if ((r = landlock_scope_signals()) < 0)
+		die_errno(-r, "landlock: cannot scope the keeper's signals "
+		    "(it ends the session's processes)");
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		die_errno(errno, "the keeper: prctl");
+	/* The supervisor's blocked set: SIGCHLD and the forwarded ones. */
+	if (sigprocmask(SIG_BLOCK, NULL, &set) < 0 ||
+	    (sigfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
+		die_errno(errno, "the keeper: signalfd");
+	if ((cmd = fork()) < 0)
+		die_errno(errno, "fork");
+	if (cmd == 0) {
+		close(sigfd);
+		landlock_command(p, f);
+	}
+	/* Only the command holds the status pipe, the terminal, stdio. */
+	close(f->status[1]);
+	close(f->bpf[0]);
+	if (f->notify[0] >= 0)
+		close(f->notify[0]);
+	if (f->notify[1] >= 0)
+		close(f->notify[1]);
+	if (f->slave >= 0)
+		close(f->slave);
+	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		close(devnull);
+	}
+	env_scrub();
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = sigfd, .events = POLLIN },
+		    { .fd = f->parent, .events = POLLIN } };
+		struct signalfd_siginfo si;
+		int sig;
+
+		if (poll(pfd, 2, -1) < 0)
+			continue;
+		if (pfd[1].revents) {
+			/* confine is gone, killed maybe: so is the session. */
+			keeper_end();
+			_exit(EXIT_CONFINE);
+		}
+		if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		sig = (int)si.ssi_signo;
+		if (sig != SIGCHLD) {
+			if (sig != SIGWINCH && kill(-cmd, sig) < 0)
+				kill(cmd, sig);
+			continue;
+		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (pid != cmd)
+				continue;
+			keeper_end();
+			_exit(WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+			    WEXITSTATUS(status));
+		}
+	}
+}
+
 pid_t
 backend_landlock_start(const struct plan *p, struct fds *f,
     const char **where)
 {
 	pid_t pid;
 
-	/*
-	 * Orphans of the command come to us, to be ended with it; we find
-	 * them in /proc's children lists (CONFIG_PROC_CHILDREN): without
-	 * those, leftovers could not be ended, so refuse.
-	 */
-	*where = "/proc/thread-self/children (to end what the command "
-	    "leaves)";
-	if (access("/proc/thread-self/children", R_OK) < 0)
-		return -errno;
 	*where = NULL;
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
-		return -errno;
 	if ((pid = fork()) < 0)
 		return -errno;
-	if (pid == 0) {
-		const char *what;
-		char ready = REC_READY;
-		int r;
-
-		sandbox_child_begin(f);
-		/*
-		 * With capabilities (root): drop them all.  Without (anyone
-		 * else, or root inside another sandbox): check there are
-		 * none; no_new_privs keeps execve from raising any.
-		 */
-		if (caps_verify(false, &what) < 0 &&
-		    (r = caps_drop_all(&what)) < 0)
-			die_errno(-r, "capabilities: cannot drop (%s)", what);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-			die_errno(errno, "cannot set no_new_privs");
-		if (write(f->status[1], &ready, 1) != 1)
-			die_errno(errno, "status pipe");
-		if (f->notify[0] >= 0)
-			close(f->notify[0]);
-		sandbox_command(p, f->slave, f->status[1], f->bpf[0],
-		    f->notify[1]);
-	}
+	if (pid == 0)
+		keeper(p, f);
 	return pid;
-}
-
-/* Every pid in /proc/self/task/TID/children, the supervisor's threads'. */
-static size_t
-kill_children(void)
-{
-	autoclose int tasks = open("/proc/self/task", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC);
-	DIR *d;
-	struct dirent *e;
-	size_t n = 0;
-
-	if (tasks < 0 || (d = fdopendir(dup(tasks))) == NULL)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
-		autofree char *path = NULL;
-		FILE *f;
-		long pid;
-
-		if (e->d_name[0] == '.')
-			continue;
-		path = xasprintf("%s/children", e->d_name);
-		if ((f = fdopen(openat(tasks, path, O_RDONLY | O_CLOEXEC),
-		    "r")) == NULL)
-			continue;
-		while (fscanf(f, "%ld", &pid) == 1)
-			if (pid > 1 && kill((pid_t)pid, SIGKILL) == 0)
-				n++;
-		fclose(f);
-	}
-	closedir(d);
-	return n;
-}
-
-void
-backend_landlock_reap(void)
-{
-	int i;
-
-	/*
-	 * Each round kills our children; their own children then come to
-	 * us (we are their subreaper) for the next.  A fork bomb grows by
-	 * at most a generation a round.
-	 */
-	for (i = 0; i < 1000; i++) {
-		size_t n = kill_children();
-
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
-		if (n == 0)
-			break;
-		usleep(1000);
-	}
 }

@@ -167,13 +167,14 @@ backends(int abi, const char *overlay_why)
 	if (h.bwrap.found && !h.bwrap.why)
 		printf("    host unix sockets: unreachable: confine answers "
 		    "unix connects and sends (seccomp user notification)\n");
-	if (abi >= 3) {
+	if (abi >= 6) {
 		printf("  landlock: yes (weaker: no pid or mount namespace; "
 		    "the workspace is a copy; network none or host only%s)\n",
 		    abi < 9 ? "; socket(AF_UNIX) refused, as landlock ABI < 9 "
 		    "cannot keep the host's unix sockets out" : "");
 	} else
-		printf("  landlock: no: it needs landlock ABI 3, this kernel "
+		printf("  landlock: no: it needs landlock ABI 6 (signal "
+		    "scoping, which ends the session's processes), this kernel "
 		    "has %d\n", abi);
 	{
 		static const enum plan_backend b[] = { PLAN_BACKEND_NATIVE,
@@ -190,14 +191,14 @@ backends(int abi, const char *overlay_why)
 		}
 	}
 	auto_pick = !native_why ? "native" : (h.bwrap.found && !h.bwrap.why) ?
-	    "bwrap" : abi >= 3 ? "landlock" : NULL;
+	    "bwrap" : abi >= 6 ? "landlock" : NULL;
 	if (auto_pick) {
 		printf("auto: %s\n", auto_pick);
 		status = 0;
 	} else {
 		printf("auto: none: confine refuses to run here\n");
 		printf("hint: allow unprivileged user namespaces, install a "
-		    "setuid %s, or boot a kernel with landlock ABI 3 or "
+		    "setuid %s, or boot a kernel with landlock ABI 6 or "
 		    "later\n", BWRAP_PATH);
 		status = 1;
 	}

@@ -184,3 +184,15 @@ landlock_apply(const struct plan_landlock *ll, const char **where)
 		return -errno;
 	return 0;
 }
+
+int
+landlock_scope_signals(void)
+{
+	struct confine_ll_ruleset_attr attr = { .scoped = LL_SCOPE_SIGNAL };
+	autoclose int ruleset = sys_landlock_create_ruleset(&attr,
+	    sizeof(attr), 0);
+
+	if (ruleset < 0 || sys_landlock_restrict_self(ruleset, 0) < 0)
+		return -errno;
+	return 0;
+}

@@ -18,6 +18,14 @@
  */
 int	landlock_apply(const struct plan_landlock *, const char **where);
 
+/*
+ * The landlock backend's keeper: a domain that handles no right and
+ * scopes signals only (ABI 6), so that its kill(-1) reaches exactly the
+ * processes of this domain and of the domains nested in it.  no_new_privs
+ * must be set.  0 or -errno.
+ */
+int	landlock_scope_signals(void);
+
 /* The Landlock rights for PLAN_FS_* access on a directory or a file. */
 uint64_t	landlock_rights(unsigned int access, bool is_dir);
 

@@ -338,6 +338,10 @@ plan_dump(const struct plan *p, FILE *f)
 		    "stream and seqpacket only\n");
 	if (p->sys.no_kill_all)
 		fprintf(f, "  kill(-1) refused\n");
+	if (p->sys.self_only)
+		fprintf(f, "  prlimit, priorities, scheduling and io priority "
+		    "of another process refused; process_madvise, "
+		    "process_mrelease refused\n");
 	if (p->sys.no_host_ipc)
 		fprintf(f, "  SysV IPC and POSIX message queues refused\n");
 	if (p->sys.no_path_metadata)

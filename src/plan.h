@@ -108,6 +108,8 @@ struct plan_syscalls {
 	bool		 unix_pairs_only; /* socket(AF_UNIX) refused; only
 					   connected stream pairs */
 	bool		 no_kill_all;	/* kill(-1, ...) refused */
+	bool		 self_only;	/* calls that name another process
+					   by pid refused: no pid namespace */
 	bool		 no_host_ipc;	/* SysV IPC and POSIX message queues
 					   refused: no IPC namespace */
 	bool		 no_path_metadata; /* chmod, chown, xattrs, and utimes

@@ -713,10 +713,6 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 		strv_push(&p->weaker, &p->nweaker, xstrdup("landlock ABI < 9: "
 		    "the host's pathname unix sockets are kept out only by "
 		    "refusing socket(AF_UNIX) (socketpair still works)"));
-	if (h->landlock_abi < 6)
-		strv_push(&p->weaker, &p->nweaker, xstrdup("landlock ABI < 6: "
-		    "the command can signal the host's processes of this user "
-		    "(kill(-1) is refused)"));
 	/*
 	 * Landlock cannot leave /proc/keys out of /proc and still grant
 	 * /proc/self, whose directory is made after the rules are.
@@ -733,9 +729,10 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 	    "itself sets modes and times for the command, on its own files in "
 	    "the session only; chown, xattrs and inode flags are refused "
 	    "(EPERM), and file locks on files outside the session"));
-	strv_push(&p->weaker, &p->nweaker, xstrdup("processes the command "
-	    "leaves behind are killed when it exits, but not if confine "
-	    "itself is killed with SIGKILL"));
+	strv_push(&p->weaker, &p->nweaker, xstrdup("another process's "
+	    "rlimits, priorities and scheduling cannot be changed or read "
+	    "by pid, the command's own children's included: only pid 0, "
+	    "the caller itself"));
 }
 
 /*
@@ -813,16 +810,22 @@ backend_choose(struct plan *p, const struct eff *e, const struct host *h,
 		    origin);
 		return 0;
 	}
-	if (h->landlock_abi < 3) {
+	/*
+	 * ABI 6: the signal scope is what confines the keeper's kill(-1) to
+	 * the session; without it nothing ends what the command leaves.
+	 */
+	if (h->landlock_abi < 6) {
 		*cause = xasprintf("backend landlock (%s): it needs landlock ABI "
-		    "3 or later (truncation rights), this kernel has %d",
+		    "6 or later (signal scoping: what keeps the command off "
+		    "the host's processes and ends every process of the "
+		    "session), this kernel has %d",
 		    is_auto ? "auto: the last resort" : origin, h->landlock_abi);
 		*hint = xasprintf("allow user namespaces, or install a setuid "
 		    "bwrap; 'confine doctor' explains");
 		if (is_auto) {
 			free(*cause);
 			*cause = xasprintf("no backend can confine here: user "
-			    "namespaces: %s; bwrap: %s; landlock: ABI %d, 3 "
+			    "namespaces: %s; bwrap: %s; landlock: ABI %d, 6 "
 			    "needed", h->userns_why, no_bwrap, h->landlock_abi);
 		}
 		return -1;
@@ -1065,6 +1068,8 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.sys.unix_pairs_only = p.backend == PLAN_BACKEND_LANDLOCK &&
 	    h->landlock_abi < 9;
 	p.sys.no_kill_all = p.backend == PLAN_BACKEND_LANDLOCK;
+	/* No pid namespace; Landlock covers signals and ptrace, not these. */
+	p.sys.self_only = p.backend == PLAN_BACKEND_LANDLOCK;
 	/* No IPC namespace: the host's SysV objects would be shared. */
 	p.sys.no_host_ipc = p.backend == PLAN_BACKEND_LANDLOCK;
 	/* Landlock has no right for a file's mode, owner, times or xattrs. */

@@ -39,6 +39,10 @@ extern struct sigaction sandbox_saved_sigpipe;
  */
 void	sandbox_child_begin(struct fds *);
 
+/* The same without dying with the supervisor, which stays watched
+ * through f->parent (the landlock backend's keeper). */
+void	sandbox_child_ends(struct fds *);
+
 /* Pass fd out to the supervisor on sock, and close both; fatal if not. */
 void	sandbox_send_out(int sock, int fd, const char *what);
 
@@ -68,8 +72,5 @@ pid_t	backend_landlock_start(const struct plan *, struct fds *,
  * Landlock would follow it.  0, or -ELOOP with *where the path.
  */
 int	backend_check_paths(const struct plan *, const char **where);
-
-/* landlock backend: kill and reap whatever the command left behind. */
-void	backend_landlock_reap(void);
 
 #endif

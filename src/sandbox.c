@@ -265,24 +265,37 @@ sandbox_pty_out(const struct plan_tty *t, int sock)
 	return slave;
 }
 
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 void
-sandbox_child_begin(struct fds *f)
+sandbox_child_ends(struct fds *f)
 {
 	struct pollfd pfd = { .fd = f->parent, .events = POLLIN };
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || poll(&pfd, 1, 0) != 0)
+	if (poll(&pfd, 1, 0) != 0)
 		_exit(EXIT_CONFINE);
-	close(f->parent);
-	close(f->status[0]);
-	close(f->sigfd);
-	close(f->bpf[1]);
-	if (f->ptysock[0] >= 0)
-		close(f->ptysock[0]);
-	if (f->proxysock[0] >= 0)
-		close(f->proxysock[0]);
-	if (f->master >= 0)
-		close(f->master);
+	close_fd(&f->status[0]);
+	close_fd(&f->sigfd);
+	close_fd(&f->bpf[1]);
+	close_fd(&f->ptysock[0]);
+	close_fd(&f->proxysock[0]);
+	close_fd(&f->master);
 	log_set_child(f->status[1]);
+}
+
+void
+sandbox_child_begin(struct fds *f)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		_exit(EXIT_CONFINE);
+	sandbox_child_ends(f);
+	close_fd(&f->parent);
 }
 
 /* The sandbox's first process.  The order below is the security order. */
@@ -524,12 +537,8 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 				else if (sig != SIGCHLD && sig != SIGWINCH)
 					forward(done ? -1 : child, sig);
 			}
-			if (!done && waitpid(child, &wstatus, WNOHANG) == child) {
+			if (!done && waitpid(child, &wstatus, WNOHANG) == child)
 				done = true;
-				/* No pid namespace: its end ends the rest. */
-				if (p->backend == PLAN_BACKEND_LANDLOCK)
-					backend_landlock_reap();
-			}
 		}
 		if (stfd && pfd[stfd].revents)
 			read_record(f->status[0], rec, &status_open);

@@ -204,6 +204,74 @@ socket_rules(scmp_filter_ctx ctx, const struct plan_syscalls *s,
 	    IPPROTO_MPTCP));
 }
 
+/*
+ * Calls that take another process's pid and that Landlock does not check
+ * (its scopes cover signals, its ptrace rule what ptrace_may_access()
+ * guards): with no pid namespace, the host's processes of this user,
+ * confine itself, any process as root, would be theirs.  Only pid 0, the
+ * caller itself, passes: a 64-bit comparison, so no high bits slip by.
+ * sched_getaffinity fails with ENOSYS, which glibc's pthread_getattr_np
+ * (asking about the caller's own thread, by tid) takes as "no affinity";
+ * EPERM would make it fail, and the runtimes that call it at start-up.
+ */
+static const char *const pid_first[] = {
+	"prlimit64", "sched_setaffinity", "sched_setscheduler",
+	"sched_setparam", "sched_getscheduler", "sched_getparam",
+	"sched_setattr", "sched_getattr", "sched_rr_get_interval",
+};
+
+/* (which, who): only PRIO_PROCESS, IOPRIO_WHO_PROCESS with who 0. */
+static const struct {
+	const char	*name;
+	scmp_datum_t	 self;
+} which_who[] = {
+	{ "setpriority", 0 }, { "getpriority", 0 },	/* PRIO_PROCESS */
+	{ "ioprio_set", 1 }, { "ioprio_get", 1 },	/* IOPRIO_WHO_PROCESS */
+};
+
+/* They take a pidfd, which a filter cannot see through; the same
+ * numbers on every arch, newer than some libseccomp knows. */
+#define NR_PROCESS_MADVISE	440
+#define NR_PROCESS_MRELEASE	448
+
+static int
+self_only_rules(scmp_filter_ctx ctx, const char **where)
+{
+	size_t i;
+	int nr, r;
+
+	for (i = 0; i < nitems(pid_first); i++) {
+		*where = pid_first[i];
+		if ((nr = seccomp_syscall_resolve_name(pid_first[i])) ==
+		    __NR_SCMP_ERROR)
+			return -ENOSYS;
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+		    SCMP_A0(SCMP_CMP_NE, 0))) < 0)
+			return r;
+	}
+	*where = "sched_getaffinity";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+	    SCMP_SYS(sched_getaffinity), 1, SCMP_A0(SCMP_CMP_NE, 0))) < 0)
+		return r;
+	for (i = 0; i < nitems(which_who); i++) {
+		*where = which_who[i].name;
+		if ((nr = seccomp_syscall_resolve_name(which_who[i].name)) ==
+		    __NR_SCMP_ERROR)
+			return -ENOSYS;
+		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+		    SCMP_A0(SCMP_CMP_NE, which_who[i].self))) < 0 ||
+		    (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+		    SCMP_A1(SCMP_CMP_NE, 0))) < 0)
+			return r;
+	}
+	*where = "process_madvise, process_mrelease";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+	    NR_PROCESS_MADVISE, 0)) < 0)
+		return r;
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+	    NR_PROCESS_MRELEASE, 0);
+}
+
 int
 syscall_filter_export(const struct plan_syscalls *s, int fd,
     const char **where)
@@ -329,6 +397,9 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 		    0xffffffffU))) < 0)
 			return r;
 	}
+
+	if (s->self_only && (r = self_only_rules(ctx, where)) < 0)
+		return r;
 
 	*where = "seccomp_export_bpf";
 	return seccomp_export_bpf(ctx, fd);

@@ -12,6 +12,7 @@
 ESCAPE_TESTS = \
 	tests/escape/terminal.sh \
 	tests/escape/proc.sh \
+	tests/escape/procs.sh \
 	tests/escape/privilege.sh \
 	tests/escape/seccomp.sh \
 	tests/escape/paths.sh \
@@ -37,6 +38,7 @@ EXTRA_DIST += tests/escape-lib.sh $(ESCAPE_TESTS)
 ESCAPE_BACKEND_TESTS = \
 	tests/escape-bwrap/terminal.bwrap \
 	tests/escape-bwrap/proc.bwrap \
+	tests/escape-bwrap/procs.bwrap \
 	tests/escape-bwrap/privilege.bwrap \
 	tests/escape-bwrap/seccomp.bwrap \
 	tests/escape-bwrap/paths.bwrap \
@@ -50,6 +52,7 @@ ESCAPE_BACKEND_TESTS = \
 	tests/escape-bwrap/leaks.bwrap \
 	tests/escape-landlock/terminal.landlock \
 	tests/escape-landlock/proc.landlock \
+	tests/escape-landlock/procs.landlock \
 	tests/escape-landlock/privilege.landlock \
 	tests/escape-landlock/seccomp.landlock \
 	tests/escape-landlock/paths.landlock \

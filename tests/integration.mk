@@ -5,10 +5,11 @@
 # TESTS, check_PROGRAMS and EXTRA_DIST first, sets the TAP drivers and
 # exports CONFINE, TESTS_SRCDIR and TESTS_BUILDDIR to the tests.
 
-check_PROGRAMS += tests/helpers/try-syscall
+check_PROGRAMS += tests/helpers/try-syscall tests/helpers/procs
 tests_helpers_try_syscall_SOURCES = tests/helpers/try-syscall.c
 check_PROGRAMS += tests/helpers/notify-probe
 tests_helpers_notify_probe_SOURCES = tests/helpers/notify-probe.c
+tests_helpers_procs_SOURCES = tests/helpers/procs.c
 
 INTEGRATION_TESTS = \
 	tests/integration/exit-status.sh \

@@ -1768,11 +1768,11 @@ test_backends(void)
 		    "namespaces: user.max_user_namespaces is 0; bwrap: not "
 		    "installed)" },
 		{ "auto, no user namespaces, bwrap fails", false, true, false,
-		    4, "auto", "sealed", "landlock", "bwrap: it failed" },
+		    6, "auto", "sealed", "landlock", "bwrap: it failed" },
 		{ "auto, nothing works", false, true, false, 2, "auto",
 		    "sealed", NULL, "no backend can confine here: user "
 		    "namespaces: user.max_user_namespaces is 0; bwrap: it "
-		    "failed; landlock: ABI 2, 3 needed" },
+		    "failed; landlock: ABI 2, 6 needed" },
 		{ "auto, landlock only, proxy", false, false, false, 6, "auto",
 		    "online", NULL, "cannot offer network mode proxy" },
 		{ "native asked for, no user namespaces", false, true, true, 6,
@@ -1785,7 +1785,9 @@ test_backends(void)
 		    "sealed", NULL, "backend bwrap (option --backend): it "
 		    "failed" },
 		{ "landlock asked for, ABI 2", true, true, true, 2, "landlock",
-		    "sealed", NULL, "needs landlock ABI 3 or later" },
+		    "sealed", NULL, "needs landlock ABI 6 or later" },
+		{ "landlock asked for, ABI 5", true, true, true, 5, "landlock",
+		    "sealed", NULL, "signal scoping" },
 		{ "landlock asked for, proxy", true, true, true, 6, "landlock",
 		    "online", NULL, "without a network namespace of its own" },
 		{ "bwrap asked for, proxy", true, true, true, 6, "bwrap",
@@ -2599,7 +2601,8 @@ golden_plan(struct plan *p, const char *backend)
 	h.unix_sockets = (char **)sockets;
 	h.root_links = (char **)links;
 	h.etc_private = (char **)etc_private;
-	h.landlock_abi = 4;
+	/* landlock needs ABI 6 (signal scoping); the others show ABI 4. */
+	h.landlock_abi = streq(backend, "landlock") ? 6 : 4;
 	h.is_tty[0] = h.is_tty[1] = true;
 	o.argv = (char **)argv;
 	o.env.v = (const char **)opts_env;

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: ISC
+/*
+ * procs.c - the process probes of tests/escape/procs.sh: the system calls
+ * that name another process, and the process trees that try to outlive a
+ * session.
+ *
+ * usage:
+ *   procs reach PID          every call that names another process, aimed
+ *                            at PID (a process the test started, or
+ *                            confine): "NAME OK" or "NAME ERRNO-NAME" a
+ *                            line.  The setters make a real, harmless
+ *                            change: nice +1, the soft RLIMIT_NOFILE one
+ *                            lower, SCHED_BATCH, io priority best-effort
+ *                            7, the affinity it has; signals are 0.
+ *   procs chain N MARK       a chain of N processes, each the parent of the
+ *                            next; the last prints "chain ready N"; all
+ *                            wait for ever
+ *   procs forkloop MARK      fork, and the parent exits, every ms (a pid
+ *                            that keeps changing and re-parenting); prints
+ *                            "forkloop ready" first
+ *   procs stubborn MARK      every catchable signal ignored and blocked, a
+ *                            new session, a double fork; the grandchild
+ *                            prints "stubborn ready" and waits for ever
+ * MARK is for the test to find the processes by their command line.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_process_mrelease
+#define SYS_process_mrelease	448
+#endif
+
+struct sched_attr_ {
+	uint32_t	size, policy;
+	uint64_t	flags;
+	int32_t		nice;
+	uint32_t	prio;
+	uint64_t	runtime, deadline, period;
+};
+
+static void
+say(const char *name, long r)
+{
+	const char *s = r < 0 ? strerrorname_np(errno) : "OK";
+
+	printf("%s %s\n", name, s ? s : "E?");
+	fflush(stdout);
+}
+
+#define TRY(name, call) do { errno = 0; say(name, (long)(call)); } while (0)
+
+static long
+sig0_queue(pid_t pid, bool thread)
+{
+	siginfo_t si = { .si_code = SI_QUEUE, .si_pid = getpid(),
+	    .si_uid = getuid() };
+
+	return thread ? syscall(SYS_rt_tgsigqueueinfo, pid, pid, 0, &si) :
+	    syscall(SYS_rt_sigqueueinfo, pid, 0, &si);
+}
+
+static void
+reach(pid_t v)
+{
+	struct rlimit rl = { 0 };
+	struct sched_param sp = { 0 };
+	struct sched_attr_ sa = { .size = sizeof(sa) };
+	struct timespec ts;
+	cpu_set_t cs;
+	char buf[8];
+	struct iovec local = { buf, sizeof(buf) }, remote = { (void *)8, 8 };
+	struct iovec adv = { (void *)4096, 4096 };
+	unsigned long mask = 1;
+	int prio, pfd;
+
+	TRY("prlimit_get", syscall(SYS_prlimit64, v, RLIMIT_NOFILE, NULL, &rl));
+	if (rl.rlim_cur > 0)
+		rl.rlim_cur--;
+	TRY("prlimit_set", syscall(SYS_prlimit64, v, RLIMIT_NOFILE, &rl,
+	    NULL));
+	errno = 0;
+	prio = getpriority(PRIO_PROCESS, (id_t)v);
+	say("getpriority", prio == -1 && errno ? -1 : 0);
+	TRY("setpriority", setpriority(PRIO_PROCESS, (id_t)v,
+	    prio < 19 ? prio + 1 : 19));
+	errno = 0;
+	prio = getpriority(PRIO_USER, getuid());
+	say("getpriority_user", prio == -1 && errno ? -1 : 0);
+	CPU_ZERO(&cs);
+	TRY("sched_getaffinity", sched_getaffinity(v, sizeof(cs), &cs));
+	if (CPU_COUNT(&cs) == 0)
+		sched_getaffinity(0, sizeof(cs), &cs);
+	TRY("sched_setaffinity", sched_setaffinity(v, sizeof(cs), &cs));
+	TRY("sched_getscheduler", sched_getscheduler(v));
+	TRY("sched_getparam", sched_getparam(v, &sp));
+	TRY("sched_setparam", sched_setparam(v, &sp));
+	sp.sched_priority = 0;
+	TRY("sched_setscheduler", sched_setscheduler(v, SCHED_BATCH, &sp));
+	TRY("sched_getattr", syscall(SYS_sched_getattr, v, &sa, sizeof(sa), 0));
+	TRY("sched_setattr", syscall(SYS_sched_setattr, v, &sa, 0));
+	TRY("sched_rr_get_interval", sched_rr_get_interval(v, &ts));
+	TRY("ioprio_get", syscall(SYS_ioprio_get, 1, v));
+	TRY("ioprio_set", syscall(SYS_ioprio_set, 1, v, (2 << 13) | 7));
+	TRY("kill", kill(v, 0));
+	TRY("tgkill", syscall(SYS_tgkill, v, v, 0));
+	TRY("rt_sigqueueinfo", sig0_queue(v, false));
+	TRY("rt_tgsigqueueinfo", sig0_queue(v, true));
+	TRY("ptrace_seize", ptrace(PTRACE_SEIZE, v, NULL, NULL));
+	ptrace(PTRACE_DETACH, v, NULL, NULL);
+	/* EFAULT: the call reached the process (an unmapped address). */
+	TRY("process_vm_readv", process_vm_readv(v, &local, 1, &remote, 1, 0));
+	TRY("process_vm_writev", process_vm_writev(v, &local, 1, &remote, 1,
+	    0));
+	TRY("kcmp", syscall(SYS_kcmp, getpid(), v, 0, 0, 0));
+	{
+		void *head;
+		size_t len;
+
+		TRY("get_robust_list", syscall(SYS_get_robust_list, v, &head,
+		    &len));
+	}
+	/* To the nodes it is on already: nothing moves. */
+	TRY("migrate_pages", syscall(SYS_migrate_pages, v, 2, &mask, &mask));
+	TRY("move_pages", syscall(SYS_move_pages, v, 0, NULL, NULL, NULL, 0));
+	pfd = (int)syscall(SYS_pidfd_open, v, 0);
+	say("pidfd_open", pfd);
+	TRY("pidfd_send_signal", syscall(SYS_pidfd_send_signal, pfd, 0, NULL,
+	    0));
+	TRY("pidfd_getfd", syscall(SYS_pidfd_getfd, pfd, 0, 0));
+	TRY("process_madvise", syscall(SYS_process_madvise, pfd, &adv, 1,
+	    MADV_COLD, 0));
+	/* EINVAL: PID is not dying, nothing is released. */
+	TRY("process_mrelease", syscall(SYS_process_mrelease, pfd, 0));
+}
+
+static void
+ready(const char *what, long n)
+{
+	if (n)
+		printf("%s ready %ld\n", what, n);
+	else
+		printf("%s ready\n", what);
+	fflush(stdout);
+}
+
+static _Noreturn void
+idle(void)
+{
+	for (;;)
+		pause();
+}
+
+static void
+chain(long n)
+{
+	long i;
+
+	/* Each link forks the next and waits; the last says so. */
+	for (i = 1; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("procs: fork");
+			exit(1);
+		}
+		if (pid > 0)
+			idle();
+	}
+	ready("chain", n);
+	idle();
+}
+
+static void
+forkloop(void)
+{
+	ready("forkloop", 0);
+	for (;;) {
+		pid_t pid = fork();
+
+		if (pid > 0)
+			_exit(0);
+		/* A new pid every millisecond: enough to race a reaper
+		 * without taking a core of a busy CI machine. */
+		usleep(1000);
+	}
+}
+
+static void
+stubborn(void)
+{
+	sigset_t all;
+	int sig;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_IGN);
+	if (fork() != 0)
+		_exit(0);
+	setsid();
+	if (fork() != 0)
+		_exit(0);
+	ready("stubborn", 0);
+	idle();
+}
+
+int
+main(int argc, char **argv)
+{
+	int i;
+
+	if (argc >= 3 && strcmp(argv[1], "reach") == 0) {
+		for (i = 2; i < argc; i++) {
+			printf("target %s\n", argv[i]);
+			reach((pid_t)atol(argv[i]));
+		}
+		return 0;
+	}
+	if (argc == 4 && strcmp(argv[1], "chain") == 0)
+		chain(atol(argv[2]));
+	else if (argc == 3 && strcmp(argv[1], "forkloop") == 0)
+		forkloop();
+	else if (argc == 3 && strcmp(argv[1], "stubborn") == 0)
+		stubborn();
+	fprintf(stderr, "usage: procs reach PID... | chain N MARK | "
+	    "forkloop MARK | stubborn MARK\n");
+	return 2;
+}
