@@ -134,8 +134,22 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 	size_t i;
 
 	add(&a, p->bwrap);
-	add(&a, "--unshare-all");
-	/* --unshare-all includes the uts namespace. */
+	/*
+	 * A setuid bwrap's --unshare-all makes a user namespace where it
+	 * can, owned by root: confine, outside it, could then not take the
+	 * command's fds (pidfd_getfd(2)), which the supervisor must (unix
+	 * connects and file locks, unotify.c).  Without a user namespace
+	 * the command runs under the caller's own credentials.
+	 */
+	if (p->bwrap_setuid && !p->bwrap_unshare_user) {
+		add(&a, "--unshare-ipc");
+		add(&a, "--unshare-pid");
+		add(&a, "--unshare-net");
+		add(&a, "--unshare-uts");
+		add(&a, "--unshare-cgroup-try");
+	} else
+		add(&a, "--unshare-all");
+	/* Either way the uts namespace is the sandbox's own. */
 	add2(&a, "--hostname", PLAN_HOSTNAME);
 	if (p->net == PLAN_NET_HOST)
 		add(&a, "--share-net");
