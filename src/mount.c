@@ -536,6 +536,14 @@ root(void)
 static int
 root_empty(void)
 {
+	int r;
+
+	/* The trees are shown as root() shows them: overlays, rebuilt
+	 * directories where a host mount point lies below. */
+	if ((r = host_mounts()) < 0)
+		return r;
+	if (mkdir(EMPTY, 0755) < 0 || mkdir(STAGE, 0700) < 0)
+		return -errno;
 	if (mount("tmpfs", NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
 	    "mode=0755") < 0)
 		return -errno;
