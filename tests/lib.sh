@@ -623,6 +623,12 @@ bwrap_path() {
 	printf '%s\n' "${_b:-/usr/bin/bwrap}"
 }
 
+# Is this the bwrap backend with a setuid bwrap?  It makes no user
+# namespace then (bwrap.c: confine must take the command's fds).
+bwrap_setuid() {
+	[ "$BACKEND" = bwrap ] && [ -u "$(bwrap_path)" ]
+}
+
 # The name of the sandbox's pid 1: confine's own, or bwrap's.
 pid1_name() {
 	case $BACKEND in
