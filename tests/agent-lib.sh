@@ -251,10 +251,15 @@ pane() {
 	T capture-pane -p -t t -S -200
 }
 
-# send TEXT: type TEXT in the pane, then Enter (a moment later: an Enter
-# that arrives with the text is taken as part of a paste by some agents).
+# send TEXT: type TEXT in the pane, then Enter once the pane shows the
+# text's end (the program has read it), and a moment later: an Enter that
+# arrives with the text is taken as part of a paste by some agents, and
+# on a busy machine the two could reach it in one read.
 send() {
 	T send-keys -t t -l "$1"
+	_tail=$(printf '%s' "$1" | tail -c 12)
+	wait_for 10 sh -c 'tmux -S "$1" -f /dev/null capture-pane -J -p -t t -S -200 | grep -q -F -e "$2"' \
+	    sh "$SOCK" "$_tail" || true
 	sleep 0.5
 	T send-keys -t t Enter
 }
