@@ -188,11 +188,25 @@ landlock_apply(const struct plan_landlock *ll, const char **where)
 int
 landlock_scope_signals(void)
 {
-	struct confine_ll_ruleset_attr attr = { .scoped = LL_SCOPE_SIGNAL };
+	/*
+	 * Every Landlock layer denies a rename or link into another
+	 * directory (REFER) unless a rule of its own grants it, even one
+	 * that handles no other file access: grant it beneath /, so that
+	 * this layer restricts signals only.
+	 */
+	struct confine_ll_ruleset_attr attr = {
+	    .handled_access_fs = LL_FS_REFER, .scoped = LL_SCOPE_SIGNAL };
+	struct confine_ll_path_beneath_attr rule = {
+	    .allowed_access = LL_FS_REFER };
 	autoclose int ruleset = sys_landlock_create_ruleset(&attr,
 	    sizeof(attr), 0);
+	autoclose int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-	if (ruleset < 0 || sys_landlock_restrict_self(ruleset, 0) < 0)
+	if (ruleset < 0 || root < 0)
+		return -errno;
+	rule.parent_fd = root;
+	if (sys_landlock_add_rule(ruleset, CONFINE_LL_RULE_PATH_BENEATH,
+	    &rule, 0) < 0 || sys_landlock_restrict_self(ruleset, 0) < 0)
 		return -errno;
 	return 0;
 }

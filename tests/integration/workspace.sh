@@ -5,7 +5,7 @@
 # the session is kept (and reported) only when something was written.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 15
+plan 16
 
 VARTMP=
 vartmp_cleanup() {
@@ -50,6 +50,24 @@ EDITS='
 	echo through >>link
 	cat README new-file newdir/sub/f renamed.txt
 	test -e src/main.c || echo gone'
+
+# A rename or link into another directory works in the workspace, in tmp
+# and in the home (on landlock every Landlock layer must grant it: a layer
+# that does not refuses it with EXDEV).
+t_move() {
+	ws_new
+	run_confine -- sh -c 'for d in . "$TMPDIR" "$HOME"; do
+		mkdir -p "$d/a" "$d/b" && echo x >"$d/a/f" &&
+		mv "$d/a/f" "$d/b/f" && mv "$d/b" "$d/a/" &&
+		ln "$d/a/b/f" "$d/hard" && cat "$d/hard" || echo "failed in $d"
+	done'
+	assert_status "$RC" 0
+	printf 'x\nx\nx\n' >"$TEST_TMP/want"
+	cmp -s "$OUT" "$TEST_TMP/want" || {
+		diag_file "$OUT" "inside"
+		fail "a rename or link into another directory failed"
+	}
+}
 
 # t_writes [PARENT]: edits of every kind inside; the host copy unchanged.
 t_writes() {
@@ -259,4 +277,5 @@ tcase "git commit inside: the host repository is unchanged" t_git_commit
 tcase "-w takes a relative path" t_dash_w_relative
 tcase "paths with , : \\ and spaces in the workspace and state directory" t_odd_path
 tcase "the host copy is byte-identical after edits (again, outside /tmp)" t_writes vartmp
+tcase "renames and links into another directory work (workspace, tmp, home)" t_move
 tap_done
