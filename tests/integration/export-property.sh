@@ -10,24 +10,21 @@
 # Each case names its seeds.  Reproduce one by hand:
 #   python3 tests/helpers/changeset.py init REPO_SEED /tmp/ws && cd /tmp/ws
 #   confine -- python3 $PWD/tests/helpers/changeset.py apply SEED
-# EXPORT_PROPERTY_SEED (default 1; 2 on bwrap, 3 on landlock; 4, 5 and 6
-# for a caller who is not root, so that CI's two runs search different
-# seeds) picks another family of seeds; EXPORT_PROPERTY_REPOS (default 10;
-# 5 on bwrap and landlock) and EXPORT_PROPERTY_SETS (4) the counts
-# (repositories, and change sets on each).  Each case applies with
-# confine apply, about 1.5 s; a longer search: EXPORT_PROPERTY_REPOS=500.
+# EXPORT_PROPERTY_SEED (default 1; 2 on bwrap, 3 on landlock) picks another
+# family of seeds; EXPORT_PROPERTY_REPOS (default 10; 5 on bwrap and
+# landlock) and EXPORT_PROPERTY_SETS (4) the counts (repositories, and
+# change sets on each).  Each case applies with confine apply, about 1.5 s;
+# a longer search: EXPORT_PROPERTY_REPOS=500.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 
 GEN=$TESTS_SRCDIR/helpers/changeset.py
 # The copy backends export by another road (a copy told apart by ctime):
 # fewer rounds each, on seed families of their own.
-_off=0
-[ "$(id -u)" -eq 0 ] || _off=3
 case $BACKEND in
-bwrap)		BASE=${EXPORT_PROPERTY_SEED:-$((2 + _off))}; REPOS=${EXPORT_PROPERTY_REPOS:-5} ;;
-landlock)	BASE=${EXPORT_PROPERTY_SEED:-$((3 + _off))}; REPOS=${EXPORT_PROPERTY_REPOS:-5} ;;
-*)		BASE=${EXPORT_PROPERTY_SEED:-$((1 + _off))}; REPOS=${EXPORT_PROPERTY_REPOS:-10} ;;
+bwrap)		BASE=${EXPORT_PROPERTY_SEED:-2}; REPOS=${EXPORT_PROPERTY_REPOS:-5} ;;
+landlock)	BASE=${EXPORT_PROPERTY_SEED:-3}; REPOS=${EXPORT_PROPERTY_REPOS:-5} ;;
+*)		BASE=${EXPORT_PROPERTY_SEED:-1}; REPOS=${EXPORT_PROPERTY_REPOS:-10} ;;
 esac
 SETS=${EXPORT_PROPERTY_SETS:-4}
 # changeset.py apply --no-modes leaves chmod out, for a sandbox that
