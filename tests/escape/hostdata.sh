@@ -149,7 +149,11 @@ t_etc_late() {
 	wait "$pid" || RC=$?
 	drop_notice "$ERR"
 	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^SEEN$'
+	# native shows /etc through a read-only overlay, which keeps the
+	# command's failed lookups: the late entry may not even be seen there.
+	case $BACKEND in
+	bwrap | landlock) assert_file_has_content "$OUT" '^SEEN$' ;;
+	esac
 	assert_file_has_content "$OUT" '^DONE$'
 	assert_not_file_has_content "$OUT" '^READ$'
 }
