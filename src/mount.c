@@ -505,41 +505,15 @@ show_dir(int src, int dst, const char *host, const char *in)
 }
 
 /*
- * The new root: the host's /, rebuilt as show_dir does (the host's root
- * always holds mount points: /proc, /sys, /dev).
+ * What both roots start from: the host's mount points listed (show_dir
+ * rebuilds a directory holding one), the overlays' empty layer and stage,
+ * and an empty tmpfs on NEWROOT.
  */
 static int
-root(void)
-{
-	autoclose int src = -1, rd = -1;
-	int r;
-
-	if ((r = host_mounts()) < 0)
-		return r;
-	if (mkdir(EMPTY, 0755) < 0 || mkdir(STAGE, 0700) < 0)
-		return -errno;
-	if (mount("tmpfs", NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
-	    "mode=0755") < 0)
-		return -errno;
-	if ((src = open(OLDROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-	    (newroot_fd = open(NEWROOT, O_PATH | O_DIRECTORY |
-	    O_CLOEXEC)) < 0 ||
-	    (rd = open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -errno;
-	return populate(src, rd, OLDROOT, "/");
-}
-
-/*
- * The allow-list view: the new root is an empty tmpfs, where only the
- * plan's trees appear; made read-only once they are all there.
- */
-static int
-root_empty(void)
+root_begin(void)
 {
 	int r;
 
-	/* The trees are shown as root() shows them: overlays, rebuilt
-	 * directories where a host mount point lies below. */
 	if ((r = host_mounts()) < 0)
 		return r;
 	if (mkdir(EMPTY, 0755) < 0 || mkdir(STAGE, 0700) < 0)
@@ -549,6 +523,39 @@ root_empty(void)
 		return -errno;
 	if ((newroot_fd = open(NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
+	return 0;
+}
+
+/*
+ * The new root: the host's /, rebuilt as show_dir does (the host's root
+ * always holds mount points: /proc, /sys, /dev).
+ */
+static int
+root(void)
+{
+	autoclose int src = -1, rd = -1;
+	int r;
+
+	if ((r = root_begin()) < 0)
+		return r;
+	if ((src = open(OLDROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (rd = open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	return populate(src, rd, OLDROOT, "/");
+}
+
+/*
+ * The allow-list view: the new root is an empty tmpfs, where only the
+ * plan's trees appear, shown as root() shows them; made read-only once
+ * they are all there.
+ */
+static int
+root_empty(void)
+{
+	int r;
+
+	if ((r = root_begin()) < 0)
+		return r;
 	empty_root = true;
 	return 0;
 }
