@@ -4,12 +4,17 @@
 # command killed, confine itself killed (the next "confine show" exports),
 # a full disk (no half-written output, the layers kept, the command's
 # status unchanged), files the command made unreadable, many sessions at
-# once on one repository, and a change of 100000 files.
+# once on one repository, and a change of many files (EXPORT_FAULTS_FILES,
+# default 20000: the mechanism is the same at any count; bench/workspace
+# measures the time at 100000).
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 plan 7
 
 ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
+NFILES=${EXPORT_FAULTS_FILES:-20000}
+NDIRS=$(( (NFILES + 999) / 1000 ))
+NFILES=$((NDIRS * 1000))
 
 # The tmpfs mounts this script made, unmounted at exit.
 MOUNTS=$TEST_TMP/.mounts
@@ -206,12 +211,13 @@ t_parallel() {
 	assert_ws_unchanged
 }
 
-MANY='
+MANY="
+	ndirs=$NDIRS"'
 	date +%s.%N
 	if command -v python3 >/dev/null; then
-		python3 -c "
+		ndirs=$ndirs python3 -c "
 import os
-for d in range(100):
+for d in range(int(os.environ[\"ndirs\"])):
     os.mkdir(\"m%02d\" % d)
     for i in range(1000):
         with open(\"m%02d/f%03d\" % (d, i), \"w\") as f:
@@ -219,7 +225,7 @@ for d in range(100):
 "
 	else
 		d=0
-		while [ $d -lt 100 ]; do
+		while [ $d -lt $ndirs ]; do
 			mkdir m$d
 			i=0
 			while [ $i -lt 1000 ]; do
@@ -231,8 +237,8 @@ for d in range(100):
 	fi
 	date +%s.%N'
 
-# timed_confine ARG...: run_confine, with 120 s allowed, through
-# /usr/bin/time when there is one; seconds in SECS, peak RSS (kB) in RSS.
+# timed_confine ARG...: run_confine through /usr/bin/time when there is
+# one; seconds in SECS, peak RSS (kB) in RSS.
 timed_confine() {
 	rm -f "$TEST_TMP/time"
 	_start=$(date +%s.%N)
@@ -241,16 +247,16 @@ timed_confine() {
 		cd "$WS" || exit 1
 		if [ -x /usr/bin/time ]; then
 			set -- /usr/bin/time -o "$TEST_TMP/time" -f %M \
-			    timeout -k 5 120 "$CONFINE" "$@"
+			    timeout -k 5 "$((CONFINE_TIMEOUT * 4))" "$CONFINE" "$@"
 		else
-			set -- timeout -k 5 120 "$CONFINE" "$@"
+			set -- timeout -k 5 "$((CONFINE_TIMEOUT * 4))" "$CONFINE" "$@"
 		fi
 		exec "$@" </dev/null >"$OUT" 2>"$ERR"
 	) || RC=$?
 	_end=$(date +%s.%N)
 	SECS=$(awk "BEGIN { printf \"%.1f\", $_end - $_start }")
 	RSS=$(tail -n 1 "$TEST_TMP/time" 2>/dev/null || true)
-	[ "$RC" -ne 124 ] || diag "confine timed out after 120 s"
+	[ "$RC" -ne 124 ] || diag "confine timed out after $((CONFINE_TIMEOUT * 4)) s"
 }
 
 t_many() {
@@ -259,19 +265,16 @@ t_many() {
 	assert_status "$RC" 0
 	summary_session
 	cmd=$(awk 'NR == 1 { s = $1 } NR == 2 { printf "%.1f", $1 - s }' "$OUT")
-	diag "100000 new files, as $(id -un): the run took $SECS s (the command writing them: $cmd s)${RSS:+, peak RSS $RSS kB}; $(wc -l <"$ERR") lines on stderr"
-	assert_eq "$(grep -c '^diff --git' "$SDIR/changes.patch")" 100000 "files in the patch"
-	assert_file_has_content "$SDIR/report" '^changes: 100000 added, 0 modified, 0 deleted, 0 renamed$'
+	diag "$NFILES new files, as $(id -un): the run took $SECS s (the command writing them: $cmd s)${RSS:+, peak RSS $RSS kB}; $(wc -l <"$ERR") lines on stderr"
+	assert_eq "$(grep -c '^diff --git' "$SDIR/changes.patch")" "$NFILES" "files in the patch"
+	assert_file_has_content "$SDIR/report" "^changes: $NFILES added, 0 modified, 0 deleted, 0 renamed\$"
 	assert_no_tmp "$SDIR"
 	# The export alone, again.
 	rm "$SDIR/changes.patch" "$SDIR/report"
 	timed_confine show "$SID"
 	assert_status "$RC" 0
-	diag "100000 new files, as $(id -un): the export alone (confine show) took $SECS s${RSS:+, peak RSS $RSS kB}"
-	if awk "BEGIN { exit !($SECS > 60) }"; then
-		diag "TOO SLOW: exporting 100000 files takes more than 60 s"
-	fi
-	assert_eq "$(grep -c '^diff --git' "$SDIR/changes.patch")" 100000 "files in the patch, again"
+	diag "$NFILES new files, as $(id -un): the export alone (confine show) took $SECS s${RSS:+, peak RSS $RSS kB}"
+	assert_eq "$(grep -c '^diff --git' "$SDIR/changes.patch")" "$NFILES" "files in the patch, again"
 	assert_ws_unchanged
 }
 
@@ -281,5 +284,5 @@ tcase "disk full during the export: no patch, no .tmp, upper kept, the command's
 tcase "disk full during the export: the warning says why" t_disk_full_says_why
 tcase "files and directories the command made unreadable are exported" t_unreadable
 tcase "20 sessions at once on one repository: each patch holds its own file" t_parallel
-tcase "100000 new files: exported, in bounded time" t_many
+tcase "$NFILES new files: all exported" t_many
 tap_done
