@@ -20,6 +20,7 @@
 
 #include "choose.h"
 #include "sha256.h"
+#include "syntax.h"
 #include "trust.h"
 #include "util.h"
 
@@ -170,5 +171,22 @@ choose_profile(const struct cli_opts *o, const struct host *h,
 	ret->name = xstrdup("sealed (built-in)");
 	*reason = xasprintf("the default; no sealed.ini in %s, %s or %s, so "
 	    "the built-in sealed policy", d.dir[0], d.dir[1], d.dir[2]);
+	return 0;
+}
+
+int
+choose_workspace(const struct cli_opts *o, struct host *h,
+    const struct profile *pr, char **cause)
+{
+	autofree char *ws = NULL;
+
+	if (o->workspace || !pr->ws_path.value)
+		return 0;
+	ws = syntax_expand(pr->ws_path.value, h->home);
+	if ((h->workspace = realpath(ws, NULL)) == NULL) {
+		*cause = xasprintf("%s: workspace.path: '%s': %s",
+		    pr->ws_path.origin, ws, strerror(errno));
+		return -1;
+	}
 	return 0;
 }

@@ -24,5 +24,11 @@ char	*choose_pins(const struct host *);
  */
 int	choose_profile(const struct cli_opts *, const struct host *,
 	    struct profile *ret, char **reason, char **cause, char **hint);
+/*
+ * The profile's [workspace] path, when no option names one, into
+ * h->workspace (its real path): 0, or -1 with *cause ("file:line: ...").
+ */
+int	choose_workspace(const struct cli_opts *, struct host *,
+	    const struct profile *, char **cause);
 
 #endif

@@ -151,16 +151,8 @@ main(int argc, char **argv)
 	if (may_use_bwrap(&opts, &profile, &host, &trial))
 		probe_bwrap(&host, trial);
 	/* The profile may name the workspace; an option still wins. */
-	if (!opts.workspace && profile.ws_path.value) {
-		autofree char *ws = syntax_expand(profile.ws_path.value,
-		    host.home);
-
-		if ((host.workspace = realpath(ws, NULL)) == NULL) {
-			cause = xasprintf("%s: workspace.path: '%s': %s",
-			    profile.ws_path.origin, ws, strerror(errno));
-			goto refuse;
-		}
-	}
+	if (choose_workspace(&opts, &host, &profile, &cause) < 0)
+		goto refuse;
 again:
 	if (policy_compute(&opts, &host, env, &profile, reason, &plan, &cause,
 	    &hint) < 0)

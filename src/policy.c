@@ -213,6 +213,97 @@ check_workspace(const struct host *h, const char *ws, char **cause,
 }
 
 
+/*
+ * The filesystem rules that cannot be applied as written are refused, each
+ * with where it was set: the root as the path of any rule (it is the mount
+ * tree's own root, never a mount on it); a rule on the workspace itself
+ * (it is shown writable-by-diff); one path named by two rules (which would
+ * hold is an accident of the order).
+ */
+static int
+check_rules(const struct eff *e, const char *ws, char **cause, char **hint)
+{
+	const struct {
+		const struct plist	*l;
+		const char		*key;
+	} lists[] = {
+		{ &e->ro, "filesystem.read-only" },
+		{ &e->hide, "filesystem.hide" },
+		{ &e->scratch, "filesystem.scratch" },
+		{ &e->direct, "filesystem.direct" },
+		{ &e->cred_file, "credential.file" },
+	};
+	size_t i, j, k, m;
+
+	for (i = 0; i < nitems(lists); i++) {
+		for (k = 0; k < lists[i].l->n; k++) {
+			const struct pvalue *v = &lists[i].l->v[k];
+
+			if (streq(v->value, "/")) {
+				*cause = xasprintf("%s: %s = /: the whole host "
+				    "cannot be %s", v->origin, lists[i].key,
+				    lists[i].l == &e->ro ? "one read-only path "
+				    "(it is read-only already, but for the "
+				    "trees the policy hides)" :
+				    lists[i].l == &e->hide ? "hidden" :
+				    lists[i].l == &e->scratch ? "scratch" :
+				    lists[i].l == &e->direct ? "writable" :
+				    "a credential");
+				*hint = xasprintf("name the directories "
+				    "themselves");
+				return -1;
+			}
+			if (streq(v->value, ws)) {
+				*cause = xasprintf("%s: %s = %s names the "
+				    "workspace, which is shown writable, its "
+				    "changes kept for review", v->origin,
+				    lists[i].key, v->value);
+				*hint = xasprintf("drop the rule, or name "
+				    "another workspace with --workspace");
+				return -1;
+			}
+			for (j = i + 1; j < nitems(lists); j++)
+				for (m = 0; m < lists[j].l->n; m++) {
+					const struct pvalue *w = &lists[j].l->v[m];
+
+					if (!streq(v->value, w->value))
+						continue;
+					*cause = xasprintf("%s: %s = %s, and "
+					    "%s: %s names the same path",
+					    v->origin, lists[i].key, v->value,
+					    w->origin, lists[j].key);
+					*hint = xasprintf("one rule a path: "
+					    "drop one (an empty value clears "
+					    "a list the profile extends)");
+					return -1;
+				}
+		}
+	}
+	return 0;
+}
+
+/* A direct path must exist (a fact of the host, asked after the legs). */
+static int
+check_direct(const struct eff *e, const struct host *h, char **cause,
+    char **hint)
+{
+	size_t k;
+
+	for (k = 0; k < e->direct.n; k++) {
+		const struct pvalue *v = &e->direct.v[k];
+
+		if (h->path_exists && !h->path_exists(v->value)) {
+			*cause = xasprintf("%s: filesystem.direct = %s: no "
+			    "such file or directory", v->origin, v->value);
+			*hint = xasprintf("a direct path must exist: create "
+			    "it on the host first");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+
 /* The handled rights of the host's ABI, and what is missing, said once. */
 static void
 landlock_rights_plan(struct plan *p, const struct host *h)
@@ -936,7 +1027,8 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		ws = h->cwd;
 		ws_origin = "built-in default: the current directory";
 	}
-	if (check_workspace(h, ws, cause, hint) < 0)
+	if (check_workspace(h, ws, cause, hint) < 0 ||
+	    check_rules(&e, ws, cause, hint) < 0)
 		return -1;
 	if (h->landlock_abi < 1) {
 		*cause = xasprintf("landlock: not available on this kernel "
@@ -962,7 +1054,8 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.profile_reason = xstrdup(profile_reason);
 	p.quadrant = xstrdup(e.quadrant.value);
 	legs_compute(&p, &e, h);
-	if (legs_check(&p, &e, cause, hint) < 0) {
+	if (legs_check(&p, &e, cause, hint) < 0 ||
+	    check_direct(&e, h, cause, hint) < 0) {
 		plan_free(&p);
 		return -1;
 	}

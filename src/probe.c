@@ -386,6 +386,14 @@ resolve_dir_abs(const char *p)
 	return resolve_dir(p, false);
 }
 
+static bool
+path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
 int
 probe_host(char *const *env, const char *workspace, struct host *ret,
     char **cause)
@@ -458,6 +466,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 		}
 	}
 	h.now = time(NULL);
+	h.path_exists = path_exists;
 	if (getrandom(&h.random, sizeof(h.random), GRND_NONBLOCK) !=
 	    sizeof(h.random))
 		h.random = (uint32_t)getpid() ^ (uint32_t)h.now;

@@ -50,6 +50,9 @@ struct host {
 	struct winsize	 winsize;
 	time_t		 now;
 	uint32_t	 random;
+	/* Is there an entry at path (not following a last symlink)?  NULL
+	 * (a host made up by a test): assume so. */
+	bool		(*path_exists)(const char *path);
 };
 
 /*

@@ -118,11 +118,21 @@ check_section(struct ctx *c, const char *line)
 	n = (size_t)(close - p - 1);
 	for (i = 0; sections[i]; i++)
 		if (strlen(sections[i]) == n && strncmp(p + 1, sections[i], n) == 0)
-			return;
-	error_at(c, xasprintf("unknown section [%.*s]", (int)n, p + 1),
-	    xasprintf("sections are [profile], [filesystem], [workspace], "
-	    "[network], [environment], [credential], [sandbox] and "
-	    "[terminal]"));
+			break;
+	if (sections[i] == NULL) {
+		error_at(c, xasprintf("unknown section [%.*s]", (int)n, p + 1),
+		    xasprintf("sections are [profile], [filesystem], "
+		    "[workspace], [network], [environment], [credential], "
+		    "[sandbox] and [terminal]"));
+		return;
+	}
+	/* inih ignores the rest of the line: what it holds would be lost. */
+	for (p = close + 1; *p == ' ' || *p == '\t' || *p == '\r'; p++)
+		;
+	if (*p != '\0' && *p != '\n' && *p != ';' && *p != '#')
+		error_at(c, xasprintf("text after the section header [%.*s]",
+		    (int)n, close - n), xasprintf("put each key = value on a "
+		    "line of its own, after the [section] line"));
 }
 
 /* inih's reader (an fgets over the buffer) that counts physical lines. */
@@ -130,7 +140,7 @@ static char *
 reader(char *str, int num, void *stream)
 {
 	struct ctx *c = stream;
-	const char *nl;
+	const char *nl, *cr;
 	size_t n;
 
 	if (c->pos >= c->len)
@@ -141,6 +151,14 @@ reader(char *str, int num, void *stream)
 	if (memchr(c->buf + c->pos, '\0', n)) {
 		error_at(c, xasprintf("a NUL byte in the line"), NULL);
 		str[0] = '\0';
+	} else if ((cr = memchr(c->buf + c->pos, '\r', n)) != NULL &&
+	    cr != c->buf + c->pos + n - 1) {
+		/* inih would read one line where an editor shows several. */
+		error_at(c, xasprintf("a carriage return inside the line"),
+		    xasprintf("lines end in LF or CRLF; convert a file with "
+		    "CR line endings (dos2unix -c mac)"));
+		str[0] = '\n';
+		str[1] = '\0';
 	} else if (n + 2 > (size_t)num) {
 		/* inih would split it silently; hand it an empty line. */
 		error_at(c, xasprintf("line too long (%zu characters; at most "

@@ -118,6 +118,10 @@ explain(const char *what, bool is_file, char *const *env, bool verbose)
 		    profile_load_name(&d, what, &pr, &cause, &hint);
 	if (r < 0)
 		goto fail;
+	if ((r = choose_workspace(&o, &h, &pr, &cause)) < 0) {
+		profile_free(&pr);
+		goto fail;
+	}
 	reason = xasprintf("%s", is_file ? "checked file" : "by name");
 	r = policy_compute(&o, &h, env, &pr, reason, &plan, &cause, &hint);
 	profile_free(&pr);

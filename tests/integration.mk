@@ -30,6 +30,7 @@ INTEGRATION_TESTS = \
 	tests/integration/doctor.sh \
 	tests/integration/refusals.sh \
 	tests/integration/profiles.sh \
+	tests/integration/profile-property.sh \
 	tests/integration/trust.sh \
 	tests/integration/profile-mounts.sh \
 	tests/integration/export-property.sh \
@@ -67,13 +68,13 @@ EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy
 # reason (tests/lib.sh).  The list is spelled out: automake rewrites TESTS
 # and drops a pattern substitution ($(VAR:a/%.sh=b/%.x)) or a function call
 # in it; check-local fails when it falls out of step with INTEGRATION_TESTS.
-# The tests of HOST_SIDE_TESTS run on native only: they use a session as
-# input and then test what confine does on the host alone (the trust pins
-# of a workspace profile, "confine apply" running nothing of the
-# repository, an apply killed at any point), the same code whichever
-# backend made the session; the export of each backend's sessions is
+# The tests of HOST_SIDE_TESTS run on native only: they test what confine
+# does on the host alone, the same code whichever backend runs a session
+# (the trust pins of a workspace profile, the profile parser against the
+# --dry-run plan, "confine apply" running nothing of the repository, an
+# apply killed at any point); the export of each backend's sessions is
 # tested by export-*, review-* and sessions on every backend.
-HOST_SIDE_TESTS = trust apply-safety apply-journal
+HOST_SIDE_TESTS = trust apply-safety apply-journal profile-property
 BACKEND_TESTS = \
 	tests/bwrap/exit-status.bwrap \
 	tests/bwrap/namespaces.bwrap \

@@ -527,7 +527,9 @@ t_override_lists() {
 t_override_network_lists() {
 	ws_new
 	cfg_new
-	f=$(prof on <<-'EOF'
+	# A direct path must exist, as the run needs it.
+	mkdir "$TEST_TMP/pd" "$TEST_TMP/od"
+	f=$(prof on <<-EOF
 	[profile]
 	quadrant = online
 	[workspace]
@@ -537,11 +539,11 @@ t_override_network_lists() {
 	allow = docs.example.org
 	endpoint = api.example.com:443
 	[filesystem]
-	direct = /srv/confine-test-pd
+	direct = $TEST_TMP/pd
 	EOF
 	)
 	run_confine -p on --allow example.com --endpoint model.example.net:443 \
-	    --direct /srv/confine-test-od --dry-run -- true
+	    --direct "$TEST_TMP/od" --dry-run -- true
 	if [ "$BACKEND" = landlock ]; then
 		assert_landlock_proxy_refused
 		assert_ws_unchanged
@@ -554,10 +556,10 @@ t_override_network_lists() {
 	    "  network.allow = example.com  (option --allow)" \
 	    "  network.endpoint = api.example.com:443  ($f:8)" \
 	    "  network.endpoint = model.example.net:443  (option --endpoint)" \
-	    "  filesystem.direct = /srv/confine-test-pd  ($f:10)" \
-	    "  filesystem.direct = /srv/confine-test-od  (option --direct)"
+	    "  filesystem.direct = $TEST_TMP/pd  ($f:10)" \
+	    "  filesystem.direct = $TEST_TMP/od  (option --direct)"
 	assert_out_has "  C: network.allow = example.com  (option --allow)"
-	assert_out_has "  C: direct = /srv/confine-test-od  (option --direct)"
+	assert_out_has "  C: direct = $TEST_TMP/od  (option --direct)"
 	assert_out_has "verdict: allowed (2 of 3 legs)"
 	assert_ws_unchanged
 }

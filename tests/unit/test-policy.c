@@ -1645,6 +1645,90 @@ test_overrides(void)
 }
 
 /* "~" and "~/..." are the host's home; home entries are under it. */
+static bool
+fake_exists(const char *path)
+{
+	return !streq(path, "/srv/missing");
+}
+
+/* Rules that cannot be applied as written: refused with their origin. */
+static void
+test_rules_refused(void)
+{
+	static const struct {
+		const char	*quadrant;
+		const char	*key, *a, *key2, *b;
+		const char	*want;
+	} rows[] = {
+		{ "sealed", "hide", "/", NULL, NULL,
+		    "t.ini:7: filesystem.hide = /: the whole host cannot be "
+		    "hidden" },
+		{ "sealed", "hide", "/srv/proj", NULL, NULL,
+		    "t.ini:7: filesystem.hide = /srv/proj names the workspace" },
+		{ "offline", "scratch", "/srv/proj", NULL, NULL,
+		    "t.ini:7: filesystem.scratch = /srv/proj names the "
+		    "workspace" },
+		{ "offline", "read-only", "/srv/data", "hide", "/srv/data",
+		    "t.ini:7: filesystem.read-only = /srv/data, and t.ini:8: "
+		    "filesystem.hide names the same path" },
+		{ "offline", "scratch", "/srv/data", "direct", "/srv/data",
+		    "t.ini:7: filesystem.scratch = /srv/data, and t.ini:8: "
+		    "filesystem.direct names the same path" },
+		{ "trusted", "direct", "/srv/missing", NULL, NULL,
+		    "t.ini:7: filesystem.direct = /srv/missing: no such file "
+		    "or directory" },
+		/* Allowed: a path inside another, or the same in one list. */
+		{ "offline", "read-only", "/srv/data", "hide", "/srv/data/keys",
+		    NULL },
+		{ "sealed", "hide", "/srv/proj/secret", NULL, NULL, NULL },
+		{ "trusted", "direct", "/srv/out", "direct", "/srv/out", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p = { 0 };
+		char *cause = NULL, *hint = NULL;
+		int r;
+
+		prof(&pr, rows[i].quadrant);
+		if (streq(rows[i].quadrant, "trusted"))
+			pvalue_set(&pr.untrusted, "no", T_INI ":3");
+		plist_add(streq(rows[i].key, "hide") ? &pr.hide :
+		    streq(rows[i].key, "scratch") ? &pr.scratch :
+		    streq(rows[i].key, "direct") ? &pr.direct : &pr.read_only,
+		    rows[i].a, T_INI ":7");
+		if (rows[i].key2)
+			plist_add(streq(rows[i].key2, "hide") ? &pr.hide :
+			    streq(rows[i].key2, "direct") ? &pr.direct :
+			    &pr.read_only, rows[i].b, T_INI ":8");
+		h.cwd = h.git_top = S("/srv/proj");
+		h.path_exists = fake_exists;
+		r = policy_compute(&o, &h, NULL, &pr, "test", &p, &cause,
+		    &hint);
+		if (rows[i].want) {
+			if (!ok(r == -1 && has(cause, rows[i].want) &&
+			    hint != NULL, "rules: %s = %s%s%s: refused with "
+			    "its origin", rows[i].key, rows[i].a,
+			    rows[i].key2 ? ", " : "", rows[i].key2 ?
+			    rows[i].key2 : ""))
+				diag("got %d, cause: %s", r, cause);
+		} else {
+			if (!ok(r == 0, "rules: %s = %s%s%s: accepted",
+			    rows[i].key, rows[i].a, rows[i].key2 ? ", " : "",
+			    rows[i].key2 ? rows[i].key2 : ""))
+				diag("cause: %s", cause);
+			if (r == 0)
+				plan_free(&p);
+		}
+		free(cause);
+		free(hint);
+		profile_free(&pr);
+	}
+}
+
 static void
 test_tilde(void)
 {
@@ -1664,7 +1748,7 @@ test_tilde(void)
 	plist_add(&pr.home, ".gitconfig", T_INI ":11");
 	plist_add(&pr.home, ".config/gh/hosts.yml", T_INI ":12");
 	plist_add(&pr.hide, "~/.aws", T_INI ":13");
-	plist_add(&pr.scratch, "~", T_INI ":14");
+	plist_add(&pr.scratch, "~/.cache", T_INI ":14");
 	plist_add(&pr.direct, "~/.cache/out", T_INI ":15");
 	plist_add(&pr.cred_file, "~/.config/agent/token", T_INI ":16");
 	LIST1(o.ro, oro);
@@ -1687,7 +1771,7 @@ test_tilde(void)
 			"filesystem.hide = /home/bob/.aws  (t.ini:13)",
 			"filesystem.hide = /home/bob/.ssh  (option --hide)",
 			"filesystem.hide = /srv/keys  (option --hide)",
-			"filesystem.scratch = /home/bob  (t.ini:14)",
+			"filesystem.scratch = /home/bob/.cache  (t.ini:14)",
 			"filesystem.scratch = /home/bob/.cache/go  "
 			    "(option --scratch)",
 			"filesystem.direct = /home/bob/.cache/out  (t.ini:15)",
@@ -2326,8 +2410,9 @@ test_parents_of_home(void)
 	} rows[] = {
 		{ "sealed", "--ro", "/home", "leg B is granted by read-only = "
 		    "/home  (option --ro)", 0 },
-		{ "sealed", "--ro", "/", "leg B is granted by read-only = /  "
-		    "(option --ro)", 0 },
+		/* The root: refused as a path of any rule. */
+		{ "sealed", "--ro", "/", "the whole host cannot be one "
+		    "read-only path", 0 },
 		{ "sealed", "--ro", "/run", "leg B is granted by read-only = "
 		    "/run  (option --ro)", 0 },
 		{ "sealed", "--ro", "/run/user", "leg B is granted by "
@@ -2335,9 +2420,11 @@ test_parents_of_home(void)
 		{ "sealed", "--scratch", "/home", "leg B is granted by "
 		    "scratch = /home  (option --scratch)", 0 },
 		{ "online", "--direct", "/home", "all three legs", 0 },
-		{ "online", "--direct", "/", "all three legs", 0 },
+		{ "online", "--direct", "/", "the whole host cannot be "
+		    "writable", 0 },
 		{ "offline", "--ro", "/home", NULL, PLAN_LEG_A | PLAN_LEG_B },
-		{ "offline", "--scratch", "/", NULL, PLAN_LEG_A | PLAN_LEG_B },
+		{ "offline", "--scratch", "/", "the whole host cannot be "
+		    "scratch", 0 },
 		{ "trusted", "--direct", "/home", NULL,
 		    PLAN_LEG_B | PLAN_LEG_C },
 		/* Siblings and other trees: no B. */
@@ -2807,6 +2894,7 @@ main(void)
 	test_destination_lists();
 	test_overrides();
 	test_tilde();
+	test_rules_refused();
 	test_backends();
 	test_bwrap_plan();
 	test_landlock_plan();

@@ -909,7 +909,8 @@ hint_promised(const char *msg)
 	static const char *const with[] = { "unknown section",
 	    "unknown key", "outside any section", "set twice",
 	    "is not a profile name", "no profile named", "line too long",
-	    "syntax error", ": refused: ", "inside a value" };
+	    "syntax error", ": refused: ", "inside a value",
+	    "text after the section header", "a carriage return" };
 	size_t i;
 
 	for (i = 0; i < nitems(with); i++)
