@@ -178,8 +178,8 @@ again:
 	log_info("landlock: ABI %d", plan.landlock.abi);
 	for (i = 0; i < plan.ndegraded; i++)
 		log_info("missing: %s", plan.degraded[i]);
-	/* On every run, -q or not: what this backend does not protect. */
-	if (plan.nweaker)
+	/* On every run but with -q: what this backend does not protect. */
+	if (plan.nweaker && opts.verbosity >= 0)
 		fprintf(stderr, "confine: backend %s: weaker than native: %s%s\n",
 		    plan.backend == PLAN_BACKEND_BWRAP ? "bwrap" : "landlock",
 		    plan.weaker[0], plan.nweaker > 1 ? " (and more: "

@@ -24,6 +24,10 @@ t_notice() {
 	if [ "$BACKEND" = landlock ]; then
 		[ "$(grep -c '^confine: backend landlock: weaker than native: no pid namespace' "$ERR.full")" = 1 ] ||
 		    fail "no single notice line on stderr"
+		# -q: not a word that is not an error.
+		run_confine -q -- true
+		assert_status "$RC" 0
+		[ ! -s "$ERR.full" ] || fail "-q, and still: $(cat "$ERR.full")"
 	else
 		assert_not_file_has_content "$ERR" 'weaker than native'
 	fi
