@@ -255,6 +255,87 @@ print_patch(git_diff *diff, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
+/*
+ * The export's files are written through a stream that keeps the errno of
+ * its first failed write and hands it back from fclose(): stdio only keeps
+ * an error flag, and errno is long overwritten (libgit2, the next fprintf)
+ * by the time the caller looks, which once made a full disk "Success".
+ */
+struct sink {
+	int	fd;
+	int	err;	/* the first failed write's errno, or 0 */
+};
+
+/* All of buf, or -1: a short write (a disk filling up) is written on, so
+ * that the next write says why; stdio takes a short count as an error. */
+static ssize_t
+sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct sink *s = cookie;
+	size_t done = 0;
+	ssize_t r;
+
+	while (done < n) {
+		r = write(s->fd, buf + done, n - done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (s->err == 0)
+				s->err = r < 0 ? errno : EIO;
+			return -1;
+		}
+		done += (size_t)r;
+	}
+	return (ssize_t)n;
+}
+
+static int
+sink_close(void *cookie)
+{
+	struct sink *s = cookie;
+	int err = s->err;
+
+	if (close(s->fd) < 0 && err == 0)
+		err = errno;
+	free(s);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* A stream over fd (taken: closed by fclose), or NULL with fd closed. */
+static FILE *
+sink_open(int fd)
+{
+	static const cookie_io_functions_t io = {
+		.write = sink_write, .close = sink_close,
+	};
+	struct sink *s;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	s->fd = fd;
+	if ((f = fopencookie(s, "w", io)) == NULL) {
+		close(fd);
+		free(s);
+	}
+	return f;
+}
+
+/* fclose(f): 0, or the errno of its first failed write (or of the close). */
+static int
+sink_finish(FILE *f)
+{
+	errno = 0;
+	if (fclose(f) != 0)
+		return errno ? errno : EIO;
+	return 0;
+}
+
 static FILE	*tmp_file(int, const char *);
 static int	 commit_file(int, const char *, FILE *);
 
@@ -286,15 +367,11 @@ tmp_file(int dirfd, const char *name)
 {
 	autofree char *tmp = xasprintf("%s.tmp", name);
 	int fd;
-	FILE *f;
 
 	unlinkat(dirfd, tmp, 0);
-	if ((fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-	    O_NOFOLLOW, 0600)) < 0)
-		return NULL;
-	if ((f = fdopen(fd, "w")) == NULL)
-		close(fd);
-	return f;
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
+	return sink_open(fd);
 }
 
 static int
@@ -308,10 +385,7 @@ commit_file(int dirfd, const char *name, FILE *f)
 	 * half a file, and the upper layer itself is not synced either (the
 	 * overlay is volatile); a lost export is redone by "confine show".
 	 */
-	if (fflush(f) != 0 || ferror(f))
-		err = errno ? errno : EIO;
-	if (fclose(f) != 0 && err == 0)
-		err = errno;
+	err = sink_finish(f);
 	if (err == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		err = errno;
 	if (err) {
@@ -627,21 +701,19 @@ create_at(int dirfd, const char *name)
 {
 	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 	    O_NOFOLLOW, 0600);
-	FILE *f;
 
-	if (fd < 0)
-		return NULL;
-	if ((f = fdopen(fd, "w")) == NULL)
-		close(fd);
-	return f;
+	return sink_open(fd);
 }
 
 static int
 close_checked(FILE *f)
 {
-	int bad = fflush(f) != 0 || ferror(f);
+	int err = sink_finish(f);
 
-	return (fclose(f) != 0 || bad) ? -1 : 0;
+	if (err == 0)
+		return 0;
+	errno = err;
+	return -1;
 }
 
 /*
@@ -1154,8 +1226,11 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	}
 	if (print_patch(diff, patch) < 0) {
 		if (ferror(patch)) {
+			r = sink_finish(patch);
+			patch = NULL;
+			unlinkat(sdir, "changes.patch.tmp", 0);
 			log_warn("export: cannot write '%s/changes.patch': %s",
-			    o->session_dir, strerror(errno));
+			    o->session_dir, strerror(r));
 			goto out;
 		}
 		goto giterr;

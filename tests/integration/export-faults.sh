@@ -152,6 +152,7 @@ t_disk_full_says_why() {
 	assert_status "$RC" 3
 	assert_file_has_content "$ERR" '^confine: warning: export: .*No space left on device'
 	assert_not_file_has_content "$ERR" 'unknown libgit2 error'
+	assert_not_file_has_content "$ERR" ': Success$'
 }
 
 # The command may leave files and directories it cannot read itself.
