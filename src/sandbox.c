@@ -572,7 +572,7 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 		}
 		if (nlfd && (((pfd[nlfd].revents & POLLIN) && (un ?
 		    unotify_answer(un) : meta_answer(listener, roots,
-		    p->uid)) < 0) || (!(pfd[nlfd].revents & POLLIN) &&
+		    p->uid, child)) < 0) || (!(pfd[nlfd].revents & POLLIN) &&
 		    (pfd[nlfd].revents & (POLLHUP | POLLERR | POLLNVAL))))) {
 			/* The command is gone: no more calls to answer.  Its
 			 * threads may still hold it (unotify.c): kept. */
