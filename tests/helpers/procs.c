@@ -18,7 +18,8 @@
  *   procs bench N            N calls of sched_getaffinity and getpriority
  *                            on itself by 0 and by its tid: "NAME NS" a
  *                            line, the mean time of one call
- *   procs chain N MARK       a chain of N processes, each the parent of the
+ *   procs chain N MARK       a chain of N processes (sharing one address
+ *                            space), each the parent of the
  *                            next; the last prints "chain ready N"; all
  *                            wait for ever
  *   procs forkloop MARK      fork, and the parent exits, every ms (a pid
@@ -245,24 +246,52 @@ idle(void)
 		pause();
 }
 
+/*
+ * The chain's links share one address space (CLONE_VM): each is a process
+ * of its own, the parent of the next, idle in pause(); a fork would copy
+ * the page tables and chain the anonymous memory to every ancestor's, a
+ * cost that grows with the depth (10,000 links: minutes).  Each link has
+ * a small stack of its own.
+ */
+#define LINK_STACK	(32 * 1024)
+
+static long chain_n;
+
+static int
+link_run(void *arg)
+{
+	long i = (long)arg;
+	char *stack;
+
+	if (i == chain_n) {
+		ready("chain", chain_n);
+		idle();
+	}
+	stack = mmap(NULL, LINK_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED ||
+	    clone(link_run, stack + LINK_STACK, CLONE_VM | SIGCHLD,
+	    (void *)(i + 1)) < 0) {
+		printf("procs: link %ld: %s\n", i, strerror(errno));
+		fflush(stdout);
+		exit(1);
+	}
+	idle();
+}
+
 static void
 chain(long n)
 {
-	long i;
+	/* A short slice (SCHED_OTHER's sched_runtime, Linux 6.12): an
+	 * earlier deadline, so each new link runs soon on a loaded
+	 * machine, where the chain's time is each link's wait to run. */
+	struct sched_attr_ sa = { .size = sizeof(sa),
+	    .policy = SCHED_OTHER, .runtime = 100 * 1000 };
 
-	/* Each link forks the next and waits; the last says so. */
-	for (i = 1; i < n; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0) {
-			perror("procs: fork");
-			exit(1);
-		}
-		if (pid > 0)
-			idle();
-	}
-	ready("chain", n);
-	idle();
+	if (!getenv("PROCS_NO_SLICE"))
+		(void)syscall(SYS_sched_setattr, 0, &sa, 0);
+	chain_n = n < 1 ? 1 : n;
+	link_run((void *)1L);
 }
 
 static void
