@@ -339,14 +339,16 @@ plan_dump(const struct plan *p, FILE *f)
 	if (p->sys.no_kill_all)
 		fprintf(f, "  kill(-1) refused\n");
 	if (p->sys.self_only)
-		fprintf(f, "  prlimit, priorities, scheduling and io priority "
-		    "of another process refused; process_madvise, "
+		fprintf(f, "  prlimit, priorities, scheduling, io priority "
+		    "and pidfd_open by pid answered by confine (the "
+		    "session's processes only); process_madvise, "
 		    "process_mrelease refused\n");
 	if (p->sys.no_host_ipc)
 		fprintf(f, "  SysV IPC and POSIX message queues refused\n");
 	if (p->sys.no_path_metadata)
-		fprintf(f, "  chmod, utimes and file locks answered by confine "
-		    "(session files only), chown, xattrs and chattr refused\n");
+		fprintf(f, "  chmod, utimes, xattrs, chattr and file locks "
+		    "answered by confine (session files only), chown "
+		    "refused\n");
 	if (p->sys.unix_notify)
 		fprintf(f, "  unix connect, sendto and sendmsg answered by "
 		    "confine (seccomp user notification): the sandbox's own "

@@ -817,13 +817,13 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 	    "queues, are refused (EPERM) rather than private"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("landlock has no right "
 	    "for a file's mode, owner, times or extended attributes: confine "
-	    "itself sets modes and times for the command, on its own files in "
-	    "the session only; chown, xattrs and inode flags are refused "
-	    "(EPERM), and file locks on files outside the session"));
-	strv_push(&p->weaker, &p->nweaker, xstrdup("another process's "
-	    "rlimits, priorities and scheduling cannot be changed or read "
-	    "by pid, the command's own children's included: only pid 0, "
-	    "the caller itself"));
+	    "itself sets modes, times, extended attributes and inode flags "
+	    "for the command, on its own files in the session only; chown is "
+	    "refused (EPERM), and so are file locks on files outside the "
+	    "session"));
+	strv_push(&p->weaker, &p->nweaker, xstrdup("no pid namespace: "
+	    "confine decides each call naming a process by pid (rlimits, "
+	    "priorities, scheduling, pidfd_open): the session's only"));
 }
 
 /*

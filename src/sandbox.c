@@ -480,6 +480,7 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 	bool done = false, relaying = false, status_open = true;
 	bool relayed = false;
 	int wstatus = 0, master = f->master, listener = -1, ready;
+	pid_t keeper;
 	autofree char *tmp = path_join(p->session_dir, "tmp");
 	char *roots[] = { p->mounts.n ? p->mounts.v[0].upper : NULL, p->home,
 	    tmp, NULL };
@@ -570,9 +571,12 @@ supervise(const struct plan *p, pid_t child, struct fds *f,
 			close(f->notify[0]);
 			f->notify[0] = -1;
 		}
+		/* The keeper once reaped, its pid may be another's: no
+		 * process is the session's any more (meta.c). */
+		keeper = done ? 0 : child;
 		if (nlfd && (((pfd[nlfd].revents & POLLIN) && (un ?
 		    unotify_answer(un) : meta_answer(listener, roots,
-		    p->uid)) < 0) || (!(pfd[nlfd].revents & POLLIN) &&
+		    p->uid, keeper)) < 0) || (!(pfd[nlfd].revents & POLLIN) &&
 		    (pfd[nlfd].revents & (POLLHUP | POLLERR | POLLNVAL))))) {
 			/* The command is gone: no more calls to answer.  Its
 			 * threads may still hold it (unotify.c): kept. */

@@ -85,24 +85,29 @@ static const char *const host_ipc[] = {
 };
 
 /*
- * A file's mode, owner, times and extended attributes, which Landlock does
- * not cover; through an fd too, as a file open for reading will do.  Only
- * futimens() stays: the times of an open file.
+ * A file's owner and times, which Landlock does not cover; through an fd
+ * too, as a file open for reading will do.
  */
 static const char *const path_metadata[] = {
-	"chown", "lchown", "fchownat", "utime", "utimes",
-	"futimesat", "setxattr", "lsetxattr", "removexattr", "lremovexattr",
-	"fchown", "fsetxattr", "fremovexattr",
+	"chown", "lchown", "fchownat", "utime", "utimes", "futimesat",
+	"fchown",
 };
 
-/* ...but a file's mode and times the supervisor sets for the command, on
- * its own files in the session (meta.c). */
-static const char *const meta_notify[] = { "chmod", "fchmodat", "fchmod" };
+/* ...but a file's mode, times and extended attributes the supervisor sets
+ * for the command, on its own files in the session (meta.c). */
+static const char *const meta_notify[] = {
+	"chmod", "fchmodat", "fchmod", "setxattr", "lsetxattr", "fsetxattr",
+	"removexattr", "lremovexattr", "fremovexattr",
+};
 
-/* chattr's ioctls: the inode's flags, project and version. */
+/* chattr's ioctls: the inode's flags and project, set by the supervisor on
+ * the command's own files (meta.c)... */
 static const unsigned long flag_ioctls[] = {
-	FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR,
-	FS_IOC_SETVERSION, FS_IOC32_SETVERSION,
+	FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR,
+};
+/* ...the 32-bit forms (compat only) and the version, refused. */
+static const unsigned long flag_ioctls_deny[] = {
+	FS_IOC32_SETFLAGS, FS_IOC_SETVERSION, FS_IOC32_SETVERSION,
 };
 
 /* File locks and leases: the supervisor decides (unotify.c); LOCK_UN
@@ -208,11 +213,13 @@ socket_rules(scmp_filter_ctx ctx, const struct plan_syscalls *s,
  * Calls that take another process's pid and that Landlock does not check
  * (its scopes cover signals, its ptrace rule what ptrace_may_access()
  * guards): with no pid namespace, the host's processes of this user,
- * confine itself, any process as root, would be theirs.  Only pid 0, the
- * caller itself, passes: a 64-bit comparison, so no high bits slip by.
- * sched_getaffinity fails with ENOSYS, which glibc's pthread_getattr_np
- * (asking about the caller's own thread, by tid) takes as "no affinity";
- * EPERM would make it fail, and the runtimes that call it at start-up.
+ * confine itself, any process as root, would be theirs.  pid 0, the
+ * caller itself, passes here: a 64-bit comparison, so no high bits slip
+ * by.  Any other pid goes to the supervisor, which lets the call go on
+ * when the target is the session's (meta.c); with no supervisor, refused.
+ * sched_getaffinity refused fails with ENOSYS, which glibc's
+ * pthread_getattr_np takes as "no affinity"; EPERM would make it fail,
+ * and the runtimes that call it at start-up.
  */
 static const char *const pid_first[] = {
 	"prlimit64", "sched_setaffinity", "sched_setscheduler",
@@ -231,12 +238,14 @@ static const struct {
 
 /* They take a pidfd, which a filter cannot see through; the same
  * numbers on every arch, newer than some libseccomp knows. */
+#define NR_PIDFD_OPEN		434
 #define NR_PROCESS_MADVISE	440
 #define NR_PROCESS_MRELEASE	448
 
 static int
-self_only_rules(scmp_filter_ctx ctx, const char **where)
+self_only_rules(scmp_filter_ctx ctx, bool notify, const char **where)
 {
+	uint32_t other = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
 	size_t i;
 	int nr, r;
 
@@ -245,14 +254,17 @@ self_only_rules(scmp_filter_ctx ctx, const char **where)
 		if ((nr = seccomp_syscall_resolve_name(pid_first[i])) ==
 		    __NR_SCMP_ERROR)
 			return -ENOSYS;
-		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+		if ((r = seccomp_rule_add(ctx, other, nr, 1,
 		    SCMP_A0(SCMP_CMP_NE, 0))) < 0)
 			return r;
 	}
 	*where = "sched_getaffinity";
-	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
-	    SCMP_SYS(sched_getaffinity), 1, SCMP_A0(SCMP_CMP_NE, 0))) < 0)
+	if ((r = seccomp_rule_add(ctx, notify ? SCMP_ACT_NOTIFY :
+	    SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(sched_getaffinity), 1,
+	    SCMP_A0(SCMP_CMP_NE, 0))) < 0)
 		return r;
+	/* Rules that do not overlap: another "which", refused; a "who"
+	 * of PRIO_PROCESS or IOPRIO_WHO_PROCESS other than 0, decided. */
 	for (i = 0; i < nitems(which_who); i++) {
 		*where = which_who[i].name;
 		if ((nr = seccomp_syscall_resolve_name(which_who[i].name)) ==
@@ -260,10 +272,15 @@ self_only_rules(scmp_filter_ctx ctx, const char **where)
 			return -ENOSYS;
 		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
 		    SCMP_A0(SCMP_CMP_NE, which_who[i].self))) < 0 ||
-		    (r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+		    (r = seccomp_rule_add(ctx, other, nr, 2,
+		    SCMP_A0(SCMP_CMP_EQ, which_who[i].self),
 		    SCMP_A1(SCMP_CMP_NE, 0))) < 0)
 			return r;
 	}
+	/* The supervisor makes the pidfd of a process of the session. */
+	*where = "pidfd_open";
+	if ((r = seccomp_rule_add(ctx, other, NR_PIDFD_OPEN, 0)) < 0)
+		return r;
 	*where = "process_madvise, process_mrelease";
 	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 	    NR_PROCESS_MADVISE, 0)) < 0)
@@ -371,12 +388,17 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 			return r;
 		if ((r = lock_rules(ctx, where)) < 0)
 			return r;
-		/* Inode flags (chattr), any file's. */
+		/* Inode flags (chattr): the supervisor's. */
 		*where = "ioctl (inode flags)";
 		for (i = 0; i < nitems(flag_ioctls); i++)
-			if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+			if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
 			    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
 			    0xffffffffU, flag_ioctls[i]))) < 0)
+				return r;
+		for (i = 0; i < nitems(flag_ioctls_deny); i++)
+			if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+			    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+			    0xffffffffU, flag_ioctls_deny[i]))) < 0)
 				return r;
 		/* A filter of the command's own with a listener would take
 		 * the supervisor's notifications (the newest wins a tie). */
@@ -398,7 +420,8 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 			return r;
 	}
 
-	if (s->self_only && (r = self_only_rules(ctx, where)) < 0)
+	if (s->self_only && (r = self_only_rules(ctx, s->no_path_metadata,
+	    where)) < 0)
 		return r;
 
 	*where = "seccomp_export_bpf";

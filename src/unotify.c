@@ -129,8 +129,8 @@ read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
  * such fd), -EPERM (the command made itself non-dumpable: refused, as
  * nothing can be decided), -ESRCH (gone).
  */
-static int
-take_fd(pid_t pid, int n)
+int
+unotify_take_fd(pid_t pid, int n)
 {
 	autoclose int pidfd = sys_pidfd_open(pid, 0);
 	int fd;
@@ -255,7 +255,7 @@ unotify_lock(int listener, const struct seccomp_notif *r,
 
 	if (r->data.nr != SYS_flock && r->data.nr != SYS_fcntl)
 		return false;
-	if ((fd = take_fd(r->pid, (int)r->data.args[0])) < 0) {
+	if ((fd = unotify_take_fd(r->pid, (int)r->data.args[0])) < 0) {
 		respond(listener, r->id, 0, fd, false);
 		return true;
 	}
@@ -579,7 +579,7 @@ sock_call(struct unotify *u, const struct seccomp_notif *r)
 	socklen_t namelen = 0, ol = sizeof(int);
 	int fd, domain = 0, type = 0, e;
 
-	if ((fd = take_fd(r->pid, (int)r->data.args[0])) < 0)
+	if ((fd = unotify_take_fd(r->pid, (int)r->data.args[0])) < 0)
 		return fd;
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &ol) < 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ol) < 0) {
@@ -777,11 +777,11 @@ unotify_receive(int sock, bool shared_net, bool tcp_handled,
 		return NULL;
 	}
 	memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-	if ((l = take_fd(cred.pid, fds[0])) < 0) {
+	if ((l = unotify_take_fd(cred.pid, fds[0])) < 0) {
 		errno = -l;
 		return NULL;
 	}
-	if ((d = take_fd(cred.pid, fds[1])) < 0) {
+	if ((d = unotify_take_fd(cred.pid, fds[1])) < 0) {
 		close(l);
 		errno = -d;
 		return NULL;

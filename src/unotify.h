@@ -13,6 +13,7 @@
 
 #include <linux/seccomp.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct unotify;
 
@@ -37,6 +38,11 @@ int		 unotify_listener(const struct unotify *);
 int		 unotify_answer(struct unotify *);
 void		 unotify_free(struct unotify *);
 
+/*
+ * The command's fd n (pid's), as a new fd of ours on the same open file
+ * (pidfd_getfd(2)): -EBADF, -ESRCH (gone), -EPERM (not dumpable).
+ */
+int	unotify_take_fd(pid_t pid, int n);
 /*
  * flock(2) and fcntl(2) lock calls, decided on the command's open file
  * description: ok(fd, arg) says 0 (do it, on that description) or -errno.

@@ -16,7 +16,7 @@
 # own server there is a TODO.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/escape-lib.sh"
-plan 32
+plan 36
 
 TODO_WHY="landlock: socket(2) of AF_UNIX refused below Landlock ABI 9"
 PROBE=$TESTS_BUILDDIR/helpers/hostfile-probe
@@ -199,6 +199,8 @@ wait "$ctl_pid" || :
 t_control() {
 	want "$CTL/try" OK futimens "$CTL/file"
 	want "$CTL/try" OK flock "$CTL/file"
+	want "$CTL/try" OK setxattr "$CTL/file"
+	want "$CTL/try" OK removexattr "$CTL/file"
 	! cmp -s "$CTL/before" "$CTL/after" ||
 	    fail "the calls changed nothing outside"
 	want "$CTL/check" 'EAGAIN|EWOULDBLOCK' check_flock "$CTL/file"
@@ -242,6 +244,8 @@ check "" "FS_IOC_SETFLAGS: EROFS or EPERM" t_ro setflags 'EROFS|EPERM'
 check "" "FS_IOC_FSSETXATTR: EROFS or EPERM" t_ro fssetxattr 'EROFS|EPERM'
 check "" "setxattr user.*: EROFS or EPERM" t_ro setxattr 'EROFS|EPERM'
 check "" "fsetxattr user.*: EROFS or EPERM" t_ro fsetxattr 'EROFS|EPERM'
+check "" "removexattr user.*: EROFS or EPERM" t_ro removexattr 'EROFS|EPERM'
+check "" "fremovexattr user.*: EROFS or EPERM" t_ro fremovexattr 'EROFS|EPERM'
 # A lock or a lease: refused, or taken on the overlay's inode (the host's
 # checks below say which).
 check "" "flock LOCK_EX: refused or not the host's" t_ro flock 'OK|EROFS|EPERM|EACCES|EBADF'
@@ -275,25 +279,11 @@ t_own() {
 	[ "$RW_OK" = yes ] || fail "$RW_OK"
 	want "$RW_OUT" OK "$1" WS HOME TMP
 }
-# The landlock backend refuses xattrs everywhere (no Landlock right for
-# them; SECURITY.md): its own files too.
-own_xattr() {
-	[ "$BACKEND" != landlock ] ||
-	    skip_case "the landlock backend refuses xattrs on every file (SECURITY.md)"
-	t_own "$1"
-}
-for c in utimensat futimens setflags fssetxattr flock setlk ofd_setlk setlease; do
-	# landlock: the inode flag ioctls are refused on every file (SC), the
-	# command's own too: a hole in item 4 left open (SECURITY.md).
-	case $c in
-	setflags | fssetxattr) todo=landlock ;;
-	*) todo= ;;
-	esac
-	TODO_WHY="landlock: the inode flag ioctls are refused on the command's own files too" \
-	check "$todo" "$c works on the command's own files (workspace, home, tmp)" t_own "$c"
+# landlock: the supervisor does them on the command's own files (meta.c).
+for c in utimensat futimens setflags fssetxattr setxattr fsetxattr \
+    removexattr fremovexattr flock setlk ofd_setlk setlease; do
+	tcase "$c works on the command's own files (workspace, home, tmp)" t_own "$c"
 done
-check "" "setxattr works on the command's own files" own_xattr setxattr
-check "" "fsetxattr works on the command's own files" own_xattr fsetxattr
 
 # ------------------------------ 4: a tree no overlay can show: refused
 

@@ -217,19 +217,17 @@ t_readonly_files() {
 	esac
 	assert_all "$refused" ro rosub
 	assert_file_has_content "$OUT" "^hold ($refused)\$"
-	# The command's own files: times and locks work everywhere; inode
-	# flags and xattrs where the backend gives them (landlock: EPERM,
-	# confine(1)); a lease needs no other opener (EAGAIN is the kernel's).
+	# The command's own files: times, locks and xattrs work (landlock:
+	# done by the supervisor); a lease needs no other opener (EAGAIN is
+	# the kernel's).
 	for who in own tmp; do
 		for c in futimens utimensat flock_sh flock_ex setlk_rd setlkw_rd ofd_rd; do
 			assert_file_has_content "$OUT" "^${who}_$c OK\$"
 		done
 		assert_file_has_content "$OUT" "^${who}_lease_rd (OK|EAGAIN)\$"
-		if [ "$BACKEND" = bwrap ]; then
-			for c in setxattr fsetxattr; do
-				assert_file_has_content "$OUT" "^${who}_$c (OK|EOPNOTSUPP)\$"
-			done
-		fi
+		for c in setxattr fsetxattr; do
+			assert_file_has_content "$OUT" "^${who}_$c (OK|EOPNOTSUPP)\$"
+		done
 	done
 	assert_host_unchanged
 }

@@ -14,7 +14,8 @@
  *                                     "CALL FILE OK|ERRNO": utimensat,
  *                                     futimens, setflags (FS_IOC_SETFLAGS
  *                                     + nodump), fssetxattr (FS_IOC_FSSETXATTR
- *                                     + nodump), setxattr, fsetxattr, flock
+ *                                     + nodump), setxattr, fsetxattr,
+ *                                     removexattr, fremovexattr, flock
  *                                     (LOCK_EX), setlk (F_SETLK read lock),
  *                                     ofd_setlk, setlease (F_RDLCK); with
  *                                     --hold, keeps the locks and the leases,
@@ -140,6 +141,9 @@ try(const char *f)
 	say("fssetxattr", f, r);
 	say("setxattr", f, setxattr(f, XATTR, "inside", 6, 0));
 	say("fsetxattr", f, fsetxattr(fd, XATTR ".fd", "inside", 6, 0));
+	/* The host's own (setup), or the one just set on an own file. */
+	say("removexattr", f, removexattr(f, XATTR));
+	say("fremovexattr", f, fremovexattr(fd, XATTR ".fd"));
 	say("flock", f, flock(fd, LOCK_EX | LOCK_NB));
 	say("setlk", f, fcntl(fd, F_SETLK, &fl));
 	{

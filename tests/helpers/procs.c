@@ -12,7 +12,14 @@
  *                            change: nice +1, the soft RLIMIT_NOFILE one
  *                            lower, SCHED_BATCH, io priority best-effort
  *                            7, the affinity it has; signals are 0.
- *   procs chain N MARK       a chain of N processes, each the parent of the
+ *   procs thread             the same calls aimed at a thread of its own
+ *                            (by its tid: "target thread TID" first),
+ *                            and pthread_setaffinity_np on it
+ *   procs bench N            N calls of sched_getaffinity and getpriority
+ *                            on itself by 0 and by its tid: "NAME NS" a
+ *                            line, the mean time of one call
+ *   procs chain N MARK       a chain of N processes (sharing one address
+ *                            space), each the parent of the
  *                            next; the last prints "chain ready N"; all
  *                            wait for ever
  *   procs forkloop MARK      fork, and the parent exits, every ms (a pid
@@ -27,6 +34,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -149,6 +157,78 @@ reach(pid_t v)
 	TRY("process_mrelease", syscall(SYS_process_mrelease, pfd, 0));
 }
 
+static void *
+thread_idle(void *arg)
+{
+	pid_t *tid = arg;
+
+	__atomic_store_n(tid, gettid(), __ATOMIC_RELEASE);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* The calls aimed at a thread of this process (a tid: no pid 0). */
+static void
+thread(void)
+{
+	pthread_t t;
+	pid_t tid = 0;
+	cpu_set_t cs;
+	int e;
+
+	if (pthread_create(&t, NULL, thread_idle, &tid) != 0) {
+		perror("procs: pthread_create");
+		exit(1);
+	}
+	while (__atomic_load_n(&tid, __ATOMIC_ACQUIRE) == 0)
+		sched_yield();
+	printf("target thread %d\n", (int)tid);
+	reach(tid);
+	CPU_ZERO(&cs);
+	sched_getaffinity(0, sizeof(cs), &cs);
+	e = pthread_setaffinity_np(t, sizeof(cs), &cs);
+	errno = e;
+	say("pthread_setaffinity_np", e ? -1 : 0);
+	e = pthread_getaffinity_np(t, sizeof(cs), &cs);
+	errno = e;
+	say("pthread_getaffinity_np", e ? -1 : 0);
+}
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* What a call by 0 (the filter passes it) and by tid (the supervisor
+ * decides, on landlock) cost. */
+static void
+bench(long n)
+{
+	pid_t ids[2] = { 0, gettid() };
+	const char *names[2] = { "self", "tid" };
+	cpu_set_t cs;
+	double t;
+	long i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		t = now_ns();
+		for (i = 0; i < n; i++)
+			sched_getaffinity(ids[k], sizeof(cs), &cs);
+		printf("sched_getaffinity_%s %.0f\n", names[k],
+		    (now_ns() - t) / n);
+		t = now_ns();
+		for (i = 0; i < n; i++)
+			getpriority(PRIO_PROCESS, (id_t)ids[k]);
+		printf("getpriority_%s %.0f\n", names[k], (now_ns() - t) / n);
+	}
+}
+
 static void
 ready(const char *what, long n)
 {
@@ -166,24 +246,52 @@ idle(void)
 		pause();
 }
 
+/*
+ * The chain's links share one address space (CLONE_VM): each is a process
+ * of its own, the parent of the next, idle in pause(); a fork would copy
+ * the page tables and chain the anonymous memory to every ancestor's, a
+ * cost that grows with the depth (10,000 links: minutes).  Each link has
+ * a small stack of its own.
+ */
+#define LINK_STACK	(32 * 1024)
+
+static long chain_n;
+
+static int
+link_run(void *arg)
+{
+	long i = (long)arg;
+	char *stack;
+
+	if (i == chain_n) {
+		ready("chain", chain_n);
+		idle();
+	}
+	stack = mmap(NULL, LINK_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED ||
+	    clone(link_run, stack + LINK_STACK, CLONE_VM | SIGCHLD,
+	    (void *)(i + 1)) < 0) {
+		printf("procs: link %ld: %s\n", i, strerror(errno));
+		fflush(stdout);
+		exit(1);
+	}
+	idle();
+}
+
 static void
 chain(long n)
 {
-	long i;
+	/* A short slice (SCHED_OTHER's sched_runtime, Linux 6.12): an
+	 * earlier deadline, so each new link runs soon on a loaded
+	 * machine, where the chain's time is each link's wait to run. */
+	struct sched_attr_ sa = { .size = sizeof(sa),
+	    .policy = SCHED_OTHER, .runtime = 100 * 1000 };
 
-	/* Each link forks the next and waits; the last says so. */
-	for (i = 1; i < n; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0) {
-			perror("procs: fork");
-			exit(1);
-		}
-		if (pid > 0)
-			idle();
-	}
-	ready("chain", n);
-	idle();
+	if (!getenv("PROCS_NO_SLICE"))
+		(void)syscall(SYS_sched_setattr, 0, &sa, 0);
+	chain_n = n < 1 ? 1 : n;
+	link_run((void *)1L);
 }
 
 static void
@@ -232,13 +340,22 @@ main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "thread") == 0) {
+		thread();
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "bench") == 0) {
+		bench(atol(argv[2]));
+		return 0;
+	}
 	if (argc == 4 && strcmp(argv[1], "chain") == 0)
 		chain(atol(argv[2]));
 	else if (argc == 3 && strcmp(argv[1], "forkloop") == 0)
 		forkloop();
 	else if (argc == 3 && strcmp(argv[1], "stubborn") == 0)
 		stubborn();
-	fprintf(stderr, "usage: procs reach PID... | chain N MARK | "
+	fprintf(stderr, "usage: procs reach PID... | thread | bench N | "
+	    "chain N MARK | "
 	    "forkloop MARK | stubborn MARK\n");
 	return 2;
 }
