@@ -810,8 +810,9 @@ landlock_backend_weaker(struct plan *p, const struct host *h)
 	 */
 	strv_push(&p->weaker, &p->nweaker, xstrdup("no uts or network "
 	    "namespace, the host's /proc and /sys: the host's name, its "
-	    "network interfaces (/sys/class/net) and the names of this user's "
-	    "kernel keys (/proc/keys; keyctl is refused) show"));
+	    "network interfaces (/sys/class/net) and the names of the "
+	    "kernel's own keyrings (/proc/keys) show; keyctl is refused, and "
+	    "so is a run while any other key of this user would show"));
 	strv_push(&p->weaker, &p->nweaker, xstrdup("no IPC namespace: SysV "
 	    "shared memory, semaphores and message queues, and POSIX message "
 	    "queues, are refused (EPERM) rather than private"));
@@ -919,6 +920,17 @@ backend_choose(struct plan *p, const struct eff *e, const struct host *h,
 			    "namespaces: %s; bwrap: %s; landlock: ABI %d, 6 "
 			    "needed", h->userns_why, no_bwrap, h->landlock_abi);
 		}
+		return -1;
+	}
+	/* Landlock cannot leave /proc/keys out of a readable /proc. */
+	if (h->keys_shown > 0) {
+		*cause = xasprintf("backend landlock (%s) would show the command "
+		    "the names of %d of your kernel keys in /proc/keys, which "
+		    "it cannot hide without a mount namespace",
+		    is_auto ? "auto: no user namespaces, no usable bwrap" :
+		    origin, h->keys_shown);
+		*hint = xasprintf("use the native or bwrap backend, or run "
+		    "from a session without those keys (keyctl show)");
 		return -1;
 	}
 	if (p->net == PLAN_NET_PROXY) {

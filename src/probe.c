@@ -386,6 +386,39 @@ resolve_dir_abs(const char *p)
 	return resolve_dir(p, false);
 }
 
+/*
+ * The keys /proc/keys shows this user that are not the kernel's own
+ * keyrings (_uid.N, _ses, .builtin_trusted_keys, ...): a key of any type,
+ * or a keyring named by a program.  Only their names would show, but the
+ * landlock backend cannot hide the file (confine(1)).  Bounded: 64 KiB.
+ */
+static int
+keys_shown(void)
+{
+	char buf[65536], type[32], *line, *save = NULL;
+	int fd, n = 0, at;
+	ssize_t len;
+
+	if ((fd = open("/proc/keys", O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	    line = strtok_r(NULL, "\n", &save)) {
+		at = 0;
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %*s %31s %n", type,
+		    &at) != 1 || at == 0)
+			continue;
+		if (!streq(type, "keyring") ||
+		    (line[at] != '_' && line[at] != '.'))
+			n++;
+	}
+	return n;
+}
+
 static bool
 path_exists(const char *path)
 {
@@ -454,6 +487,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	h.root_links = root_links();
 	etc_private(&h);
 	h.landlock_abi = landlock_abi(&h.landlock_errno);
+	h.keys_shown = keys_shown();
 	h.userns_why = probe_userns_why(h.uid);
 	probe_bwrap_found(&h);
 	for (i = 0; i < 3; i++)

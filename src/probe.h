@@ -43,6 +43,9 @@ struct host {
 						   applies here */
 		char	*why;		/* why it cannot be used, or NULL */
 	} bwrap;
+	int		 keys_shown;	/* keys in /proc/keys that are not
+					   the kernel's own keyrings (named
+					   "_..." or "....") */
 	int		 landlock_abi;	/* 0: none */
 	int		 landlock_errno;	/* why not, when 0 */
 	bool		 is_tty[3];

@@ -19,33 +19,41 @@ for _i in /sys/class/net/*; do
 	[ -e "$_i" ] && [ "${_i##*/}" != lo ] || continue
 	readlink -f "$_i" >>"$TEST_TMP/ifdirs"
 done
-# A key in the user's keyring, named after this run; it expires by
-# itself in 10 minutes (add_key(2) and keyctl(2) through python: keyutils
-# may be missing).
+# A key named after this run, in a session keyring of its own that only
+# the processes under keywrap.py possess (no other test of this user sees
+# it): keywrap.py joins a new session keyring, adds the key readable by
+# its possessors alone, checks that /proc/keys shows it there (the
+# control, in KEY_CONTROL), then runs the rest of its command line
+# (add_key(2) and keyctl(2) through python: keyutils may be missing).
 KEY_NAME=$HOST_MARK-key
-cat >"$TEST_TMP/add-key.py" <<'EOF'
+KEY_CONTROL=$TEST_TMP/key-control
+cat >"$TEST_TMP/keywrap.py" <<'EOF'
 import ctypes, os, platform, sys
 nr = {"x86_64": (248, 250), "aarch64": (217, 219)}.get(platform.machine())
 if nr is None:
     sys.exit("no add_key number for " + platform.machine())
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
+def keyctl(*args):
+    return libc.syscall(ctypes.c_long(nr[1]), *[ctypes.c_long(a) for a in args])
+name, control, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+if keyctl(1, 0) < 0:  # KEYCTL_JOIN_SESSION_KEYRING, anonymous
+    sys.exit("join a session keyring: " + os.strerror(ctypes.get_errno()))
 k = libc.syscall(ctypes.c_long(nr[0]), ctypes.c_char_p(b"user"),
-                 ctypes.c_char_p(sys.argv[1].encode()), ctypes.c_char_p(b"x"),
-                 ctypes.c_size_t(1), ctypes.c_int(-4))  # the user keyring
+                 ctypes.c_char_p(name.encode()), ctypes.c_char_p(b"x"),
+                 ctypes.c_size_t(1), ctypes.c_int(-3))  # the session keyring
 if k < 0:
     sys.exit("add_key: " + os.strerror(ctypes.get_errno()))
-libc.syscall(ctypes.c_long(nr[1]), ctypes.c_int(15), ctypes.c_long(k),
-             ctypes.c_uint(600))  # KEYCTL_SET_TIMEOUT
+keyctl(5, k, 0x3f000000)  # KEYCTL_SETPERM: its possessors only
+keyctl(15, k, 600)        # KEYCTL_SET_TIMEOUT
+with open("/proc/keys") as f, open(control, "w") as c:
+    if name in f.read():
+        c.write("shown\n")
+os.execvp(argv[0], argv)
 EOF
-KEY_WHY=
-python3 "$TEST_TMP/add-key.py" "$KEY_NAME" 2>"$TEST_TMP/add-key.err" ||
-    KEY_WHY="cannot add a key: $(cat "$TEST_TMP/add-key.err")"
-[ -n "$KEY_WHY" ] || grep -qs -e "$KEY_NAME" /proc/keys ||
-    KEY_WHY="the key added is not in this host's /proc/keys"
 TOKEN=ghp_$(unique_num)confineleak
 
-# One run: the name, sysfs, the keys, the environment.
+# One run: the name, sysfs, the environment.
 # The variables reach confine through a wrapper: set in this shell, a
 # locale it does not have would make it complain.
 cat >"$TEST_TMP/confine-env" <<EOF
@@ -64,7 +72,6 @@ run_confine -- sh -c '
 	echo "class/net=$(ls /sys/class/net 2>&1 | tr "\n" " ")"
 	echo "virtual/net=$(ls /sys/devices/virtual/net 2>&1 | tr "\n" " ")"
 	for d; do [ -e "$d" ] && echo "present=$d"; done
-	cat /proc/keys /proc/key-users 2>&1 | sed "s/^/keys: /"
 	env | sed "s/^/env: /"
 	tr "\0" "\n" </proc/self/environ | sed "s/^/environ: /"
 	echo done' sh $(cat "$TEST_TMP/ifdirs")
@@ -138,15 +145,37 @@ EOF
 	assert_host_unchanged
 }
 
-# L3: the names of the user's keys.  The landlock backend shows the
-# host's /proc: Landlock cannot leave /proc/keys out and still let the
-# command read /proc/self (confine(1)); keyctl(2) is refused everywhere.
+# L3: the names of the user's keys.  Its own run, under keywrap.py, which
+# holds the key.  The landlock backend shows the host's /proc (Landlock
+# cannot leave /proc/keys out and still let the command read /proc/self):
+# it refuses to run while keys would show.  keyctl(2) is refused
+# everywhere.
 t_keys() {
-	not_on landlock "the host's /proc: /proc/keys shows the user's key names"
-	[ -z "$KEY_WHY" ] || skip_case "$KEY_WHY"
-	ran
+	command -v python3 >/dev/null || skip_case "python3 makes the key"
+	cat >"$TEST_TMP/confine-key" <<-EOF
+	#!/bin/sh
+	exec python3 "$TEST_TMP/keywrap.py" "$KEY_NAME" "$KEY_CONTROL" \\
+	    "$CONFINE" "\$@"
+	EOF
+	chmod +x "$TEST_TMP/confine-key"
+	CONFINE_REAL=$CONFINE
+	CONFINE=$TEST_TMP/confine-key
+	run_confine -- sh -c '
+		cat /proc/keys /proc/key-users 2>&1 | sed "s/^/keys: /"
+		echo done'
+	CONFINE=$CONFINE_REAL
+	[ -s "$KEY_CONTROL" ] ||
+	    skip_case "no key to look for: $(cat "$ERR")"
 	assert_not_file_has_content "$OUT" "$KEY_NAME"
-	assert_not_file_has_content "$OUT" '^keys: .*keyring'
+	if [ "$BACKEND" = landlock ]; then
+		assert_status "$RC" 125
+		assert_file_has_content "$ERR" 'would show the command the names of 1 of your kernel keys in /proc/keys'
+		assert_not_file_has_content "$OUT" '^done$'
+	else
+		assert_status "$RC" 0
+		assert_file_has_content "$OUT" '^done$'
+		assert_not_file_has_content "$OUT" '^keys: .*keyring'
+	fi
 }
 
 # L4: a token in an LC_ variable (ssh's "SendEnv LC_*" trick) never
