@@ -182,6 +182,29 @@ allowed(int fd, char *const *roots, uid_t uid)
 	return -EPERM;
 }
 
+/*
+ * After what was read from the command: is the notification still its
+ * (what was read was the command's while it waited), and is the file it
+ * names beneath a root and the caller's own?  Its O_PATH fd into *fd and
+ * a /proc/self/fd link to it into link, or -errno.
+ */
+static int
+target(int listener, const struct seccomp_notif *r, const struct call *c,
+    const char *path, char *const *roots, uid_t uid, int *fd, char link[64])
+{
+	int e;
+
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &r->id) < 0)
+		return -ESRCH;
+	if ((*fd = open_target(r->pid, c, c->fd >= 0 ? "" : path)) < 0)
+		return *fd == -ENOENT || *fd == -ENOTDIR || *fd == -ELOOP ||
+		    *fd == -ENAMETOOLONG ? *fd : -EPERM;
+	if ((e = allowed(*fd, roots, uid)) < 0)
+		return e;
+	snprintf(link, 64, "/proc/self/fd/%d", *fd);
+	return 0;
+}
+
 static int
 handle(int listener, const struct seccomp_notif *r, char *const *roots,
     uid_t uid)
@@ -199,15 +222,8 @@ handle(int listener, const struct seccomp_notif *r, char *const *roots,
 		return c.path == 0 ? -EFAULT : e;
 	if (c.times && read_mem(r->pid, c.times, ts, sizeof(ts)) < 0)
 		return -EFAULT;
-	/* What was read was the command's, while it waited: still so? */
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &r->id) < 0)
-		return -ESRCH;
-	if ((fd = open_target(r->pid, &c, c.fd >= 0 ? "" : path)) < 0)
-		return fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP ||
-		    fd == -ENAMETOOLONG ? fd : -EPERM;
-	if ((e = allowed(fd, roots, uid)) < 0)
+	if ((e = target(listener, r, &c, path, roots, uid, &fd, link)) < 0)
 		return e;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	/* No setuid or setgid bit: a copy has no use for them. */
 	if (c.chmod)
 		return chmod(link, c.mode & 01777) < 0 ? -errno : 0;
@@ -278,14 +294,8 @@ xattr_call(int listener, const struct seccomp_notif *r, char *const *roots,
 	}
 	if (!xattr_name_ok(name))
 		return -EPERM;
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &r->id) < 0)
-		return -ESRCH;
-	if ((fd = open_target(r->pid, &c, c.fd >= 0 ? "" : path)) < 0)
-		return fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP ||
-		    fd == -ENAMETOOLONG ? fd : -EPERM;
-	if ((e = allowed(fd, roots, uid)) < 0)
+	if ((e = target(listener, r, &c, path, roots, uid, &fd, link)) < 0)
 		return e;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	if (set)
 		return setxattr(link, name, value, size, flags) < 0 ?
 		    -errno : 0;
