@@ -31,7 +31,13 @@
 #include "upper.h"
 #include "util.h"
 
+/*
+ * How deep the walks go: a directory below is listed under "skipped" with
+ * this reason, the rest is exported (git itself stops near 4096 bytes of
+ * path, which 256 levels of real names reach long before).
+ */
 #define MAX_DEPTH	256
+#define TOO_DEEP	"deeper than 256 directories: not exported"
 
 /* The upper layer is a whole copy (upper_set_copy()), not an overlay's. */
 static bool copy_mode;
@@ -157,8 +163,10 @@ lower_subtree(struct walk *w, const char *path, int depth)
 	struct dirent *e;
 	int r = 0;
 
-	if (depth > MAX_DEPTH)
-		return -ELOOP;
+	if (depth > MAX_DEPTH) {
+		skip(w, path, TOO_DEEP);
+		return 0;
+	}
 	if ((fd = open_beneath(w->lower, path, O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW)) < 0)
 		return fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP ? 0 : fd;
@@ -212,8 +220,10 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 	struct dirent *e;
 	int r = 0;
 
-	if (depth > MAX_DEPTH)
-		return -ELOOP;
+	if (depth > MAX_DEPTH) {
+		skip(w, prefix, TOO_DEEP);
+		return 0;
+	}
 	if ((d = fdopendir(dup(dirfd))) == NULL)
 		return -errno;
 	while (r == 0 && (e = readdir(d)) != NULL) {
@@ -301,8 +311,10 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 	struct dirent *e;
 	int r = 0;
 
-	if (depth > MAX_DEPTH)
-		return -ELOOP;
+	if (depth > MAX_DEPTH) {
+		skip(w, prefix, TOO_DEEP);
+		return 0;
+	}
 	if (fstat(dirfd, &dst) < 0)
 		return -errno;
 	/* Forced: below a moved directory, every entry is a candidate. */

@@ -6,10 +6,12 @@
 # under skipped and flagged; the session is kept, the host unchanged, and
 # the rest of the change is exported as usual.  A large file that
 # replaces a directory takes the directory's deletions with it: nothing
-# of the host is deleted for a change not shown.
+# of the host is deleted for a change not shown.  A tree deeper than the
+# export's 256 levels is listed as such under skipped, the rest exported,
+# and "confine show" exports the session again.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 1
+plan 2
 
 t_large() {
 	ws_new
@@ -55,5 +57,36 @@ diff --git a/one-mib b/one-mib" "the patch's files"
 	assert_file_has_content "$OUT" "^$SID  exported  "
 }
 
+t_deep() {
+	ws_new
+	# Control: the tree is as deep as that, made the same way here.
+	(cd "$TEST_TMP" && d=deep && i=0 && while [ $i -lt 300 ]; do
+		d=$d/d; i=$((i + 1)); done && mkdir -p "$d" && echo x >"$d/f") ||
+	    fail "cannot make a tree of 300 levels"
+	assert_eq "$(cd "$TEST_TMP" && find deep -name f | tr -cd / | wc -c)" \
+	    301 "the control's depth (deep/ and 300 d/ above f)"
+	rm -rf "$TEST_TMP/deep"
+	run_confine -- sh -c 'd=deep; i=0; while [ $i -lt 300 ]; do
+		d=$d/d; i=$((i + 1)); done; mkdir -p "$d" && echo x >"$d/f" &&
+		echo changed >README'
+	assert_status "$RC" 0
+	assert_ws_unchanged
+	SID=$(sed -n 's/^confine: session \([^:]*\): .*/\1/p' "$ERR")
+	[ -n "$SID" ] || fail "no session named on stderr"
+	SDIR=$SESSIONS/$SID
+	assert_file_has_content "$SDIR/report" '^  deep/d/.*/d \(deeper than 256 directories: not exported\)$'
+	assert_not_file_has_content "$ERR" 'Too many levels'
+	assert_eq "$(grep '^diff --git' "$SDIR/changes.patch")" \
+	    "diff --git a/README b/README" "the rest of the change"
+	# Exported again, the same.
+	cp "$SDIR/changes.patch" "$TEST_TMP/first.patch"
+	rm "$SDIR/changes.patch" "$SDIR/report"
+	run_confine show "$SID"
+	assert_status "$RC" 0
+	cmp -s "$SDIR/changes.patch" "$TEST_TMP/first.patch" ||
+	    fail "show exported another patch"
+}
+
 tcase "a sparse 1 TiB, a 40 MiB and a 250000-line file: skipped, flagged" t_large
+tcase "a tree 300 levels deep: skipped with the limit reached, the rest exported, show works" t_deep
 tap_done
