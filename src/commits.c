@@ -298,7 +298,7 @@ commits_find(git_repository *repo, const char *host_objects,
 	git_oid head, id;
 	git_oid *ids = NULL;
 	size_t n = 0, i;
-	int ret = -1;
+	int ret = -1, r;
 
 	*note = NULL;
 	*ret_ids = NULL;
@@ -310,7 +310,7 @@ commits_find(git_repository *repo, const char *host_objects,
 		goto giterr;
 	/* Import first: the private database has only its own backend yet. */
 	if (import_all(odb, upper) < 0) {
-		*note = xasprintf("commits not exported: the session's objects "
+		*note = xasprintf("not exported: the session's objects "
 		    "are over %lu MiB", MAX_IMPORT >> 20);
 		goto out;
 	}
@@ -322,7 +322,7 @@ commits_find(git_repository *repo, const char *host_objects,
 	}
 	if (!git_graph_descendant_of(repo, &head, base)) {
 		*note = xasprintf("the session's HEAD does not descend from the "
-		    "host's (history rewritten, or objects packed): commits not "
+		    "host's (history rewritten, or objects packed): not "
 		    "exported");
 		goto out;
 	}
@@ -331,10 +331,12 @@ commits_find(git_repository *repo, const char *host_objects,
 	    GIT_SORT_REVERSE) < 0 || git_revwalk_push(walk, &head) < 0 ||
 	    git_revwalk_hide(walk, base) < 0)
 		goto giterr;
-	while (git_revwalk_next(&id, walk) == 0) {
+	while ((r = git_revwalk_next(&id, walk)) == 0) {
 		ids = xreallocarray(ids, n + 1, sizeof(*ids));
 		ids[n++] = id;
 	}
+	if (r != GIT_ITEROVER)
+		goto giterr;
 	for (i = 0; i < n; i++) {
 		git_commit *c = NULL;
 		unsigned int np;
@@ -358,8 +360,15 @@ giterr:
 		const git_error *e = git_error_last();
 
 		free(*note);
-		*note = xasprintf("commits not exported: %s", e && e->message ?
-		    e->message : "libgit2 error");
+		/* libgit2 walks no cut history: say what the user has. */
+		if (faccessat(lower, ".git/shallow", F_OK,
+		    AT_SYMLINK_NOFOLLOW) == 0)
+			*note = xasprintf("not exported: the workspace "
+			    "is a shallow clone, whose history is cut (%s)",
+			    e && e->message ? e->message : "libgit2 error");
+		else
+			*note = xasprintf("not exported: %s",
+			    e && e->message ? e->message : "libgit2 error");
 	}
 out:
 	free(ids);

@@ -10,7 +10,7 @@
 # stays a message.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 3
+plan 4
 
 ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
 GIT_HOME=$TEST_TMP/git-home
@@ -162,7 +162,38 @@ t_series() {
 	    "the tree of series + rest against changes.patch's"
 }
 
+# A shallow clone: its history is cut, and the commits cannot be walked
+# from it; the report says so (never "none"), the patch is whole.
+t_shallow() {
+	ws_new
+	S=$TEST_TMP/shallow
+	(cd "$WS" && echo two >>README && git_fixed commit -q -a -m two) ||
+	    fail "a second commit"
+	git_clean clone -q --depth 1 "file://$WS" "$S" || fail "clone --depth 1"
+	# Control: the clone is shallow, its first commit's parent absent.
+	[ -f "$S/.git/shallow" ] || fail "control: the clone is not shallow"
+	git_clean -C "$S" cat-file -e HEAD~1 2>/dev/null &&
+	    fail "control: the clone has its first commit's parent"
+	hash=$(tree_hash "$S")
+	RC=0
+	(cd "$S" && timeout -k 5 "$CONFINE_TIMEOUT" "$CONFINE" -- sh -c '
+		echo three >>README &&
+		git -c user.name=A -c user.email=a@b.invalid commit -q -a -m three &&
+		echo new >new') </dev/null >"$OUT" 2>"$ERR" || RC=$?
+	drop_notice "$ERR"
+	assert_status "$RC" 0
+	assert_eq "$(tree_hash "$S")" "$hash" "the shallow clone"
+	SID=$(sed -n 's/^confine: session \([^:]*\): .*/\1/p' "$ERR")
+	SDIR=$SESSIONS/$SID
+	assert_file_has_content "$SDIR/report" \
+	    '^commits: not exported: the workspace is a shallow clone, whose history is cut'
+	assert_not_file_has_content "$SDIR/report" '^commits: none$'
+	assert_eq "$(grep '^diff --git' "$SDIR/changes.patch" | tr '\n' ' ')" \
+	    "diff --git a/README b/README diff --git a/new b/new " "the patch"
+}
+
 tcase "control: git alone shows no change and applies a message's diff" t_controls
 tcase "a plumbing commit: listed, flagged, counted; its message is data" t_plumbing
 tcase "commits and the rest: each commit's own paths, same final tree" t_series
+tcase "a shallow clone: the commits cannot be exported, and the report says why" t_shallow
 tap_done
