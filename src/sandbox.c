@@ -30,6 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -628,10 +629,22 @@ export_run(const struct plan *p)
 			log_info("session %s: nothing to review, removed",
 			    p->session_id);
 		}
-	} else if (r != 0)
-		log_warn("session %s: the export failed; the changes are kept "
-		    "in %s/upper, and 'confine show %s' exports them again",
-		    p->session_id, p->session_dir, p->session_id);
+	} else if (r != 0) {
+		autofree char *upper = path_join(p->session_dir, "upper");
+		struct stat st;
+
+		/* Say what is true: removed under us, nothing is left. */
+		if (lstat(upper, &st) < 0 || !S_ISDIR(st.st_mode))
+			log_warn("session %s: the export failed, and %s is gone "
+			    "(removed during the run?): the command's changes "
+			    "are lost, nothing can export them", p->session_id,
+			    upper);
+		else
+			log_warn("session %s: the export failed; the changes "
+			    "are kept in %s, and 'confine show %s' exports "
+			    "them again", p->session_id, upper,
+			    p->session_id);
+	}
 }
 
 /* native: clone(2) into new namespaces; pid 1 sets the sandbox up. */

@@ -9,7 +9,7 @@
 # measures the time at 100000).
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 7
+plan 8
 
 ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
 NFILES=${EXPORT_FAULTS_FILES:-20000}
@@ -116,6 +116,35 @@ small_state() {
 	for _s in $(sessions); do
 		rm -rf "${SESSIONS:?}/$_s"
 	done
+}
+
+# The session directory removed while the command runs: the warning says
+# the changes are lost, not that "confine show" exports them.
+t_session_removed() {
+	ws_new
+	n=$(unique_num)
+	(
+		cd "$WS" || exit 1
+		exec "$CONFINE" -- sh -c "echo x >f; exec sleep 30.$n" \
+		    </dev/null >"$OUT" 2>"$ERR"
+	) &
+	pid=$!
+	track_pid "$pid"
+	wait_for 10 sh -c "ls '$SESSIONS'/*/upper/f" >/dev/null 2>&1 ||
+	    fail "the command did not write f"
+	wait_for 5 pgrep -f "^sleep 30\\.$n\$" >/dev/null ||
+	    fail "control: pgrep does not see the command"
+	SID=$(sessions)
+	chmod -R u+rwx "${SESSIONS:?}/$SID" 2>/dev/null
+	rm -rf "${SESSIONS:?}/$SID" || fail "cannot remove the session"
+	pkill -f "^sleep 30\\.$n\$"
+	RC=0
+	wait "$pid" || RC=$?
+	drop_notice "$ERR"
+	assert_status "$RC" 143
+	assert_file_has_content "$ERR" "^confine: warning: session $SID: the export failed, and .* is gone \\(removed during the run\\?\\): the command's changes are lost"
+	assert_not_file_has_content "$ERR" 'exports them again'
+	assert_ws_unchanged
 }
 
 # About 3 MB of random base64 in a 4 MB tmpfs: upper fits, the patch not.
@@ -281,6 +310,7 @@ t_many() {
 
 tcase "the command SIGKILLed: 137, and its changes are exported" t_command_killed
 tcase "confine SIGKILLed: upper kept, no patch; show exports it" t_confine_killed
+tcase "the session directory removed during the run: the warning says the changes are lost" t_session_removed
 tcase "disk full during the export: no patch, no .tmp, upper kept, the command's status" t_disk_full
 tcase "disk full during the export: the warning says why" t_disk_full_says_why
 tcase "files and directories the command made unreadable are exported" t_unreadable
