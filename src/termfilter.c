@@ -165,7 +165,8 @@ esc_before(const unsigned char *p, size_t i)
 static size_t
 plain_run(struct termfilter *tf, const unsigned char *p, size_t n)
 {
-	unsigned s = tf->u8need * UN1;
+	uint64_t w = tf->u8need * UN1;	/* the state in its low 6 bits */
+	unsigned s = (unsigned)w;
 	size_t i = 0, end;
 
 	for (;;) {
@@ -173,9 +174,13 @@ plain_run(struct termfilter *tf, const unsigned char *p, size_t n)
 			while (i + 8 <= n && ascii8(p + i))
 				i += 8;
 		end = n - i < U_STRETCH ? n : i + U_STRETCH;
-		for (; i < end; i++)
-			if ((s = (unsigned)(u8row[p[i]] >> s) & 63) >= USTOP)
+		/* The row is kept whole: a shift reads its count mod 64, so
+		 * the mask is off the chain from byte to byte. */
+		for (; i < end; i++) {
+			w = u8row[p[i]] >> (w & 63);
+			if ((s = (unsigned)w & 63) >= USTOP)
 				goto stop;
+		}
 		if (i >= n)
 			break;
 		/* An SGR whose m could lie past hold: csi_whole decides. */
