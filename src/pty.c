@@ -266,9 +266,11 @@ drain_in(struct pty_relay *r)
  * turn, with no poll(2) between.  A read of a pty master returns at most
  * 4 KiB (the line discipline's buffer), and a poll that finds it empty
  * waits for the kernel's flush of the pty as a read does: the read in
- * place of the poll saves a system call per 4 KiB (bench/terminal).
- * Bounded, so the keyboard and signals wait at most PTY_ROUNDS reads.
- * False once the master is done (EIO: every slave end is closed).
+ * place of the poll saves a system call per 4 KiB (bench/terminal).  A
+ * shorter read found the pty emptied (a keystroke's echo): poll then, not
+ * a read sure to fail.  Bounded, so the keyboard and signals wait at most
+ * PTY_ROUNDS reads.  False once the master is done (EIO: every slave end
+ * is closed).
  */
 static bool
 relay_output(struct pty_relay *r)
@@ -286,6 +288,8 @@ relay_output(struct pty_relay *r)
 			r->to_out_len = 0;	/* nobody reads */
 		if (r->to_out_len)
 			break;		/* the terminal is full: poll waits */
+		if (k < PTY_LDISC / 2)
+			break;
 	}
 	return true;
 }
@@ -321,6 +325,8 @@ pty_relay_step(struct pty_relay *r, const struct pollfd *p, size_t n)
 			if (k == 0 || (k < 0 && errno != EAGAIN &&
 			    errno != EINTR))
 				r->in = -1;
+			else if (r->to_master_len)
+				drain_in(r);	/* a keystroke waits for no poll */
 		} else if (p[i].fd == r->out && (p[i].events & POLLOUT)) {
 			if (drain_out(r) < 0 && errno != EAGAIN &&
 			    errno != EINTR)
