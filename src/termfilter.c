@@ -84,7 +84,8 @@ drop(struct termfilter *tf, int kind)
  * automaton in the shift form: a state is a bit offset, and a byte's
  * 64-bit row holds its next state from every state, 6 bits each, so the
  * next state is (row[byte] >> state) & 63.  The row's load does not wait
- * for the state: the chain from byte to byte is a shift and a mask.
+ * for the state, and plain_run() keeps the row whole (a shift reads its
+ * count mod 64): the chain from byte to byte is one shift.
  */
 #define UG	0	/* ground: no UTF-8 continuation due */
 #define UN1	6	/* 1, 2, 3 continuation bytes due */
@@ -174,8 +175,6 @@ plain_run(struct termfilter *tf, const unsigned char *p, size_t n)
 			while (i + 8 <= n && ascii8(p + i))
 				i += 8;
 		end = n - i < U_STRETCH ? n : i + U_STRETCH;
-		/* The row is kept whole: a shift reads its count mod 64, so
-		 * the mask is off the chain from byte to byte. */
 		for (; i < end; i++) {
 			w = u8row[p[i]] >> (w & 63);
 			if ((s = (unsigned)w & 63) >= USTOP)

@@ -293,7 +293,8 @@ random_input(char *buf, size_t max)
 	return n;
 }
 
-/* The state both paths must agree on, the hold while it matters. */
+/* The state both paths must agree on; the hold unless in the ground
+ * state (0), where it is unused and an SGR run never fills it. */
 static bool
 same_state(const struct termfilter *a, const struct termfilter *b)
 {
