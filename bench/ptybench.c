@@ -17,6 +17,10 @@
  *		keystroke latency: COMMAND is "ptybench --echo" (maybe inside
  *		confine); one byte is written to the master and read back,
  *		ROUNDS times (default 2000).  Prints "median p99 max" in us.
+ *	ptybench --relay -- COMMAND...
+ *		a plain two-way copy, as script(1) makes: stdin (raw if a
+ *		terminal) to the master and the master to stdout, with
+ *		poll(2); the baseline for the latency through two ptys.
  *	ptybench --write MIB
  *		the writer: MIB MiB of 80-column text on stdout, in writes
  *		of 64 KiB, then the end marker line.
@@ -248,6 +252,46 @@ throughput(char **argv, int raw, int use_poll, size_t bsize,
 }
 
 static int
+relay(char **argv)
+{
+	char buf[WCHUNK];
+	struct termios t;
+	struct pollfd p[2];
+	ssize_t n;
+	pid_t pid;
+	int m, st;
+
+	if (tcgetattr(0, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(0, TCSANOW, &t);
+	}
+	pid = spawn(argv, 0, &m);
+	p[0] = (struct pollfd){ .fd = m, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = 0, .events = POLLIN };
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents) {
+			if ((n = read(0, buf, sizeof(buf))) <= 0)
+				p[1].fd = -1;
+			else if (write(m, buf, (size_t)n) != n)
+				break;
+		}
+		if (p[0].revents) {
+			if ((n = read(m, buf, sizeof(buf))) <= 0)
+				break;		/* EIO: the slave is closed */
+			if (write(1, buf, (size_t)n) != n)
+				break;
+		}
+	}
+	waitpid(pid, &st, 0);
+	return 0;
+}
+
+static int
 cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -297,6 +341,7 @@ usage(void)
 	fprintf(stderr, "usage: ptybench [-r] [-p] [-b BYTES] "
 	    "[-o null|pty|-|FILE] -- COMMAND...\n"
 	    "       ptybench -l [-n ROUNDS] -- COMMAND...\n"
+	    "       ptybench --relay -- COMMAND...\n"
 	    "       ptybench --write MIB | --echo\n");
 	exit(2);
 }
@@ -313,6 +358,9 @@ main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "--echo") == 0)
 		return echo();
 	signal(SIGPIPE, SIG_IGN);
+	if (argc > 3 && strcmp(argv[1], "--relay") == 0 &&
+	    strcmp(argv[2], "--") == 0)
+		return relay(argv + 3);
 	while ((c = getopt(argc, argv, "rpb:o:ln:")) != -1) {
 		switch (c) {
 		case 'r': raw = 1; break;

@@ -32,6 +32,8 @@ void	pty_restore(void);
 #define PTY_BUF		(64 * 1024)
 #define PTY_OUT_BUF	(2 * PTY_BUF + TF_SLACK)
 #define PTY_IN_BUF	8192
+/* The most one read of a pty master returns (the kernel's n_tty buffer). */
+#define PTY_LDISC	4096
 /* Reads of the master in a row, without a poll, while output comes. */
 #define PTY_ROUNDS	16
 

@@ -78,50 +78,128 @@ drop(struct termfilter *tf, int kind)
 }
 
 /*
- * The length of a run that passes as it is from the ground state: text, C0
- * controls but ESC and ENQ, and UTF-8; it ends before a C1 control (0x80..
- * 0x9f starting a character, or 0xc2 and one of those).  ASCII is tested 8
- * bytes at a time.  Keeps the UTF-8 decoder's state as byte() would.
+ * Runs that pass as they are, from the ground state: text, C0 controls
+ * but ESC and ENQ, UTF-8 (byte()'s decoder) and SGR sequences (ESC [
+ * digits ; : m, which csi_verdict passes with no mode to track).  An
+ * automaton in the shift form: a state is a bit offset, and a byte's
+ * 64-bit row holds its next state from every state, 6 bits each, so the
+ * next state is (row[byte] >> state) & 63.  The row's load does not wait
+ * for the state, and plain_run() keeps the row whole (a shift reads its
+ * count mod 64): the chain from byte to byte is one shift.
+ */
+#define UG	0	/* ground: no UTF-8 continuation due */
+#define UN1	6	/* 1, 2, 3 continuation bytes due */
+#define UN2	12
+#define UN3	18
+#define UC2	24	/* after 0xc2: 0xa0..0xbf must follow */
+#define UE	30	/* after ESC: [ must follow */
+#define UP	36	/* an SGR's parameters: digits ; : up to m */
+#define USTOP	42	/* stop before this byte: byte() decides */
+#define UBACK	48	/* stop before the 0xc2 that came before */
+#define UBESC	54	/* stop before the ESC that came before */
+
+/* A byte's row: its next state from each of the 7 states above. */
+#define UROW(g, n1, n2, n3, c2, e, p) ((uint64_t)(g) << UG | \
+	(uint64_t)(n1) << UN1 | (uint64_t)(n2) << UN2 | \
+	(uint64_t)(n3) << UN3 | (uint64_t)(c2) << UC2 | \
+	(uint64_t)(e) << UE | (uint64_t)(p) << UP)
+/* A byte that ends any character: from 0xc2, ESC or a CSI, stop. */
+#define U_END(x)	UROW(x, x, x, x, UBACK, UBESC, UBESC)
+#define U_ASCII	U_END(UG)
+#define U_STOP	U_END(USTOP)			/* ENQ */
+#define U_ESC	U_END(UE)
+#define U_LBRKT	UROW(UG, UG, UG, UG, UBACK, UP, UBESC)
+#define U_PARAM	UROW(UG, UG, UG, UG, UBACK, UBESC, UP)	/* 0-9 ; : */
+#define U_SGR	UROW(UG, UG, UG, UG, UBACK, UBESC, UG)	/* m */
+/* 0x80..0x9f: C1 at a character's start, else a continuation. */
+#define U_C1	UROW(USTOP, UG, UN1, UN2, UBACK, UBESC, UBESC)
+/* 0xa0..0xbf: alone it passes (byte() passes it too). */
+#define U_CONT	UROW(UG, UG, UN1, UN2, UG, UBESC, UBESC)
+#define U_C2	U_END(UC2)
+#define U_LEAD2	U_END(UN1)			/* 0xc3..0xdf */
+#define U_LEAD3	U_END(UN2)			/* 0xe0..0xef */
+#define U_LEAD4	U_END(UN3)			/* 0xf0..0xf4 */
+#define U_OTHER	U_END(UG)			/* 0xc0, 0xc1, 0xf5.. */
+
+static const uint64_t u8row[256] = {
+	[0x00 ... 0x04] = U_ASCII, [0x05] = U_STOP, [0x06 ... 0x1a] = U_ASCII,
+	[0x1b] = U_ESC, [0x1c ... 0x2f] = U_ASCII, ['0' ... ';'] = U_PARAM,
+	['<' ... 'Z'] = U_ASCII, ['['] = U_LBRKT, ['\\' ... 'l'] = U_ASCII,
+	['m'] = U_SGR, ['n' ... 0x7f] = U_ASCII,
+	[0x80 ... 0x9f] = U_C1, [0xa0 ... 0xbf] = U_CONT,
+	[0xc0 ... 0xc1] = U_OTHER, [0xc2] = U_C2, [0xc3 ... 0xdf] = U_LEAD2,
+	[0xe0 ... 0xef] = U_LEAD3, [0xf0 ... 0xf4] = U_LEAD4,
+	[0xf5 ... 0xff] = U_OTHER,
+};
+
+/* Bytes taken by the automaton between tries of 8 ASCII bytes at once. */
+#define U_STRETCH	32
+
+/* 8 bytes of ASCII with no ESC and no ENQ: passed whatever the state. */
+static inline bool
+ascii8(const unsigned char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return !(w & HIGHS) && !HASZERO(w ^ (ONES * ESC)) &&
+	    !HASZERO(w ^ (ONES * ENQ));
+}
+
+/* The ESC before p + i that started the SGR in progress. */
+static size_t
+esc_before(const unsigned char *p, size_t i)
+{
+	while (p[--i] != ESC)
+		;
+	return i;
+}
+
+/*
+ * The length of a run that passes as it is from the ground state.  It
+ * ends before ESC or ENQ (but an SGR whole in this buffer, and fitting in
+ * hold, is part of it), before a C1 control (0x80..0x9f starting a
+ * character, or 0xc2 and one of those), and before a 0xc2 whose next byte
+ * is not in this buffer.  Keeps the UTF-8 decoder's state as byte() would;
+ * where the run stops, byte() starts a character.
  */
 static size_t
 plain_run(struct termfilter *tf, const unsigned char *p, size_t n)
 {
-	unsigned need = tf->u8need;
-	size_t i = 0;
-	uint64_t w;
-	unsigned char c;
+	uint64_t w = tf->u8need * UN1;	/* the state in its low 6 bits */
+	unsigned s = (unsigned)w;
+	size_t i = 0, end;
 
 	for (;;) {
-		while (need == 0 && i + 8 <= n) {
-			memcpy(&w, p + i, 8);
-			if ((w & HIGHS) || HASZERO(w ^ (ONES * ESC)) ||
-			    HASZERO(w ^ (ONES * ENQ)))
-				break;
-			i += 8;
+		if (s == UG)
+			while (i + 8 <= n && ascii8(p + i))
+				i += 8;
+		end = n - i < U_STRETCH ? n : i + U_STRETCH;
+		for (; i < end; i++) {
+			w = u8row[p[i]] >> (w & 63);
+			if ((s = (unsigned)w & 63) >= USTOP)
+				goto stop;
 		}
 		if (i >= n)
 			break;
-		if ((c = p[i]) < 0x80) {
-			if (c == ESC || c == ENQ)
-				break;
-			need = 0;
-		} else if (need && c <= 0xbf)
-			need--;			/* a continuation byte */
-		else if (c <= 0x9f)
-			break;			/* C1 */
-		else if (c == 0xc2) {
-			/* U+00A0..U+00BF; else byte() decides. */
-			if (i + 1 >= n || p[i + 1] < 0xa0 || p[i + 1] > 0xbf)
-				break;
-			need = 0;
-			i++;
-		} else
-			need = c >= 0xc3 && c <= 0xdf ? 1 : c >= 0xe0 &&
-			    c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
-		i++;
+		/* An SGR whose m could lie past hold: csi_whole decides. */
+		if ((s == UE || s == UP) &&
+		    i - esc_before(p, i) + U_STRETCH > TF_HOLD - 1) {
+			s = UBESC;
+			goto stop;
+		}
 	}
-	tf->u8need = (uint8_t)need;
-	return i;
+	if (s <= UN3) {
+		tf->u8need = (uint8_t)(s / UN1);
+		return i;
+	}
+	/* Cut by the buffer's end: as if stopped by a byte at n. */
+	s = s == UC2 ? UBACK : UBESC;
+stop:
+	tf->u8need = 0;
+	if (s == UBACK)
+		return i - 1;
+	return s == UBESC ? esc_before(p, i) : i;
 }
 
 /* The length of a CSI's parameters and intermediates that fit in hold. */
@@ -136,12 +214,30 @@ csi_run(struct termfilter *tf, const unsigned char *p, size_t n)
 	return i;
 }
 
-/* After plain text: at a line's start if its last newline ends it. */
+/*
+ * After a run: at a line's start if its last newline ends it, carriage
+ * returns and SGRs (ESC [ digits ; : m; in a run, an ESC starts only
+ * those) aside.
+ */
 static void
 bol_after(struct termfilter *tf, const unsigned char *p, size_t k)
 {
-	while (k > 0 && p[k - 1] == '\r')
-		k--;
+	size_t j;
+
+	while (k > 0) {
+		if (p[k - 1] == '\r') {
+			k--;
+			continue;
+		}
+		if (p[k - 1] != 'm')
+			break;
+		for (j = k - 1; j > 0 && ((p[j - 1] >= '0' && p[j - 1] <= '9') ||
+		    p[j - 1] == ';' || p[j - 1] == ':'); j--)
+			;
+		if (j < 2 || p[j - 1] != '[' || p[j - 2] != ESC)
+			break;
+		k = j - 2;
+	}
 	if (k > 0)
 		tf->at_bol = p[k - 1] == '\n';
 }
@@ -418,6 +514,31 @@ csi_byte(struct termfilter *tf, unsigned char c, struct out *o)
 		tf->state = S_CSI_IGNORE;
 }
 
+/*
+ * A CSI at p (ESC [ parameters intermediates final) whole in this
+ * buffer and fitting in hold, with nothing byte() treats otherwise (no C0,
+ * DEL or byte >= 0x80 inside), decided at once; returns its length, or 0
+ * for byte() to take it.
+ */
+static size_t
+csi_whole(struct termfilter *tf, const unsigned char *p, size_t n,
+    struct out *o)
+{
+	size_t j = 2;
+
+	if (n < 3 || p[1] != '[')
+		return 0;
+	while (j < n && p[j] >= 0x20 && p[j] <= 0x3f)
+		j++;
+	if (j >= n || j > TF_HOLD - 1 || p[j] < 0x40 || p[j] > 0x7e)
+		return 0;
+	tf->u8need = 0;
+	memcpy(tf->hold, p, j);
+	tf->hold_len = j;
+	csi_final(tf, p[j], o);
+	return j + 1;
+}
+
 /* OSC 52: PASS when allowed and a write, else the kind; or UNDECIDED. */
 static int
 osc52(const struct termfilter *tf, const unsigned char *s, size_t n,
@@ -630,31 +751,58 @@ termfilter_init(struct termfilter *tf, bool allow_clipboard_write)
 	tf->at_bol = true;
 }
 
+/* What is not a run that passes as it is: one byte, or more at once. */
+static size_t
+step(struct termfilter *tf, const unsigned char *p, size_t n, struct out *o)
+{
+	size_t k;
+
+	if (tf->state == S_GROUND && !tf->c2 && p[0] == ESC &&
+	    (k = csi_whole(tf, p, n, o)) > 0)
+		return k;		/* a cursor move, a mode */
+	if (tf->state == S_CSI && !tf->c2 && (k = csi_run(tf, p, n)) > 0) {
+		/* A CSI's parameters, split across reads: held in bulk. */
+		tf->u8need = 0;
+		return k;
+	}
+	byte(tf, p[0], o);
+	return 1;
+}
+
 size_t
 termfilter_run(struct termfilter *tf, const char *untrusted_in, size_t n,
     char *out)
 {
 	const unsigned char *in = (const unsigned char *)untrusted_in;
 	struct out o = { .p = (unsigned char *)out };
-	size_t i = 0, k;
+	size_t i = 0, from = 0, k;
 
+	/* in[from..i) passes as it is: copied in one piece when it ends. */
 	while (i < n) {
-		if (tf->state == S_GROUND && !tf->c2 &&
-		    (k = plain_run(tf, in + i, n - i)) > 0) {
-			put(&o, in + i, k);
+		if (tf->state == S_GROUND && !tf->c2) {
+			k = plain_run(tf, in + i, n - i);
 			bol_after(tf, in + i, k);
-			i += k;
-			continue;
+			if ((i += k) == n)
+				break;
 		}
-		/* A CSI's parameters (SGR colours), held in bulk. */
-		if (tf->state == S_CSI && !tf->c2 &&
-		    (k = csi_run(tf, in + i, n - i)) > 0) {
-			tf->u8need = 0;
-			i += k;
-			continue;
-		}
-		byte(tf, in[i++], &o);
+		if (i > from)
+			put(&o, in + from, i - from);
+		i += step(tf, in + i, n - i, &o);
+		from = i;
 	}
+	put(&o, in + from, i - from);
+	return (size_t)(o.p - (unsigned char *)out);
+}
+
+size_t
+termfilter_run_bytes(struct termfilter *tf, const char *untrusted_in,
+    size_t n, char *out)
+{
+	struct out o = { .p = (unsigned char *)out };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		byte(tf, (unsigned char)untrusted_in[i], &o);
 	return (size_t)(o.p - (unsigned char *)out);
 }
 

@@ -61,6 +61,10 @@ void	termfilter_init(struct termfilter *, bool allow_clipboard_write);
  */
 size_t	termfilter_run(struct termfilter *, const char *untrusted_in, size_t n,
 	    char *out);
+/* The same, a byte at a time with no fast path: for the tests, which
+ * compare the two. */
+size_t	termfilter_run_bytes(struct termfilter *, const char *untrusted_in,
+	    size_t n, char *out);
 /*
  * The bytes that give the terminal back clean (see termfilter.c), then a
  * newline if the cursor may not be at the start of a line; at most

@@ -2,10 +2,15 @@
 /*
  * test-termfilter.c - the relay's output filter: a table of sequences,
  * each with what must reach the terminal and what is counted as dropped;
- * every row fed whole, split at every byte boundary, and a byte at a time.
+ * every row fed whole, split at every byte boundary, and a byte at a time;
+ * then the fast paths (runs of text, UTF-8 and SGR, whole CSIs) against
+ * the filter a byte at a time, over random strings of the pieces escapes
+ * are made of, split at every boundary.
  */
 #include "config.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,16 +240,138 @@ test_bulk(void)
 	free(out);
 }
 
+/* The pieces of the random strings: escapes, C1 in both forms, UTF-8. */
+static const char *const pieces[] = {
+	"\033", "[", "]", "0", "1", "5", "9", "22", "38;5;", ";", ":", "m",
+	"h", "l", "?", ">", "<", "=", "$", "*", " ", "u", "t", "y", "H", "P",
+	"\\", "Z", "(", "B", "\007", "\005", "\030", "\032", "\r", "\n",
+	"\017", "\177", "a", "text ", "52;c;eA==", "0;title", "8;;http://x/",
+	"\x9b", "\x9d", "\x9c", "\x90", "\x85", "\x80", "\x9f", "\xa0", "\xbf",
+	"\xc2", "\xc2\x9b", "\xc2\xa9", "\xc3\xa9", "\xc3", "\xe2", "\xe2\x94",
+	"\xe2\x94\x80", "\xe2\x94\x9b", "\xf0\x9f", "\xf0\x9f\x98\x80",
+	"\xc0", "\xf5", "\xff", "\033[1;31m", "\033[0m", "\033[?1049h",
+	"\033[?1049l", "\033]0;t\007", "\033\\", "abcdefghijklmnop",
+};
+
+static uint32_t seed = 20261202;
+
+static uint32_t
+rnd(void)
+{
+	seed ^= seed << 13;
+	seed ^= seed >> 17;
+	seed ^= seed << 5;
+	return seed;
+}
+
+/* A random string of pieces, at most max bytes; sometimes a long CSI. */
+static size_t
+random_input(char *buf, size_t max)
+{
+	size_t n = 0, len = 1 + rnd() % (max / 2), k;
+	const char *p;
+
+	while (n < len) {
+		if (rnd() % 64 == 0) {
+			/* An SGR of 200..300 bytes: hold's limit, 256. */
+			k = 200 + rnd() % 100;
+			if (n + k + 3 > max)
+				break;
+			buf[n++] = '\033';
+			buf[n++] = '[';
+			for (; k > 0; k--)
+				buf[n++] = k % 3 ? '1' : ';';
+			buf[n++] = rnd() % 2 ? 'm' : 'H';
+			continue;
+		}
+		p = pieces[rnd() % nitems(pieces)];
+		if (n + strlen(p) > max)
+			break;
+		memcpy(buf + n, p, strlen(p));
+		n += strlen(p);
+	}
+	return n;
+}
+
+/* The state both paths must agree on; the hold unless in the ground
+ * state (0), where it is unused and an SGR run never fills it. */
+static bool
+same_state(const struct termfilter *a, const struct termfilter *b)
+{
+	return a->state == b->state && a->u8need == b->u8need &&
+	    a->c2 == b->c2 && a->at_bol == b->at_bol &&
+	    a->bol_main == b->bol_main && a->modes == b->modes &&
+	    a->kitty_push == b->kitty_push &&
+	    memcmp(a->dropped, b->dropped, sizeof(a->dropped)) == 0 &&
+	    (a->state == 0 || (a->strkind == b->strkind &&
+	    a->str_pass == b->str_pass && a->hold_len == b->hold_len &&
+	    memcmp(a->hold, b->hold, a->hold_len) == 0));
+}
+
+/* in fed to the fast path in pieces cut at cut[0..ncut) vs the slow. */
+static bool
+same_as_slow(const char *in, size_t n, const size_t *cut, size_t ncut,
+    char *want, char *got)
+{
+	struct termfilter slow, fast;
+	size_t wn, gn = 0, at = 0, i, end;
+
+	termfilter_init(&slow, false);
+	termfilter_init(&fast, false);
+	wn = termfilter_run_bytes(&slow, in, n, want);
+	for (i = 0; i <= ncut; i++) {
+		end = i < ncut ? cut[i] : n;
+		gn += termfilter_run(&fast, in + at, end - at, got + gn);
+		at = end;
+	}
+	return wn == gn && memcmp(want, got, wn) == 0 &&
+	    same_state(&slow, &fast);
+}
+
+static void
+test_differential(void)
+{
+	enum { ROUNDS = 4000, MAX = 640 };
+	char in[MAX], *want = xmalloc(4 * MAX + 4 * TF_SLACK);
+	char *got = xmalloc(4 * MAX + 4 * TF_SLACK);
+	size_t r, n, c, cut[2], bad = 0, runs = 0;
+
+	for (r = 0; r < ROUNDS && bad == 0; r++) {
+		n = random_input(in, r % 8 ? MAX / 4 : MAX);
+		for (c = 0; c <= n && bad == 0; c++, runs++)
+			if (!same_as_slow(in, n, &c, 1, want, got))
+				bad = c + 1;
+		/* Three pieces: a CSI or a character cut twice. */
+		cut[0] = rnd() % (n + 1);
+		cut[1] = cut[0] + rnd() % (n - cut[0] + 1);
+		if (bad == 0 && !same_as_slow(in, n, cut, 2, want, got))
+			bad = n + 2;
+		runs++;
+	}
+	if (bad) {
+		diag("round %zu, %zu bytes, cut at %zu", r - 1, n, bad - 1);
+		for (c = 0; c < n; c++)
+			fprintf(stderr, "%02x%s", (unsigned char)in[c],
+			    c % 32 == 31 ? "\n" : " ");
+		fprintf(stderr, "\n");
+	}
+	ok(bad == 0, "fast paths = a byte at a time: %zu runs of random "
+	    "escapes, C1 and UTF-8, split anywhere", runs);
+	free(want);
+	free(got);
+}
+
 int
 main(void)
 {
 	size_t i;
 
-	plan((int)(3 * nitems(rows) + 5));
+	plan((int)(3 * nitems(rows) + 6));
 	for (i = 0; i < nitems(rows); i++)
 		test_row(&rows[i]);
 	test_clipboard_allowed();
 	test_reset();
 	test_bulk();
+	test_differential();
 	return done();
 }
