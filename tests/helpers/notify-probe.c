@@ -14,11 +14,21 @@
  *                      "TAG_stream OK", "TAG_dgram OK", "TAG_sendmsg OK"
  *   connect:TAG:PATH   connect a stream socket to PATH: "TAG RESULT"
  *   sendto:TAG:PATH    a datagram to PATH: "TAG RESULT"
+ *   race:TAG:PATH      sendmsg(2) of datagrams to PATH on an fd another
+ *                      thread keeps swapping (dup2) between an unconnected
+ *                      unix datagram socket and a UDP one: "TAG_sent N",
+ *                      the datagrams that went (MSG_DONTWAIT), and
+ *                      "TAG_swapped yes" when both sockets were met
+ *
+ * A PATH or DIR that begins with '@' is an abstract name (the rest).
  *
  * MUST: act only on what the test names.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -101,6 +111,9 @@ hold(const char *file, const char *ready, const char *go)
 		usleep(100000);
 }
 
+/* The address of path ("@name": abstract); its length, or -1. */
+static socklen_t alen;
+
 static int
 unix_addr(struct sockaddr_un *a, const char *path)
 {
@@ -111,6 +124,12 @@ unix_addr(struct sockaddr_un *a, const char *path)
 		return -1;
 	}
 	strcpy(a->sun_path, path);
+	alen = sizeof(*a);
+	if (path[0] == '@') {
+		a->sun_path[0] = '\0';
+		alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+		    strlen(path));
+	}
 	return 0;
 }
 
@@ -122,7 +141,7 @@ stream(const char *path)
 
 	if (s < 0 || unix_addr(&a, path) < 0)
 		return -1;
-	r = connect(s, (struct sockaddr *)&a, sizeof(a));
+	r = connect(s, (struct sockaddr *)&a, alen);
 	close(s);
 	return r;
 }
@@ -135,7 +154,7 @@ dgram(const char *path)
 
 	if (s < 0 || unix_addr(&a, path) < 0)
 		return -1;
-	r = (int)sendto(s, "x", 1, 0, (struct sockaddr *)&a, sizeof(a));
+	r = (int)sendto(s, "x", 1, 0, (struct sockaddr *)&a, alen);
 	close(s);
 	return r < 0 ? -1 : 0;
 }
@@ -162,11 +181,11 @@ selftest(const char *tag, const char *dir)
 		return;
 	}
 	unix_addr(&a, sp);
-	r = bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 4) < 0 ?
+	r = bind(l, (struct sockaddr *)&a, alen) < 0 || listen(l, 4) < 0 ?
 	    -1 : 0;
 	if (r == 0) {
 		cl = socket(AF_UNIX, SOCK_STREAM, 0);
-		r = connect(cl, (struct sockaddr *)&a, sizeof(a));
+		r = connect(cl, (struct sockaddr *)&a, alen);
 		if (r == 0 && ((s = accept(l, NULL, NULL)) < 0 ||
 		    write(cl, "x", 1) != 1 || read(s, &c, 1) != 1 || c != 'x'))
 			r = -1;
@@ -177,12 +196,14 @@ selftest(const char *tag, const char *dir)
 	close(l);
 	d = socket(AF_UNIX, SOCK_DGRAM, 0);
 	unix_addr(&a, dp);
-	r = bind(d, (struct sockaddr *)&a, sizeof(a));
+	r = bind(d, (struct sockaddr *)&a, alen);
 	if (r == 0 && (r = dgram(dp)) == 0 && (read(d, &c, 1) != 1 ||
 	    c != 'x'))
 		r = -1;
 	result(tag, "dgram", r);
 	if (r == 0) {
+		unix_addr(&a, dp);
+		m.msg_namelen = alen;
 		s = socket(AF_UNIX, SOCK_DGRAM, 0);
 		r = sendmsg(s, &m, 0) == 1 && read(d, &c, 1) == 1 &&
 		    c == 'y' ? 0 : -1;
@@ -192,6 +213,74 @@ selftest(const char *tag, const char *dir)
 	close(d);
 	unlink(sp);
 	unlink(dp);
+}
+
+/* The fd race() sends on and swapper() swaps. */
+#define RACE_FD		200
+#define RACE_TRIES	2000
+static volatile int race_stop, race_started;
+
+/* Each socket in place about as long as the other. */
+static void *
+swapper(void *v)
+{
+	const int *s = v;
+	volatile int spin;
+
+	race_started = 1;
+	while (!race_stop) {
+		dup2(s[0], RACE_FD);
+		for (spin = 0; spin < 2000; spin++)
+			;
+		dup2(s[1], RACE_FD);
+		for (spin = 0; spin < 2000; spin++)
+			;
+	}
+	return NULL;
+}
+
+/*
+ * The send race: a sendmsg decided on the UDP socket and made on the unix
+ * one would carry its unix address unchecked.
+ */
+static void
+race(const char *tag, const char *path)
+{
+	struct sockaddr_un a;
+	struct iovec iov = { (char *)"r", 1 };
+	struct msghdr m = { .msg_name = &a, .msg_iov = &iov, .msg_iovlen = 1 };
+	pthread_t t;
+	int s[2], i, sent = 0, udp = 0;
+
+	if (unix_addr(&a, path) < 0 || (s[0] = socket(AF_UNIX, SOCK_DGRAM,
+	    0)) < 0 || (s[1] = socket(AF_INET, SOCK_DGRAM, 0)) < 0) {
+		printf("%s_sent 0\n", tag);
+		return;
+	}
+	m.msg_namelen = alen;
+	dup2(s[1], RACE_FD);
+	race_stop = 0;
+	if (pthread_create(&t, NULL, swapper, s) != 0)
+		exit(2);
+	while (!race_started)
+		usleep(1000);
+	/* A pause each time: the swapper runs, even on a loaded machine. */
+	for (i = 0; i < RACE_TRIES; i++) {
+		if (sendmsg(RACE_FD, &m, MSG_DONTWAIT) == 1)
+			sent++;
+		else if (errno == EAFNOSUPPORT)
+			udp++;
+		usleep(20);
+	}
+	race_stop = 1;
+	pthread_join(t, NULL);
+	close(RACE_FD);
+	close(s[0]);
+	close(s[1]);
+	/* Both sockets met (the swaps happened): "TAG_swapped yes". */
+	printf("%s_sent %d\n%s_swapped %s\n", tag, sent, tag, udp > 0 &&
+	    udp < RACE_TRIES ? "yes" : "no");
+	fflush(stdout);
 }
 
 int
@@ -219,6 +308,8 @@ main(int argc, char **argv)
 			result(a, NULL, stream(b));
 		else if (strcmp(mode, "sendto") == 0)
 			result(a, NULL, dgram(b));
+		else if (strcmp(mode, "race") == 0)
+			race(a, b);
 		else
 			return 2;
 		free(spec);
