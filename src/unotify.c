@@ -340,6 +340,8 @@ struct cand {
 	uint64_t	cookie;
 };
 #define CANDS_MAX	8
+/* The sandbox's processes walked for a socket's holder, at most. */
+#define PROCS_MAX	65536
 
 /* Does attribute a of a diag message name the address sought? */
 static bool
@@ -480,28 +482,139 @@ take_held(const char *pid, ino_t pidns, const struct cand *c)
 	return s;
 }
 
+/* Read a small /proc file whole; its length, or -1. */
+static ssize_t
+read_small(const char *path, char *buf, size_t size)
+{
+	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || (n = read(fd, buf, size - 1)) < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * The host pid of the first process of pid's pid namespace (its NSpid
+ * ends in 1), up the parents; 0 when not found.
+ */
+static pid_t
+ns_init(pid_t pid)
+{
+	char path[64], buf[4096], *p, *end;
+	long ppid, last;
+	int depth;
+
+	for (depth = 0; depth < 64 && pid > 0; depth++) {
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		if (read_small(path, buf, sizeof(buf)) < 0 ||
+		    (p = strstr(buf, "\nPPid:")) == NULL)
+			return 0;
+		ppid = strtol(p + 6, NULL, 10);
+		if ((p = strstr(buf, "\nNSpid:")) == NULL)
+			return 0;
+		for (p += 7, last = 0;; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			last = v;
+		}
+		if (last == 1)
+			return pid;
+		pid = (pid_t)ppid;
+	}
+	return 0;
+}
+
+/* Every child of host pid p, on the queue; false when one could not be
+ * read (no CONFIG_PROC_CHILDREN) or the queue is full. */
+static bool
+push_children(pid_t p, pid_t *q, size_t *n, size_t max)
+{
+	char path[80], buf[16384], *s, *end;
+	struct dirent *e;
+	DIR *d;
+	bool ok = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p);
+	if ((d = opendir(path)) == NULL)
+		return true;	/* gone: no children to look at */
+	while (ok && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/children",
+		    (int)p, e->d_name);
+		if (read_small(path, buf, sizeof(buf)) < 0) {
+			ok = errno == ENOENT || errno == ESRCH;
+			continue;
+		}
+		for (s = buf;; s = end) {
+			long v = strtol(s, &end, 10);
+
+			if (end == s)
+				break;
+			if (*n == max) {
+				ok = false;
+				break;
+			}
+			q[(*n)++] = (pid_t)v;
+		}
+	}
+	closedir(d);
+	return ok;
+}
+
+/* Every process of the host, the sandbox's among them. */
+static int
+own_socket_all(ino_t pidns, const struct cand *c)
+{
+	struct dirent *e;
+	DIR *d;
+	int s = -1;
+
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	while (s < 0 && (e = readdir(d)) != NULL)
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+			s = take_held(e->d_name, pidns, c);
+	closedir(d);
+	return s;
+}
+
 /*
  * The socket c, taken from one of the sandbox's processes (those in the
- * pid namespace of pid, the command): -EACCES when none holds it.  The
- * caller keeps it open through the call, so its address stays its own.
+ * pid namespace of pid, the command): -EACCES when none holds it.  They
+ * are the descendants of the namespace's first process, walked down by
+ * /proc's children lists (each checked by take_held()); without those
+ * lists, every process of the host is looked at.  The caller keeps the
+ * socket open through the call, so its address stays its own.
  */
 static int
 own_socket(pid_t pid, const struct cand *c)
 {
 	char self[24];
-	struct dirent *e;
+	pid_t *q;
+	size_t head = 0, n = 0;
 	ino_t pidns;
-	DIR *d;
+	bool whole = true;
 	int s = -1;
 
 	snprintf(self, sizeof(self), "%d", (int)pid);
-	if ((pidns = ns_of(self, "pid")) == 0 || (d = opendir("/proc")) ==
-	    NULL)
+	if ((pidns = ns_of(self, "pid")) == 0)
 		return -EACCES;
-	while (s < 0 && (e = readdir(d)) != NULL)
-		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
-			s = take_held(e->d_name, pidns, c);
-	closedir(d);
+	q = xmalloc(PROCS_MAX * sizeof(*q));
+	if ((q[n] = ns_init(pid)) > 0)
+		n++;
+	while (s < 0 && head < n && (whole = push_children(q[head], q, &n,
+	    PROCS_MAX))) {
+		snprintf(self, sizeof(self), "%d", (int)q[head++]);
+		s = take_held(self, pidns, c);
+	}
+	free(q);
+	if (s < 0 && (n == 0 || !whole))
+		s = own_socket_all(pidns, c);
 	return s < 0 ? -EACCES : s;
 }
 
@@ -544,28 +657,63 @@ bound_at(int s, pid_t pid, const struct stat *target)
 }
 
 /*
- * A pathname that names the socket file target: the sandbox's own when a
+ * Sockets found the sandbox's own, bound at (dev, ino): a cookie is never
+ * used again, a socket is bound at one inode for its life, and that inode
+ * lives while the socket does (while sock_diag lists it): a later call to
+ * the same socket need not walk the sandbox's processes again.  The
+ * supervisor's loop alone uses it.
+ */
+static struct verified {
+	uint64_t	cookie;
+	dev_t		dev;
+	ino_t		ino;
+} verified[64];
+static unsigned verified_next;
+
+static bool
+was_verified(const struct cand *c, const struct stat *target)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(verified); i++)
+		if (verified[i].cookie == c->cookie && verified[i].cookie &&
+		    verified[i].dev == target->st_dev &&
+		    verified[i].ino == target->st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * A pathname that names the socket file target (held O_PATH by the
+ * caller, so its inode is no other's meanwhile): the sandbox's own when a
  * socket the sandbox holds is bound at it (a socket of the sandbox's
- * network namespace only, the diag socket's).  That socket, pinned, in
- * j->own.
+ * network namespace only, the diag socket's).  A socket is bound at one
+ * inode for its life and none other is ever bound there: the connect to
+ * that inode reaches it.
  */
 static int
-own_pathname(const struct unotify *u, pid_t pid, const struct stat *target,
-    struct job *j)
+own_pathname(const struct unotify *u, pid_t pid, const struct stat *target)
 {
 	struct cand c[CANDS_MAX];
-	int i, n;
+	int i, n, s;
+	bool ok;
 
 	if ((n = diag_find(u->diag, target->st_dev, target->st_ino, NULL, 0,
 	    c)) <= 0)
 		return -EACCES;
-	for (i = 0; i < n; i++) {
-		if ((j->own = own_socket(pid, &c[i])) < 0)
-			continue;
-		if (bound_at(j->own, pid, target))
+	for (i = 0; i < n; i++)
+		if (was_verified(&c[i], target))
 			return 0;
-		close(j->own);
-		j->own = -1;
+	for (i = 0; i < n; i++) {
+		if ((s = own_socket(pid, &c[i])) < 0)
+			continue;
+		ok = bound_at(s, pid, target);
+		close(s);
+		if (!ok)
+			continue;
+		verified[verified_next++ % nitems(verified)] = (struct verified){
+		    c[i].cookie, target->st_dev, target->st_ino };
+		return 0;
 	}
 	return -EACCES;
 }
@@ -644,7 +792,7 @@ resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
 		return -EACCES;
 	if (!S_ISSOCK(st.st_mode))
 		return -ECONNREFUSED;
-	if ((e = own_pathname(u, pid, &st, j)) < 0)
+	if ((e = own_pathname(u, pid, &st)) < 0)
 		return e;
 	memset(&j->addr, 0, sizeof(j->addr));
 	j->addr.sun_family = AF_UNIX;
