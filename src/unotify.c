@@ -528,8 +528,9 @@ ns_init(pid_t pid)
 	return 0;
 }
 
-/* Every child of host pid p, on the queue; false when one could not be
- * read (no CONFIG_PROC_CHILDREN) or the queue is full. */
+/* Every child of host pid p, on the queue; false when the queue is
+ * full.  Without CONFIG_PROC_CHILDREN there are none: own_socket() sees
+ * it did not meet the command. */
 static bool
 push_children(pid_t p, pid_t *q, size_t *n, size_t max)
 {
@@ -598,7 +599,7 @@ own_socket(pid_t pid, const struct cand *c)
 	pid_t *q;
 	size_t head = 0, n = 0;
 	ino_t pidns;
-	bool whole = true;
+	bool whole = true, met = false;
 	int s = -1;
 
 	snprintf(self, sizeof(self), "%d", (int)pid);
@@ -609,11 +610,13 @@ own_socket(pid_t pid, const struct cand *c)
 		n++;
 	while (s < 0 && head < n && (whole = push_children(q[head], q, &n,
 	    PROCS_MAX))) {
+		met = met || q[head] == pid;
 		snprintf(self, sizeof(self), "%d", (int)q[head++]);
 		s = take_held(self, pidns, c);
 	}
 	free(q);
-	if (s < 0 && (n == 0 || !whole))
+	/* A walk that missed the command itself missed others. */
+	if (s < 0 && (!met || !whole))
 		s = own_socket_all(pidns, c);
 	return s < 0 ? -EACCES : s;
 }
@@ -877,6 +880,10 @@ read_control(pid_t pid, const struct msghdr *m, int domain, struct job *j)
 	for (c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
 		int *fds = (int *)CMSG_DATA(c);
 
+		/* Its length is the command's: within what was read. */
+		if (c->cmsg_len < CMSG_LEN(0) || c->cmsg_len >
+		    j->ctllen - (size_t)((char *)c - (char *)j->ctl))
+			return -EINVAL;
 		if (!cmsg_ok(c, domain))
 			return -EPERM;
 		if (c->cmsg_level != SOL_SOCKET)
