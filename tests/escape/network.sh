@@ -153,8 +153,8 @@ while True:
 	else
 		want=OK
 	fi
-	for c in own_abs_stream own_abs_dgram own_abs_sendmsg own_ws_stream \
-	    own_ws_dgram own_ws_sendmsg; do
+	for c in own_abs_stream own_abs_dgram own_abs_sendmsg own_abs_fdpass \
+	    own_ws_stream own_ws_dgram own_ws_sendmsg own_ws_fdpass; do
 		assert_file_has_content "$OUT" "^$c ($want)\$"
 	done
 	sleep 0.5

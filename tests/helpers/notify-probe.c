@@ -10,8 +10,10 @@
  *   hold:FILE:READY:GO flock(LOCK_EX | LOCK_NB) on FILE ("hold RESULT"),
  *                      then create READY and wait for GO to exist (60 s)
  *   selftest:TAG:DIR   a unix stream server and client, and datagrams by
- *                      sendto and sendmsg, at DIR/TAG.s and DIR/TAG.d:
- *                      "TAG_stream OK", "TAG_dgram OK", "TAG_sendmsg OK"
+ *                      sendto and sendmsg, at DIR/TAG.s and DIR/TAG.d,
+ *                      and an fd passed on a socket pair (SCM_RIGHTS):
+ *                      "TAG_stream OK", "TAG_dgram OK", "TAG_sendmsg OK",
+ *                      "TAG_fdpass OK"
  *   connect:TAG:PATH   connect a stream socket to PATH: "TAG RESULT"
  *   sendto:TAG:PATH    a datagram to PATH: "TAG RESULT"
  *   race:TAG:PATH      sendmsg(2) of datagrams to PATH on an fd another
@@ -159,6 +161,53 @@ dgram(const char *path)
 	return r < 0 ? -1 : 0;
 }
 
+/* A pipe's read end passed on a stream socket pair reads what was
+ * written to the pipe. */
+static int
+fdpass(void)
+{
+	union {
+		char		b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr	h;
+	} u;
+	struct iovec iov = { (char *)"f", 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *c;
+	int sv[2], p[2] = { -1, -1 }, fd = -1, r = -1;
+	char x = 0, y = 0;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return -1;
+	if (pipe(p) < 0 || write(p[1], "p", 1) != 1)
+		goto out;
+	memset(&u, 0, sizeof(u));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &p[0], sizeof(int));
+	if (sendmsg(sv[0], &m, 0) != 1)
+		goto out;
+	memset(&u, 0, sizeof(u));
+	iov.iov_base = &x;
+	m.msg_controllen = sizeof(u.b);
+	if (recvmsg(sv[1], &m, 0) != 1 || (c = CMSG_FIRSTHDR(&m)) == NULL ||
+	    c->cmsg_type != SCM_RIGHTS)
+		goto out;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	r = x == 'f' && read(fd, &y, 1) == 1 && y == 'p' ? 0 : -1;
+	close(fd);
+out:
+	close(sv[0]);
+	close(sv[1]);
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	return r;
+}
+
 static void
 selftest(const char *tag, const char *dir)
 {
@@ -178,6 +227,7 @@ selftest(const char *tag, const char *dir)
 		result(tag, "stream", -1);
 		result(tag, "dgram", -1);
 		result(tag, "sendmsg", -1);
+		result(tag, "fdpass", -1);
 		return;
 	}
 	unix_addr(&a, sp);
@@ -213,6 +263,7 @@ selftest(const char *tag, const char *dir)
 	close(d);
 	unlink(sp);
 	unlink(dp);
+	result(tag, "fdpass", fdpass());
 }
 
 /* The fd race() sends on and swapper() swaps. */
