@@ -624,14 +624,17 @@ own_socket(pid_t pid, const struct cand *c)
 /*
  * Is the file the sandbox's socket s is bound at target's inode (all 64
  * bits)?  SIOCUNIXFILE opens it (CAP_NET_ADMIN over the socket's network
- * namespace: the owner of the sandbox's, root for the host's); failing
- * that, the bound name is resolved as the sandbox sees it.
+ * namespace: the owner of the sandbox's, root for the host's).  Failing
+ * that (-n host, a caller who is not root), its bound name is resolved as
+ * the sandbox sees it, without symbolic links, and only when sock_diag
+ * listed no other socket bound at an inode of the same low 32 bits
+ * (unique): a name is not an identity, SECURITY.md says what is left.
  */
 static bool
-bound_at(int s, pid_t pid, const struct stat *target)
+bound_at(int s, pid_t pid, const struct stat *target, bool unique)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_NO_MAGICLINKS };
+	    .resolve = RESOLVE_NO_SYMLINKS };
 	struct sockaddr_un a;
 	socklen_t alen = sizeof(a);
 	autoclose int f = -1, dfd = -1;
@@ -639,6 +642,8 @@ bound_at(int s, pid_t pid, const struct stat *target)
 	struct stat st;
 
 	if ((f = ioctl(s, SIOCUNIXFILE, 0)) < 0) {
+		if (!unique)
+			return false;
 		memset(&a, 0, sizeof(a));
 		if (getsockname(s, (struct sockaddr *)&a, &alen) < 0 ||
 		    alen <= offsetof(struct sockaddr_un, sun_path) ||
@@ -710,7 +715,7 @@ own_pathname(const struct unotify *u, pid_t pid, const struct stat *target)
 	for (i = 0; i < n; i++) {
 		if ((s = own_socket(pid, &c[i])) < 0)
 			continue;
-		ok = bound_at(s, pid, target);
+		ok = bound_at(s, pid, target, n == 1);
 		close(s);
 		if (!ok)
 			continue;
