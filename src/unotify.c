@@ -5,20 +5,21 @@
  *
  * Host unix sockets (bwrap): a host program may bind a socket after the
  * session began, in any directory the sandbox sees; connect(2) finds it by
- * its inode, across namespaces.  So every connect, sendto with an address
- * and sendmsg comes here.  The command's socket is taken with
- * pidfd_getfd(2) (its family and type never change).  Every connect is
- * done here, on that socket, so the fd cannot change meaning meanwhile (a
- * TCP one held to the command's Landlock rule, which the supervisor does
- * not have).  A send that is not on a unix datagram socket takes no unix
- * address (the kernel ignores or refuses one there) and goes on in the
- * kernel.  A unix address is read once; a pathname is resolved in the
- * sandbox's view and opened O_PATH, and the socket must be one of the
- * sandbox's own: listed by sock_diag(7) in the sandbox's network
- * namespace (a socket belongs to the namespace it was made in; with the
- * host's network, also held by one of the sandbox's processes).  The call
- * then goes to "/proc/self/fd/N" of that very inode: what was decided is
- * what is reached.
+ * its inode, across namespaces.  So every connect, sendto with an address,
+ * sendmsg and sendmmsg comes here.  The command's socket is taken with
+ * pidfd_getfd(2) and every call is made here, on that socket, decided on
+ * that same socket: another thread may dup2(2) another socket over the fd
+ * at any time (a TCP connect, or send with an address, held to the
+ * command's Landlock rule, which the supervisor does not have).  A unix
+ * address is read once; a pathname is resolved in the sandbox's view and
+ * opened O_PATH, and the socket bound there must be one of the sandbox's
+ * own: listed by sock_diag(7) in the sandbox's network namespace (a
+ * socket belongs to the namespace it was made in) and held by one of the
+ * sandbox's processes, taken and matched by its cookie and by the inode
+ * it is bound at.  The call then goes to "/proc/self/fd/N" of that very
+ * inode: what was decided is what is reached.  With the host's network,
+ * an abstract name is checked the same way, its socket held open through
+ * the call.
  *
  * Locks (bwrap and landlock): flock(2) and fcntl(2) locks and leases on a
  * host file the sandbox sees read-only would block host programs.  The
@@ -28,9 +29,7 @@
  *
  * Runs in: the inner stage (install) and the supervisor.
  * MUST: never let a call whose decision read the command's memory or
- * depends on an fd go on in the kernel (another thread may change both);
- * the one exception, a send on a socket of another kind, is in
- * SECURITY.md.
+ * depends on an fd go on in the kernel (another thread may change both).
  */
 #include "config.h"
 
@@ -43,6 +42,7 @@
 #include <linux/openat2.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -60,7 +60,6 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/un.h>
-#include <linux/sockios.h>
 #include <unistd.h>
 
 #include "sys.h"
