@@ -5,20 +5,21 @@
  *
  * Host unix sockets (bwrap): a host program may bind a socket after the
  * session began, in any directory the sandbox sees; connect(2) finds it by
- * its inode, across namespaces.  So every connect, sendto with an address
- * and sendmsg comes here.  The command's socket is taken with
- * pidfd_getfd(2) (its family and type never change).  Every connect is
- * done here, on that socket, so the fd cannot change meaning meanwhile (a
- * TCP one held to the command's Landlock rule, which the supervisor does
- * not have).  A send that is not on a unix datagram socket takes no unix
- * address (the kernel ignores or refuses one there) and goes on in the
- * kernel.  A unix address is read once; a pathname is resolved in the
- * sandbox's view and opened O_PATH, and the socket must be one of the
- * sandbox's own: listed by sock_diag(7) in the sandbox's network
- * namespace (a socket belongs to the namespace it was made in; with the
- * host's network, also held by one of the sandbox's processes).  The call
- * then goes to "/proc/self/fd/N" of that very inode: what was decided is
- * what is reached.
+ * its inode, across namespaces.  So every connect, sendto with an address,
+ * sendmsg and sendmmsg comes here.  The command's socket is taken with
+ * pidfd_getfd(2) and every call is made here, on that socket, decided on
+ * that same socket: another thread may dup2(2) another socket over the fd
+ * at any time (a TCP connect, or send with an address, held to the
+ * command's Landlock rule, which the supervisor does not have).  A unix
+ * address is read once; a pathname is resolved in the sandbox's view and
+ * opened O_PATH, and the socket bound there must be one of the sandbox's
+ * own: listed by sock_diag(7) in the sandbox's network namespace (a
+ * socket belongs to the namespace it was made in) and held by one of the
+ * sandbox's processes, taken and matched by its cookie and by the inode
+ * it is bound at.  The call then goes to "/proc/self/fd/N" of that very
+ * inode: what was decided is what is reached.  With the host's network,
+ * an abstract name is checked the same way, its socket held open through
+ * the call.
  *
  * Locks (bwrap and landlock): flock(2) and fcntl(2) locks and leases on a
  * host file the sandbox sees read-only would block host programs.  The
@@ -28,9 +29,7 @@
  *
  * Runs in: the inner stage (install) and the supervisor.
  * MUST: never let a call whose decision read the command's memory or
- * depends on an fd go on in the kernel (another thread may change both);
- * the one exception, a send on a socket of another kind, is in
- * SECURITY.md.
+ * depends on an fd go on in the kernel (another thread may change both).
  */
 #include "config.h"
 
@@ -43,6 +42,7 @@
 #include <linux/openat2.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -72,6 +72,18 @@
 
 /* The largest datagram the supervisor carries for the command. */
 #define DGRAM_MAX	65536
+/* Its control data, and the fds that may pass in it (SCM_MAX_FD). */
+#define CTL_MAX		4096
+#define RIGHTS_MAX	253
+
+/* Opens the file a unix socket is bound at (linux/un.h, which clashes
+ * with sys/un.h). */
+#ifndef SIOCUNIXFILE
+#define SIOCUNIXFILE	(SIOCPROTOPRIVATE + 0)
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT	103
+#endif
 
 struct unotify {
 	int	listener;
@@ -85,9 +97,11 @@ struct unotify {
 struct job {
 	int			 listener;
 	uint64_t		 id;
+	pid_t			 pid;
 	int			 nr;
 	int			 fd;		/* the command's, ours now */
 	int			 target;	/* O_PATH of the socket; -1 */
+	int			 own;		/* the sandbox's socket there; -1 */
 	union {
 		struct sockaddr_un	 addr;
 		struct sockaddr_storage	 any;	/* connect, not unix */
@@ -96,6 +110,11 @@ struct job {
 	char			*buf;
 	size_t			 len;
 	int			 flags;
+	void			*ctl;		/* control data, its fds ours */
+	size_t			 ctllen;
+	int			 rights[RIGHTS_MAX];
+	int			 nrights;
+	uint64_t		 mmsg_len;	/* sendmmsg: where msg_len goes */
 	int			 cmd;		/* fcntl, or flock's op */
 	struct flock		 fl;
 	long			 arg;
@@ -188,6 +207,23 @@ try_now(struct job *j)
 	return true;
 }
 
+static void
+job_free(struct job *j)
+{
+	int i;
+
+	close(j->fd);
+	if (j->target >= 0)
+		close(j->target);
+	if (j->own >= 0)
+		close(j->own);
+	for (i = 0; i < j->nrights; i++)
+		close(j->rights[i]);
+	free(j->buf);
+	free(j->ctl);
+	free(j);
+}
+
 /* Calls that may block, each in a thread of its own, at most: */
 #define JOBS_MAX	128
 static int jobs;
@@ -238,11 +274,7 @@ run_job(struct job *j, void *(*fn)(void *), bool may_block, int busy)
 		return;
 	__atomic_sub_fetch(&jobs, 1, __ATOMIC_RELAXED);
 	respond(j->listener, j->id, 0, -busy, false);
-	close(j->fd);
-	if (j->target >= 0)
-		close(j->target);
-	free(j->buf);
-	free(j);
+	job_free(j);
 }
 
 bool
@@ -266,7 +298,8 @@ unotify_lock(int listener, const struct seccomp_notif *r,
 	}
 	j = xcalloc(1, sizeof(*j));
 	*j = (struct job){ .listener = listener, .id = r->id,
-	    .nr = (int)r->data.nr, .fd = fd, .target = -1, .cmd = cmd };
+	    .nr = (int)r->data.nr, .fd = fd, .target = -1, .own = -1,
+	    .cmd = cmd };
 	if (r->data.nr == SYS_flock)
 		block = !(cmd & LOCK_NB);
 	else if (cmd == F_SETLEASE)
@@ -300,10 +333,44 @@ unotify_lock(int listener, const struct seccomp_notif *r,
 
 /* --- unix sockets --- */
 
-/* Does the diag socket's namespace hold a unix socket bound at (dev,
- * ino)?  Its socket inode in *sock_ino. */
+/* A unix socket sock_diag(7) lists for an address: its inode and cookie. */
+struct cand {
+	uint32_t	ino;
+	uint64_t	cookie;
+};
+#define CANDS_MAX	8
+/* The sandbox's processes walked for a socket's holder, at most. */
+#define PROCS_MAX	65536
+
+/* Does attribute a of a diag message name the address sought? */
+static bool
+diag_match(const struct rtattr *a, dev_t dev, ino_t ino, const char *name,
+    size_t nlen)
+{
+	struct unix_diag_vfs v;
+
+	if (name == NULL && a->rta_type == UNIX_DIAG_VFS &&
+	    (size_t)RTA_PAYLOAD(a) >= sizeof(v)) {
+		memcpy(&v, RTA_DATA(a), sizeof(v));
+		/* 32 bits of the inode only: own_socket() makes it exact.
+		 * The kernel's dev_t: major << 20 | minor. */
+		return v.udiag_vfs_ino == (uint32_t)ino &&
+		    makedev(v.udiag_vfs_dev >> 20, v.udiag_vfs_dev & 0xfffff) ==
+		    dev;
+	}
+	/* An abstract name: every byte, and its length. */
+	return name && a->rta_type == UNIX_DIAG_NAME &&
+	    (size_t)RTA_PAYLOAD(a) == nlen && memcmp(RTA_DATA(a), name, nlen) == 0;
+}
+
+/*
+ * The unix sockets of the diag socket's network namespace bound at (dev,
+ * ino), or (name != NULL) at the abstract name of nlen bytes: at most
+ * CANDS_MAX in c[]; their number, or -errno.
+ */
 static int
-diag_find(int diag, dev_t dev, ino_t ino, uint32_t *sock_ino)
+diag_find(int diag, dev_t dev, ino_t ino, const char *name, size_t nlen,
+    struct cand *c)
 {
 	struct {
 		struct nlmsghdr		nlh;
@@ -313,12 +380,13 @@ diag_find(int diag, dev_t dev, ino_t ino, uint32_t *sock_ino)
 		    SOCK_DIAG_BY_FAMILY, .nlmsg_flags = NLM_F_REQUEST |
 		    NLM_F_DUMP },
 		.req = { .sdiag_family = AF_UNIX, .udiag_states = ~0U,
-		    .udiag_show = UDIAG_SHOW_VFS },
+		    .udiag_show = name ? UDIAG_SHOW_NAME : UDIAG_SHOW_VFS },
 	};
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	long buf[8192 / sizeof(long)];
-	bool found = false, done = false;
+	bool done = false;
 	ssize_t n;
+	int found = 0;
 
 	pthread_mutex_lock(&lock);
 	if (send(diag, &q, sizeof(q), 0) < 0) {
@@ -341,66 +409,346 @@ diag_find(int diag, dev_t dev, ino_t ino, uint32_t *sock_ino)
 			alen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
 			for (a = (struct rtattr *)(m + 1); RTA_OK(a, alen);
 			    a = RTA_NEXT(a, alen)) {
-				struct unix_diag_vfs v;
-
-				if (a->rta_type != UNIX_DIAG_VFS ||
-				    RTA_PAYLOAD(a) < (int)sizeof(v))
+				if (found == CANDS_MAX ||
+				    !diag_match(a, dev, ino, name, nlen))
 					continue;
-				memcpy(&v, RTA_DATA(a), sizeof(v));
-				/* The kernel's dev_t: major << 20 | minor. */
-				if (!found && v.udiag_vfs_ino ==
-				    (uint32_t)ino && makedev(v.udiag_vfs_dev >>
-				    20, v.udiag_vfs_dev & 0xfffff) == dev) {
-					found = true;
-					*sock_ino = m->udiag_ino;
-				}
+				c[found].ino = m->udiag_ino;
+				c[found++].cookie = (uint64_t)m->udiag_cookie[1]
+				    << 32 | m->udiag_cookie[0];
 			}
 		}
 	}
 	pthread_mutex_unlock(&lock);
-	return found ? 0 : -ENOENT;
+	return found;
 }
 
-/* Host network: is socket inode ino held by one of the sandbox's
- * processes (its own /proc lists only them)? */
-static bool
-held_by_sandbox(pid_t pid, uint32_t ino)
+static ino_t
+ns_of(const char *pid, const char *ns)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%.20s/ns/%s", pid, ns);
+	return stat(path, &st) < 0 ? 0 : st.st_ino;
+}
+
+/*
+ * Process pid of the sandbox's pid namespace (pidns): its fd that is the
+ * socket c, taken (-1: none).  The pidfd is opened first and the process
+ * still alive at the end: the /proc entry read was that process's.
+ */
+static int
+take_held(const char *pid, ino_t pidns, const struct cand *c)
 {
 	char path[64], want[48], link[48];
-	autoclose int procfd = -1;
-	struct dirent *e;
+	autoclose int pidfd = -1, fds = -1;
+	struct dirent *f;
+	uint64_t cookie;
+	socklen_t ol = sizeof(cookie);
 	DIR *d;
-	bool held = false;
+	int s = -1;
 
-	snprintf(path, sizeof(path), "/proc/%d/root/proc", (int)pid);
-	snprintf(want, sizeof(want), "socket:[%u]", ino);
-	if ((procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-	    (d = fdopendir(dup(procfd))) == NULL)
-		return false;
-	while (!held && (e = readdir(d)) != NULL) {
-		autoclose int fds = -1;
-		struct dirent *f;
-		DIR *fd_dir;
+	if ((pidfd = sys_pidfd_open(atoi(pid), 0)) < 0 ||
+	    ns_of(pid, "pid") != pidns)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%.20s/fd", pid);
+	snprintf(want, sizeof(want), "socket:[%u]", c->ino);
+	if ((fds = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (d = fdopendir(dup(fds))) == NULL)
+		return -1;
+	while (s < 0 && (f = readdir(d)) != NULL) {
+		ssize_t n = readlinkat(fds, f->d_name, link, sizeof(link) - 1);
 
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+		if (n <= 0)
 			continue;
-		snprintf(path, sizeof(path), "%.20s/fd", e->d_name);
-		if ((fds = openat(procfd, path, O_RDONLY | O_DIRECTORY |
-		    O_CLOEXEC)) < 0 || (fd_dir = fdopendir(dup(fds))) == NULL)
+		link[n] = '\0';
+		if (!streq(link, want) || (s = (int)syscall(SYS_pidfd_getfd,
+		    pidfd, atoi(f->d_name), 0)) < 0)
 			continue;
-		while (!held && (f = readdir(fd_dir)) != NULL) {
-			ssize_t n = readlinkat(fds, f->d_name, link,
-			    sizeof(link) - 1);
-
-			if (n > 0) {
-				link[n] = '\0';
-				held = streq(link, want);
-			}
+		/* The inode number is 32 bits and wraps: the cookie is the
+		 * socket's own. */
+		if (getsockopt(s, SOL_SOCKET, SO_COOKIE, &cookie, &ol) < 0 ||
+		    cookie != c->cookie) {
+			close(s);
+			s = -1;
 		}
-		closedir(fd_dir);
 	}
 	closedir(d);
-	return held;
+	if (s >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
+		close(s);
+		s = -1;
+	}
+	return s;
+}
+
+/* Read a small /proc file whole; its length, or -1. */
+static ssize_t
+read_small(const char *path, char *buf, size_t size)
+{
+	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || (n = read(fd, buf, size - 1)) < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * The host pid of the first process of pid's pid namespace (its NSpid
+ * ends in 1), up the parents; 0 when not found.
+ */
+static pid_t
+ns_init(pid_t pid)
+{
+	char path[64], buf[4096], *p, *end;
+	long ppid, last;
+	int depth;
+
+	for (depth = 0; depth < 64 && pid > 0; depth++) {
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		if (read_small(path, buf, sizeof(buf)) < 0 ||
+		    (p = strstr(buf, "\nPPid:")) == NULL)
+			return 0;
+		ppid = strtol(p + 6, NULL, 10);
+		if ((p = strstr(buf, "\nNSpid:")) == NULL)
+			return 0;
+		for (p += 7, last = 0;; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			last = v;
+		}
+		if (last == 1)
+			return pid;
+		pid = (pid_t)ppid;
+	}
+	return 0;
+}
+
+/* Every child of host pid p, on the queue; false when the queue is
+ * full.  Without CONFIG_PROC_CHILDREN there are none: own_socket() sees
+ * it did not meet the command. */
+static bool
+push_children(pid_t p, pid_t *q, size_t *n, size_t max)
+{
+	char path[80], buf[16384], *s, *end;
+	struct dirent *e;
+	DIR *d;
+	bool ok = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p);
+	if ((d = opendir(path)) == NULL)
+		return true;	/* gone: no children to look at */
+	while (ok && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/children",
+		    (int)p, e->d_name);
+		if (read_small(path, buf, sizeof(buf)) < 0) {
+			ok = errno == ENOENT || errno == ESRCH;
+			continue;
+		}
+		for (s = buf;; s = end) {
+			long v = strtol(s, &end, 10);
+
+			if (end == s)
+				break;
+			if (*n == max) {
+				ok = false;
+				break;
+			}
+			q[(*n)++] = (pid_t)v;
+		}
+	}
+	closedir(d);
+	return ok;
+}
+
+/* Every process of the host, the sandbox's among them. */
+static int
+own_socket_all(ino_t pidns, const struct cand *c)
+{
+	struct dirent *e;
+	DIR *d;
+	int s = -1;
+
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	while (s < 0 && (e = readdir(d)) != NULL)
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+			s = take_held(e->d_name, pidns, c);
+	closedir(d);
+	return s;
+}
+
+/*
+ * The socket c, taken from one of the sandbox's processes (those in the
+ * pid namespace of pid, the command): -EACCES when none holds it.  They
+ * are the descendants of the namespace's first process, walked down by
+ * /proc's children lists (each checked by take_held()); without those
+ * lists, every process of the host is looked at.  The caller keeps the
+ * socket open through the call, so its address stays its own.
+ */
+static int
+own_socket(pid_t pid, const struct cand *c)
+{
+	char self[24];
+	pid_t *q;
+	size_t head = 0, n = 0;
+	ino_t pidns;
+	bool whole = true, met = false;
+	int s = -1;
+
+	snprintf(self, sizeof(self), "%d", (int)pid);
+	if ((pidns = ns_of(self, "pid")) == 0)
+		return -EACCES;
+	q = xmalloc(PROCS_MAX * sizeof(*q));
+	if ((q[n] = ns_init(pid)) > 0)
+		n++;
+	while (s < 0 && head < n && (whole = push_children(q[head], q, &n,
+	    PROCS_MAX))) {
+		met = met || q[head] == pid;
+		snprintf(self, sizeof(self), "%d", (int)q[head++]);
+		s = take_held(self, pidns, c);
+	}
+	free(q);
+	/* A walk that missed the command itself missed others. */
+	if (s < 0 && (!met || !whole))
+		s = own_socket_all(pidns, c);
+	return s < 0 ? -EACCES : s;
+}
+
+/*
+ * Is the file the sandbox's socket s is bound at target's inode (all 64
+ * bits)?  SIOCUNIXFILE opens it (CAP_NET_ADMIN over the socket's network
+ * namespace: the owner of the sandbox's, root for the host's).  Failing
+ * that (-n host, a caller who is not root), its bound name is resolved as
+ * the sandbox sees it, without symbolic links, and only when sock_diag
+ * listed no other socket bound at an inode of the same low 32 bits
+ * (unique): a name is not an identity, SECURITY.md says what is left.
+ */
+static bool
+bound_at(int s, pid_t pid, const struct stat *target, bool unique)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS };
+	struct sockaddr_un a;
+	socklen_t alen = sizeof(a);
+	autoclose int f = -1, dfd = -1;
+	char proc[64];
+	struct stat st;
+
+	if ((f = ioctl(s, SIOCUNIXFILE, 0)) < 0) {
+		if (!unique)
+			return false;
+		memset(&a, 0, sizeof(a));
+		if (getsockname(s, (struct sockaddr *)&a, &alen) < 0 ||
+		    alen <= offsetof(struct sockaddr_un, sun_path) ||
+		    a.sun_path[0] == '\0')
+			return false;
+		a.sun_path[sizeof(a.sun_path) - 1] = '\0';
+		if (a.sun_path[0] == '/') {
+			snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
+			how.resolve |= RESOLVE_IN_ROOT;
+		} else
+			snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
+		if ((dfd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+		    (f = (int)syscall(SYS_openat2, dfd, a.sun_path, &how,
+		    sizeof(how))) < 0)
+			return false;
+	}
+	return fstat(f, &st) == 0 && st.st_dev == target->st_dev &&
+	    st.st_ino == target->st_ino;
+}
+
+/*
+ * Sockets found the sandbox's own, bound at (dev, ino): a cookie is never
+ * used again, a socket is bound at one inode for its life, and that inode
+ * lives while the socket does (while sock_diag lists it): a later call to
+ * the same socket need not walk the sandbox's processes again.  The
+ * supervisor's loop alone uses it.
+ */
+static struct verified {
+	uint64_t	cookie;
+	dev_t		dev;
+	ino_t		ino;
+} verified[64];
+static unsigned verified_next;
+
+static bool
+was_verified(const struct cand *c, const struct stat *target)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(verified); i++)
+		if (verified[i].cookie == c->cookie && verified[i].cookie &&
+		    verified[i].dev == target->st_dev &&
+		    verified[i].ino == target->st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * A pathname that names the socket file target (held O_PATH by the
+ * caller, so its inode is no other's meanwhile): the sandbox's own when a
+ * socket the sandbox holds is bound at it (a socket of the sandbox's
+ * network namespace only, the diag socket's).  A socket is bound at one
+ * inode for its life and none other is ever bound there: the connect to
+ * that inode reaches it.
+ */
+static int
+own_pathname(const struct unotify *u, pid_t pid, const struct stat *target)
+{
+	struct cand c[CANDS_MAX];
+	int i, n, s;
+	bool ok;
+
+	if ((n = diag_find(u->diag, target->st_dev, target->st_ino, NULL, 0,
+	    c)) <= 0)
+		return -EACCES;
+	for (i = 0; i < n; i++)
+		if (was_verified(&c[i], target))
+			return 0;
+	for (i = 0; i < n; i++) {
+		if ((s = own_socket(pid, &c[i])) < 0)
+			continue;
+		ok = bound_at(s, pid, target, n == 1);
+		close(s);
+		if (!ok)
+			continue;
+		verified[verified_next++ % nitems(verified)] = (struct verified){
+		    c[i].cookie, target->st_dev, target->st_ino };
+		return 0;
+	}
+	return -EACCES;
+}
+
+/*
+ * An abstract name with the host's network: the sandbox's own when a
+ * socket it holds has that name, pinned in j->own (a name is its socket's
+ * until that socket is gone).  With its own network namespace, the
+ * namespace keeps the host's names out.
+ */
+static int
+own_abstract(const struct unotify *u, pid_t pid, size_t plen, struct job *j)
+{
+	struct cand c[CANDS_MAX];
+	int i, n;
+
+	if (!u->shared_net)
+		return 0;
+	if ((n = diag_find(u->diag, 0, 0, j->addr.sun_path, plen, c)) < 0)
+		return -EPERM;
+	/* No socket has it: as the kernel says. */
+	if (n == 0)
+		return -ECONNREFUSED;
+	for (i = 0; i < n; i++)
+		if ((j->own = own_socket(pid, &c[i])) >= 0)
+			return 0;
+	/* As the Landlock scope says for the command's own call. */
+	return -EPERM;
 }
 
 /*
@@ -417,8 +765,8 @@ resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
 	    .resolve = RESOLVE_NO_MAGICLINKS };
 	autoclose int dfd = -1;
 	struct stat st;
-	uint32_t sock_ino;
 	size_t plen;
+	int e;
 
 	if (alen > sizeof(j->addr))
 		return -EINVAL;
@@ -428,16 +776,11 @@ resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
 	j->alen = alen;
 	plen = alen > offsetof(struct sockaddr_un, sun_path) ?
 	    alen - offsetof(struct sockaddr_un, sun_path) : 0;
-	/* Unnamed, abstract (the network namespace's own, or Landlock's
-	 * scope with the host's network), not unix: the kernel says. */
-	if (j->addr.sun_family != AF_UNIX || plen == 0 ||
-	    j->addr.sun_path[0] == '\0') {
-		/* As the Landlock scope would say: the call is ours. */
-		if (u->shared_net && j->addr.sun_family == AF_UNIX &&
-		    plen > 1)
-			return -EPERM;
+	/* Unnamed, or not unix: the kernel says. */
+	if (j->addr.sun_family != AF_UNIX || plen == 0)
 		return 0;
-	}
+	if (j->addr.sun_path[0] == '\0')
+		return plen > 1 ? own_abstract(u, pid, plen, j) : 0;
 	memcpy(path, j->addr.sun_path, plen);
 	path[plen] = '\0';
 	if (path[0] == '/') {
@@ -456,10 +799,8 @@ resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
 		return -EACCES;
 	if (!S_ISSOCK(st.st_mode))
 		return -ECONNREFUSED;
-	/* Bound in the sandbox's network namespace: its own. */
-	if (diag_find(u->diag, st.st_dev, st.st_ino, &sock_ino) < 0 ||
-	    (u->shared_net && !held_by_sandbox(pid, sock_ino)))
-		return -EACCES;
+	if ((e = own_pathname(u, pid, &st)) < 0)
+		return e;
 	memset(&j->addr, 0, sizeof(j->addr));
 	j->addr.sun_family = AF_UNIX;
 	snprintf(j->addr.sun_path, sizeof(j->addr.sun_path),
@@ -473,77 +814,175 @@ static void *
 sock_run(void *v)
 {
 	struct job *j = v;
-	struct sockaddr *a = j->alen ? (struct sockaddr *)&j->addr : NULL;
+	struct iovec iov = { j->buf, j->len };
+	struct msghdr m = { .msg_name = j->alen ? &j->addr : NULL,
+	    .msg_namelen = j->alen, .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = j->ctl, .msg_controllen = j->ctllen };
 	long r;
 
 	if (j->nr == SYS_connect)
-		r = connect(j->fd, a, j->alen);
+		r = connect(j->fd, m.msg_name, j->alen);
 	else
-		r = sendto(j->fd, j->buf, j->len, j->flags | MSG_NOSIGNAL, a,
-		    j->alen);
+		r = sendmsg(j->fd, &m, j->flags | MSG_NOSIGNAL);
+	/* sendmmsg(2): the first message only, its msg_len written. */
+	if (r >= 0 && j->mmsg_len) {
+		unsigned int len = (unsigned int)r;
+		struct iovec local = { &len, sizeof(len) },
+		    remote = { (void *)j->mmsg_len, sizeof(len) };
+
+		r = process_vm_writev(j->pid, &local, 1, &remote, 1, 0) ==
+		    sizeof(len) ? 1 : -1;
+		if (r < 0)
+			errno = EFAULT;
+	}
 	respond(j->listener, j->id, r < 0 ? 0 : r, r < 0 ? -errno : 0, false);
-	close(j->fd);
-	if (j->target >= 0)
-		close(j->target);
-	free(j->buf);
-	free(j);
+	job_free(j);
 	return NULL;
 }
 
-/* The payload of a datagram, bounded; sendmsg's header read once. */
-static int
-read_payload(pid_t pid, const struct seccomp_notif *r, struct job *j,
-    uint64_t *name, socklen_t *namelen)
+/*
+ * Ancillary data the supervisor may send for the command: fds it passes
+ * (taken from it, so they are the command's own files), and the IP and
+ * UDP options any process may set.  Credentials, marks, priorities and
+ * the rest are checked against the sender, confine: refused.
+ */
+static bool
+cmsg_ok(const struct cmsghdr *c, int domain)
 {
+	if (c->cmsg_level == SOL_SOCKET)
+		return c->cmsg_type == SCM_RIGHTS && domain == AF_UNIX;
+	if (domain != AF_INET && domain != AF_INET6)
+		return false;
+	if (c->cmsg_level == IPPROTO_IP)
+		return c->cmsg_type == IP_PKTINFO || c->cmsg_type == IP_TTL ||
+		    c->cmsg_type == IP_TOS;
+	if (c->cmsg_level == IPPROTO_IPV6)
+		return c->cmsg_type == IPV6_PKTINFO || c->cmsg_type ==
+		    IPV6_HOPLIMIT || c->cmsg_type == IPV6_TCLASS ||
+		    c->cmsg_type == IPV6_DONTFRAG;
+	return c->cmsg_level == IPPROTO_UDP && c->cmsg_type == UDP_SEGMENT;
+}
+
+/* The control data, read once; the fds it passes taken from the command. */
+static int
+read_control(pid_t pid, const struct msghdr *m, int domain, struct job *j)
+{
+	struct msghdr h = { 0 };
+	struct cmsghdr *c;
+	size_t i, n;
+
+	if (m->msg_controllen == 0)
+		return 0;
+	if (m->msg_controllen > CTL_MAX)
+		return -ENOBUFS;
+	j->ctl = xcalloc(1, m->msg_controllen);
+	j->ctllen = m->msg_controllen;
+	if (read_mem(pid, (uint64_t)m->msg_control, j->ctl, j->ctllen) < 0)
+		return -EFAULT;
+	h.msg_control = j->ctl;
+	h.msg_controllen = j->ctllen;
+	for (c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+		int *fds = (int *)CMSG_DATA(c);
+
+		/* Its length is the command's: within what was read. */
+		if (c->cmsg_len < CMSG_LEN(0) || c->cmsg_len >
+		    j->ctllen - (size_t)((char *)c - (char *)j->ctl))
+			return -EINVAL;
+		if (!cmsg_ok(c, domain))
+			return -EPERM;
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			int fd;
+
+			if (j->nrights == (int)nitems(j->rights))
+				return -ETOOMANYREFS;
+			if ((fd = take_fd(pid, fds[i])) < 0)
+				return fd == -ESRCH ? fd : -EBADF;
+			fds[i] = j->rights[j->nrights++] = fd;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The payload, bounded: a datagram of at most DGRAM_MAX (EMSGSIZE); on a
+ * stream, the first DGRAM_MAX bytes (a short send).  sendmsg's header,
+ * iovecs and control read once.
+ */
+static int
+read_payload(pid_t pid, const struct seccomp_notif *r, int domain, int type,
+    struct job *j, uint64_t *name, socklen_t *namelen)
+{
+	const size_t max = DGRAM_MAX;
 	struct iovec iov[64];
+	struct mmsghdr mm;
 	struct msghdr m;
-	size_t i, off = 0;
+	size_t i, off = 0, want = 0;
+	int e;
 
 	if (r->data.nr == SYS_sendto) {
 		j->len = (size_t)r->data.args[2];
-		if (j->len > DGRAM_MAX)
+		if (j->len > max && type != SOCK_STREAM)
 			return -EMSGSIZE;
+		j->len = j->len > max ? max : j->len;
 		j->buf = xmalloc(j->len + 1);
 		j->flags = (int)r->data.args[3];
 		*name = r->data.args[4];
 		*namelen = (socklen_t)r->data.args[5];
 		return read_mem(pid, r->data.args[1], j->buf, j->len);
 	}
-	if (read_mem(pid, r->data.args[1], &m, sizeof(m)) < 0)
-		return -EFAULT;
-	/* Rights and credentials would be the supervisor's: refused. */
-	if (m.msg_controllen)
-		return -EPERM;
+	if (r->data.nr == SYS_sendmmsg) {
+		if (r->data.args[2] == 0)
+			return -EINVAL;
+		if (read_mem(pid, r->data.args[1], &mm, sizeof(mm)) < 0)
+			return -EFAULT;
+		m = mm.msg_hdr;
+		j->mmsg_len = r->data.args[1] + offsetof(struct mmsghdr,
+		    msg_len);
+		j->flags = (int)r->data.args[3];
+	} else {
+		if (read_mem(pid, r->data.args[1], &m, sizeof(m)) < 0)
+			return -EFAULT;
+		j->flags = (int)r->data.args[2];
+	}
 	if (m.msg_iovlen > nitems(iov))
 		return -EMSGSIZE;
 	if (read_mem(pid, (uint64_t)m.msg_iov, iov,
 	    m.msg_iovlen * sizeof(*iov)) < 0)
 		return -EFAULT;
 	for (i = 0; i < m.msg_iovlen; i++) {
-		if (iov[i].iov_len > DGRAM_MAX - j->len)
+		if (iov[i].iov_len > max - want && type != SOCK_STREAM)
 			return -EMSGSIZE;
-		j->len += iov[i].iov_len;
+		want += iov[i].iov_len > max - want ? max - want :
+		    iov[i].iov_len;
 	}
+	j->len = want;
 	j->buf = xmalloc(j->len + 1);
-	for (i = 0; i < m.msg_iovlen; i++) {
+	for (i = 0; i < m.msg_iovlen && off < want; i++) {
+		size_t n = iov[i].iov_len > want - off ? want - off :
+		    iov[i].iov_len;
+
 		if (read_mem(pid, (uint64_t)iov[i].iov_base, j->buf + off,
-		    iov[i].iov_len) < 0)
+		    n) < 0)
 			return -EFAULT;
-		off += iov[i].iov_len;
+		off += n;
 	}
-	j->flags = (int)r->data.args[2];
+	if ((e = read_control(pid, &m, domain, j)) < 0)
+		return e;
 	*name = (uint64_t)m.msg_name;
 	*namelen = m.msg_name ? m.msg_namelen : 0;
 	return 0;
 }
 
 /*
- * A connect of another family, done here too (a kernel carrying on would
- * find the fd again): read once, and held to the Landlock TCP rule the
- * command has (the supervisor has none).
+ * An address of another family, read once, for a connect or a send (a
+ * TCP send with an address connects: MSG_FASTOPEN): held to the Landlock
+ * TCP rule the command has (the supervisor has none).
  */
 static int
-other_connect(const struct unotify *u, pid_t pid, int fd, uint64_t addr,
+other_addr(const struct unotify *u, int fd, pid_t pid, uint64_t addr,
     socklen_t alen, struct job *j)
 {
 	int proto = 0;
@@ -570,7 +1009,12 @@ other_connect(const struct unotify *u, pid_t pid, int fd, uint64_t addr,
 	return u->tcp_port && port == u->tcp_port ? 0 : -EACCES;
 }
 
-/* 1: the kernel may carry on; 0: done here (or in a thread); -errno. */
+/*
+ * Every call is made here, on the socket taken from the command, and
+ * decided on that same socket: the command may dup2(2) another socket
+ * over the fd at any time, so nothing read from the fd or its memory
+ * goes back to the kernel.  0: done here (or in a thread); -errno.
+ */
 static int
 sock_call(struct unotify *u, const struct seccomp_notif *r)
 {
@@ -583,44 +1027,28 @@ sock_call(struct unotify *u, const struct seccomp_notif *r)
 		return fd;
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &ol) < 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ol) < 0) {
-		e = -errno;
+		e = errno == ENOTSOCK ? -ENOTSOCK : -errno;
 		close(fd);
 		return e;
 	}
-	/* A send not on a unix datagram socket takes no unix address:
-	 * the kernel's (another thread may swap the fd: SECURITY.md).
-	 * sendmmsg(2) on a unix datagram socket is refused. */
-	if (r->data.nr != SYS_connect && (domain != AF_UNIX ||
-	    type != SOCK_DGRAM)) {
-		close(fd);
-		return 1;
-	}
-	if (r->data.nr == SYS_sendmmsg) {
-		close(fd);
-		return -EOPNOTSUPP;
-	}
 	j = xcalloc(1, sizeof(*j));
-	*j = (struct job){ .listener = u->listener, .id = r->id,
-	    .nr = (int)r->data.nr, .fd = fd, .target = -1 };
+	*j = (struct job){ .listener = u->listener, .id = r->id, .pid = r->pid,
+	    .nr = (int)r->data.nr, .fd = fd, .target = -1, .own = -1 };
 	if (r->data.nr == SYS_connect) {
 		name = r->data.args[1];
 		namelen = (socklen_t)r->data.args[2];
 		e = 0;
 	} else
-		e = read_payload(r->pid, r, j, &name, &namelen);
-	/* Every connect is done here: the fd cannot change meaning. */
-	if (e == 0 && domain != AF_UNIX)
-		e = other_connect(u, r->pid, fd, name, namelen, j);
-	else if (e == 0 && name && namelen > 0)
+		e = read_payload(r->pid, r, domain, type, j, &name, &namelen);
+	if (e == 0 && domain != AF_UNIX && (r->data.nr == SYS_connect ||
+	    (name && namelen > 0)))
+		e = other_addr(u, fd, r->pid, name, namelen, j);
+	else if (e == 0 && domain == AF_UNIX && name && namelen > 0)
 		e = resolve(u, r->pid, name, namelen, j);
 	if (e == 0 && !still_valid(u->listener, r->id))
 		e = -ESRCH;
 	if (e < 0) {
-		close(j->fd);
-		if (j->target >= 0)
-			close(j->target);
-		free(j->buf);
-		free(j);
+		job_free(j);
 		return e;
 	}
 	run_job(j, sock_run, true, EAGAIN);
@@ -655,11 +1083,8 @@ unotify_answer(struct unotify *u)
 	case SYS_sendto:
 	case SYS_sendmsg:
 	case SYS_sendmmsg:
-		if ((e = sock_call(u, &req)) == 0)
-			return 0;
-		/* A family or type that never changes: no address of ours
-		 * is involved, the kernel's own checks hold. */
-		respond(u->listener, req.id, 0, e > 0 ? 0 : e, e > 0);
+		if ((e = sock_call(u, &req)) < 0)
+			respond(u->listener, req.id, 0, e, false);
 		return 0;
 	}
 	respond(u->listener, req.id, 0, -ENOSYS, false);

@@ -11,7 +11,7 @@
 . "$TESTS_SRCDIR/escape-lib.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 . "$TESTS_SRCDIR/net-lib.sh"
-plan 9
+plan 10
 
 TCP_LOG=$TEST_TMP/tcp.log
 UDP_LOG=$TEST_TMP/udp.log
@@ -88,6 +88,80 @@ t_tcp() {
 	assert_status "$RC" 0
 	assert_try tcp_connect "$TCP_NO"
 	assert_log_empty "$TCP_LOG"
+	assert_host_unchanged
+}
+
+# -n host (leg C: not for a root caller) shares the host's network
+# namespace, and with it the host's abstract unix names.  The host's
+# abstract sockets (stream and datagram) and a pathname one in a --ro
+# directory stay out of reach, nothing arrives; the command's own, a
+# server and a client inside, work by abstract name and by path.
+t_host_unix() {
+	require_leg_c_caller
+	[ "$(landlock_abi)" -ge 6 ] || skip_case "landlock ABI < 6: host mode is refused"
+	probe=$TESTS_BUILDDIR/helpers/notify-probe
+	[ -x "$probe" ] || fail "no notify-probe helper at $probe"
+	ws_new
+	cp "$probe" "$WS/.t/notify-probe"
+	p_in=$WS/.t/notify-probe
+	[ "$BACKEND" != landlock ] || p_in=./.t/notify-probe
+	host_snapshot
+	name=confine-esc-$(unique_num)
+	d=$TEST_TMP/host-sock
+	mkdir -p "$d"
+	log=$TEST_TMP/unix.log
+	python3 -c '
+import select, socket, sys
+name, d = sys.argv[1], sys.argv[2]
+a = socket.socket(socket.AF_UNIX); a.bind("\0" + name); a.listen(8)
+g = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); g.bind("\0" + name + ".d")
+p = socket.socket(socket.AF_UNIX); p.bind(d + "/s"); p.listen(8)
+print("ready", flush=True)
+while True:
+    for s in select.select([a, g, p], [], [], 600)[0] or sys.exit(0):
+        if s is g: s.recv(65536)
+        else: s.accept()[0].close()
+        print("got", {a: "abs", g: "absd", p: "path"}[s], flush=True)
+' "$name" "$d" >>"$log" 2>&1 &
+	track_pid $!
+	wait_for 10 grep -qs '^ready$' "$log" || fail "the host's unix servers did not start"
+	# Control: outside, each answers, and says so.
+	"$probe" connect:ctl_abs:"@$name" sendto:ctl_absd:"@$name.d" \
+	    connect:ctl_path:"$d/s" >"$TEST_TMP/control"
+	for c in abs absd path; do
+		assert_file_has_content "$TEST_TMP/control" "^ctl_$c OK\$"
+	done
+	wait_for 10 sh -c '[ "$(grep -c "^got " "$1")" -ge 3 ]' sh "$log" ||
+	    fail "control: the host's servers did not log the connections"
+	: >"$log"
+	run_confine -p "$ONLINE" -n host --ro "$d" -- "$p_in" \
+	    connect:host_abs:"@$name" sendto:host_absd:"@$name.d" \
+	    connect:host_path:"$d/s" selftest:own_abs:"@$name-own" \
+	    selftest:own_ws:.
+	assert_status "$RC" 0
+	case $BACKEND in
+	landlock) refused='EACCES|EPERM|EAFNOSUPPORT' path=$refused ;;
+	# Landlock's scope, or confine answering as it would.
+	*) refused=EPERM path='EACCES|ECONNREFUSED' ;;
+	esac
+	for c in host_abs host_absd; do
+		assert_file_has_content "$OUT" "^$c ($refused)\$"
+	done
+	assert_file_has_content "$OUT" "^host_path ($path)\$"
+	if [ "$BACKEND" = landlock ] && [ "$(landlock_abi)" -lt 9 ]; then
+		want="$refused"
+	else
+		want=OK
+	fi
+	for c in own_abs_stream own_abs_dgram own_abs_sendmsg own_abs_fdpass \
+	    own_ws_stream own_ws_dgram own_ws_sendmsg own_ws_fdpass; do
+		assert_file_has_content "$OUT" "^$c ($want)\$"
+	done
+	sleep 0.5
+	[ ! -s "$log" ] || {
+		diag_file "$log" "what the host's servers got"
+		fail "a host unix socket was reached from inside"
+	}
 	assert_host_unchanged
 }
 
@@ -258,6 +332,7 @@ t_proxy_bypass() {
 }
 
 tcase "I3 TCP to a host loopback service: refused, nothing arrives" t_tcp
+tcase "-n host: the host's abstract and pathname unix sockets refused, the command's own work" t_host_unix
 tcase "TCP Fast Open (sendto MSG_FASTOPEN): refused, nothing arrives" t_tfo
 tcase "MPTCP connect: EPROTONOSUPPORT, nothing arrives" t_mptcp
 tcase "X1 UDP to a host loopback service: nothing arrives" t_udp

@@ -3,8 +3,9 @@
 # notify-files.sh - issue 15 items 1 and 4 on the bwrap and landlock
 # backends, where seccomp user notification holds them (unotify.c,
 # meta.c): a host unix socket bound after the session began, in a --ro
-# directory and in a system tree the sandbox sees, is unreachable, while
-# the sandbox's own sockets work; and a read-only host tree keeps its
+# directory and in a system tree the sandbox sees, is unreachable, also
+# by a send whose fd another thread swaps meanwhile, while the sandbox's
+# own sockets work; and a read-only host tree keeps its
 # times, inode flags, extended attributes and locks whatever the command
 # tries, while the same calls work on its own files.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
@@ -33,20 +34,24 @@ probe_ws() {
 }
 
 # The host's late servers: a stream and a datagram socket in each DIR,
-# bound once READY... exists, "ready" in FILE; they live until killed.
+# bound once READY... exists, "ready" in FILE; they live until killed,
+# reading every datagram (a full queue would refuse one that got there).
 late_servers() {
 	_file=$1
 	shift
 	python3 -c '
-import socket, sys, time
-socks = []
+import select, socket, sys
+socks, dgrams = [], []
 for d in sys.argv[1:]:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.bind(d + "/s"); s.listen(8); socks.append(s)
     g = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    g.bind(d + "/d"); socks.append(g)
+    g.bind(d + "/d"); dgrams.append(g)
 print("ready", flush=True)
-time.sleep(600)
+while select.select(dgrams, [], [], 600)[0]:
+    for g in dgrams:
+        try: g.recv(65536, socket.MSG_DONTWAIT)
+        except BlockingIOError: pass
 ' "$@" >"$_file" 2>&1 &
 	track_pid $!
 	wait_for 10 grep -qs '^ready$' "$_file" || fail "the host's servers did not start"
@@ -65,8 +70,10 @@ assert_all() {
 }
 
 # Item 1: a host socket bound after the start is not reachable, in a
-# --ro directory and in /var/tmp (a system tree the sandbox sees); the
-# sandbox's own sockets, in its tmp and in the workspace, work.
+# --ro directory and in /var/tmp (a system tree the sandbox sees), not
+# even by the send race (a sendmsg decided on a UDP socket and made on
+# an unconnected unix one dup2'd over its fd); the sandbox's own
+# sockets, in its tmp and in the workspace, work.
 t_late_sockets() {
 	esc_ws
 	probe_ws
@@ -89,7 +96,8 @@ t_late_sockets() {
 			while [ ! -e "$sig/go" ] && [ $i -lt 1200 ]; do
 				sleep 0.1; i=$((i + 1))
 			done
-			"$p" connect:ro_stream:"$ro/s" sendto:ro_dgram:"$ro/d"
+			"$p" connect:ro_stream:"$ro/s" sendto:ro_dgram:"$ro/d" \
+			    race:race:"$ro/d"
 			[ -z "$sys" ] || "$p" connect:sys_stream:"$sys/s" \
 			    sendto:sys_dgram:"$sys/d"
 			"$p" selftest:tmp:"${TMPDIR:-/tmp}" selftest:ws:.
@@ -104,9 +112,11 @@ t_late_sockets() {
 	late_servers "$TEST_TMP/servers" "$ro" ${sys:+"$sys"}
 	# Control: outside, the late sockets answer.
 	"$PROBE" connect:ctl_stream:"$ro/s" sendto:ctl_dgram:"$ro/d" \
-	    >"$TEST_TMP/control"
+	    race:ctl_race:"$ro/d" >"$TEST_TMP/control"
 	assert_file_has_content "$TEST_TMP/control" '^ctl_stream OK$'
 	assert_file_has_content "$TEST_TMP/control" '^ctl_dgram OK$'
+	# The race's swaps work: some of its datagrams go.
+	assert_file_has_content "$TEST_TMP/control" '^ctl_race_sent [1-9][0-9]*$'
 	: >"$sig/go"
 	RC=0
 	wait "$pid" || RC=$?
@@ -119,6 +129,11 @@ t_late_sockets() {
 	esac
 	assert_all "$refused" ro
 	[ -z "$sys" ] || assert_all "$refused" sys
+	# The swaps happened, and no datagram went.
+	assert_file_has_content "$OUT" '^race_sent 0$'
+	if [ "$BACKEND" != landlock ] || [ "$(landlock_abi)" -ge 9 ]; then
+		assert_file_has_content "$OUT" '^race_swapped yes$'
+	fi
 	if [ "$BACKEND" = landlock ] && [ "$(landlock_abi)" -lt 9 ]; then
 		assert_all "$refused" tmp ws
 	else

@@ -10,15 +10,27 @@
  *   hold:FILE:READY:GO flock(LOCK_EX | LOCK_NB) on FILE ("hold RESULT"),
  *                      then create READY and wait for GO to exist (60 s)
  *   selftest:TAG:DIR   a unix stream server and client, and datagrams by
- *                      sendto and sendmsg, at DIR/TAG.s and DIR/TAG.d:
- *                      "TAG_stream OK", "TAG_dgram OK", "TAG_sendmsg OK"
+ *                      sendto and sendmsg, at DIR/TAG.s and DIR/TAG.d,
+ *                      and an fd passed on a socket pair (SCM_RIGHTS):
+ *                      "TAG_stream OK", "TAG_dgram OK", "TAG_sendmsg OK",
+ *                      "TAG_fdpass OK"
  *   connect:TAG:PATH   connect a stream socket to PATH: "TAG RESULT"
  *   sendto:TAG:PATH    a datagram to PATH: "TAG RESULT"
+ *   race:TAG:PATH      sendmsg(2) of datagrams to PATH on an fd another
+ *                      thread keeps swapping (dup2) between an unconnected
+ *                      unix datagram socket and a UDP one: "TAG_sent N",
+ *                      the datagrams that went (MSG_DONTWAIT), and
+ *                      "TAG_swapped yes" when both sockets were met
+ *
+ * A PATH or DIR that begins with '@' is an abstract name (the rest).
  *
  * MUST: act only on what the test names.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -101,6 +113,9 @@ hold(const char *file, const char *ready, const char *go)
 		usleep(100000);
 }
 
+/* The address of path ("@name": abstract); its length, or -1. */
+static socklen_t alen;
+
 static int
 unix_addr(struct sockaddr_un *a, const char *path)
 {
@@ -111,6 +126,12 @@ unix_addr(struct sockaddr_un *a, const char *path)
 		return -1;
 	}
 	strcpy(a->sun_path, path);
+	alen = sizeof(*a);
+	if (path[0] == '@') {
+		a->sun_path[0] = '\0';
+		alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+		    strlen(path));
+	}
 	return 0;
 }
 
@@ -122,7 +143,7 @@ stream(const char *path)
 
 	if (s < 0 || unix_addr(&a, path) < 0)
 		return -1;
-	r = connect(s, (struct sockaddr *)&a, sizeof(a));
+	r = connect(s, (struct sockaddr *)&a, alen);
 	close(s);
 	return r;
 }
@@ -135,9 +156,56 @@ dgram(const char *path)
 
 	if (s < 0 || unix_addr(&a, path) < 0)
 		return -1;
-	r = (int)sendto(s, "x", 1, 0, (struct sockaddr *)&a, sizeof(a));
+	r = (int)sendto(s, "x", 1, 0, (struct sockaddr *)&a, alen);
 	close(s);
 	return r < 0 ? -1 : 0;
+}
+
+/* A pipe's read end passed on a stream socket pair reads what was
+ * written to the pipe. */
+static int
+fdpass(void)
+{
+	union {
+		char		b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr	h;
+	} u;
+	struct iovec iov = { (char *)"f", 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *c;
+	int sv[2], p[2] = { -1, -1 }, fd = -1, r = -1;
+	char x = 0, y = 0;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return -1;
+	if (pipe(p) < 0 || write(p[1], "p", 1) != 1)
+		goto out;
+	memset(&u, 0, sizeof(u));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &p[0], sizeof(int));
+	if (sendmsg(sv[0], &m, 0) != 1)
+		goto out;
+	memset(&u, 0, sizeof(u));
+	iov.iov_base = &x;
+	m.msg_controllen = sizeof(u.b);
+	if (recvmsg(sv[1], &m, 0) != 1 || (c = CMSG_FIRSTHDR(&m)) == NULL ||
+	    c->cmsg_type != SCM_RIGHTS)
+		goto out;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	r = x == 'f' && read(fd, &y, 1) == 1 && y == 'p' ? 0 : -1;
+	close(fd);
+out:
+	close(sv[0]);
+	close(sv[1]);
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	return r;
 }
 
 static void
@@ -159,14 +227,15 @@ selftest(const char *tag, const char *dir)
 		result(tag, "stream", -1);
 		result(tag, "dgram", -1);
 		result(tag, "sendmsg", -1);
+		result(tag, "fdpass", -1);
 		return;
 	}
 	unix_addr(&a, sp);
-	r = bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 4) < 0 ?
+	r = bind(l, (struct sockaddr *)&a, alen) < 0 || listen(l, 4) < 0 ?
 	    -1 : 0;
 	if (r == 0) {
 		cl = socket(AF_UNIX, SOCK_STREAM, 0);
-		r = connect(cl, (struct sockaddr *)&a, sizeof(a));
+		r = connect(cl, (struct sockaddr *)&a, alen);
 		if (r == 0 && ((s = accept(l, NULL, NULL)) < 0 ||
 		    write(cl, "x", 1) != 1 || read(s, &c, 1) != 1 || c != 'x'))
 			r = -1;
@@ -177,12 +246,14 @@ selftest(const char *tag, const char *dir)
 	close(l);
 	d = socket(AF_UNIX, SOCK_DGRAM, 0);
 	unix_addr(&a, dp);
-	r = bind(d, (struct sockaddr *)&a, sizeof(a));
+	r = bind(d, (struct sockaddr *)&a, alen);
 	if (r == 0 && (r = dgram(dp)) == 0 && (read(d, &c, 1) != 1 ||
 	    c != 'x'))
 		r = -1;
 	result(tag, "dgram", r);
 	if (r == 0) {
+		unix_addr(&a, dp);
+		m.msg_namelen = alen;
 		s = socket(AF_UNIX, SOCK_DGRAM, 0);
 		r = sendmsg(s, &m, 0) == 1 && read(d, &c, 1) == 1 &&
 		    c == 'y' ? 0 : -1;
@@ -192,6 +263,75 @@ selftest(const char *tag, const char *dir)
 	close(d);
 	unlink(sp);
 	unlink(dp);
+	result(tag, "fdpass", fdpass());
+}
+
+/* The fd race() sends on and swapper() swaps. */
+#define RACE_FD		200
+#define RACE_TRIES	2000
+static volatile int race_stop, race_started;
+
+/* Each socket in place about as long as the other. */
+static void *
+swapper(void *v)
+{
+	const int *s = v;
+	volatile int spin;
+
+	race_started = 1;
+	while (!race_stop) {
+		dup2(s[0], RACE_FD);
+		for (spin = 0; spin < 2000; spin++)
+			;
+		dup2(s[1], RACE_FD);
+		for (spin = 0; spin < 2000; spin++)
+			;
+	}
+	return NULL;
+}
+
+/*
+ * The send race: a sendmsg decided on the UDP socket and made on the unix
+ * one would carry its unix address unchecked.
+ */
+static void
+race(const char *tag, const char *path)
+{
+	struct sockaddr_un a;
+	struct iovec iov = { (char *)"r", 1 };
+	struct msghdr m = { .msg_name = &a, .msg_iov = &iov, .msg_iovlen = 1 };
+	pthread_t t;
+	int s[2], i, sent = 0, udp = 0;
+
+	if (unix_addr(&a, path) < 0 || (s[0] = socket(AF_UNIX, SOCK_DGRAM,
+	    0)) < 0 || (s[1] = socket(AF_INET, SOCK_DGRAM, 0)) < 0) {
+		printf("%s_sent 0\n", tag);
+		return;
+	}
+	m.msg_namelen = alen;
+	dup2(s[1], RACE_FD);
+	race_stop = 0;
+	if (pthread_create(&t, NULL, swapper, s) != 0)
+		exit(2);
+	while (!race_started)
+		usleep(1000);
+	/* A pause each time: the swapper runs, even on a loaded machine. */
+	for (i = 0; i < RACE_TRIES; i++) {
+		if (sendmsg(RACE_FD, &m, MSG_DONTWAIT) == 1)
+			sent++;
+		else if (errno == EAFNOSUPPORT)
+			udp++;
+		usleep(20);
+	}
+	race_stop = 1;
+	pthread_join(t, NULL);
+	close(RACE_FD);
+	close(s[0]);
+	close(s[1]);
+	/* Both sockets met (the swaps happened): "TAG_swapped yes". */
+	printf("%s_sent %d\n%s_swapped %s\n", tag, sent, tag, udp > 0 &&
+	    udp < RACE_TRIES ? "yes" : "no");
+	fflush(stdout);
 }
 
 int
@@ -219,6 +359,8 @@ main(int argc, char **argv)
 			result(a, NULL, stream(b));
 		else if (strcmp(mode, "sendto") == 0)
 			result(a, NULL, dgram(b));
+		else if (strcmp(mode, "race") == 0)
+			race(a, b);
 		else
 			return 2;
 		free(spec);
