@@ -898,7 +898,7 @@ read_control(pid_t pid, const struct msghdr *m, int domain, struct job *j)
 
 			if (j->nrights == (int)nitems(j->rights))
 				return -ETOOMANYREFS;
-			if ((fd = take_fd(pid, fds[i])) < 0)
+			if ((fd = unotify_take_fd(pid, fds[i])) < 0)
 				return fd == -ESRCH ? fd : -EBADF;
 			fds[i] = j->rights[j->nrights++] = fd;
 		}
