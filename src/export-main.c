@@ -10,9 +10,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -99,6 +101,33 @@ apply_main(int argc, char **argv)
 	return apply_session(&o);
 }
 
+/*
+ * One export of a session at a time: the session's own at exit, and a
+ * "confine show" of it run meanwhile (or while the exporter of a killed
+ * confine still runs), would write the same files.  The lock is held
+ * until exit; a second export waits for the first, then exports again.
+ */
+static void
+lock_export(const char *session_dir, const char *id, bool say)
+{
+	autofree char *path = path_join(session_dir, "export.lock");
+	int fd;
+
+	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) < 0)
+		die_errno(errno, "export: cannot open '%s'", path);
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return;
+	if (errno != EWOULDBLOCK)
+		die_errno(errno, "export: cannot lock '%s'", path);
+	if (say)
+		fprintf(stderr, "confine: session %s: another export of it is "
+		    "running; waiting for it\n", id);
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			die_errno(errno, "export: cannot lock '%s'", path);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -107,20 +136,26 @@ main(int argc, char **argv)
 	autostrv char **hidden = NULL;
 	struct upper_dir *dirs = NULL;
 	size_t ndirs = 0;
+	bool say_wait = false;
 	int c, r;
 
 	if (argc > 1 && (streq(argv[1], "--apply") ||
 	    streq(argv[1], "--recover")))
 		return apply_main(argc, argv);
-	while ((c = getopt(argc, argv, "q")) != -1) {
-		if (c != 'q') {
-			fprintf(stderr, "usage: confine-export [-q] SESSION_DIR\n");
+	/* -q: no summary; -w: but say so when waiting for another export. */
+	while ((c = getopt(argc, argv, "qw")) != -1) {
+		if (c == 'w')
+			say_wait = true;
+		else if (c == 'q')
+			o.quiet = true;
+		else {
+			fprintf(stderr, "usage: confine-export [-q] [-w] "
+			    "SESSION_DIR\n");
 			return EXIT_CONFINE;
 		}
-		o.quiet = true;
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: confine-export [-q] SESSION_DIR\n");
+		fprintf(stderr, "usage: confine-export [-q] [-w] SESSION_DIR\n");
 		return EXIT_CONFINE;
 	}
 	o.session_dir = argv[optind];
@@ -132,6 +167,7 @@ main(int argc, char **argv)
 		    o.session_dir);
 	o.workspace = ws;
 	o.session_id = id;
+	lock_export(o.session_dir, id, say_wait || !o.quiet);
 	if (started) {
 		long long ns = strtoll(started, NULL, 10);
 

@@ -131,7 +131,13 @@ ensure_export(const char *sdir)
 		return 0;
 	if (!has(sdir, "upper"))
 		return -1;
-	r = workspace_export(sdir, true);
+	{
+		/* Quiet, but for a wait on another export of it. */
+		char *argv[] = { (char *)"-q", (char *)"-w", (char *)sdir,
+		    NULL };
+
+		r = workspace_export_run(argv);
+	}
 	return r == 0 || r == WORKSPACE_EXPORT_NOTHING ? 0 : -1;
 }
 

@@ -9,7 +9,7 @@
 # measures the time at 100000).
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 8
+plan 9
 
 ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
 NFILES=${EXPORT_FAULTS_FILES:-20000}
@@ -144,6 +144,35 @@ t_session_removed() {
 	assert_status "$RC" 143
 	assert_file_has_content "$ERR" "^confine: warning: session $SID: the export failed, and .* is gone \\(removed during the run\\?\\): the command's changes are lost"
 	assert_not_file_has_content "$ERR" 'exports them again'
+	assert_ws_unchanged
+}
+
+# One export of a session at a time: with the session's export lock held
+# (as by its own export still running), "confine show" waits, and exports
+# once the lock is free.
+t_export_lock() {
+	command -v flock >/dev/null || skip_case "no flock(1) to hold the lock"
+	ws_new
+	run_confine -- sh -c 'echo x >f'
+	assert_status "$RC" 0
+	summary_session
+	rm "$SDIR/changes.patch" "$SDIR/report"
+	exec 9>"$SDIR/export.lock"
+	flock -x 9 || fail "control: cannot take the export lock"
+	(cd "$WS" && exec "$CONFINE" show "$SID") </dev/null \
+	    >"$TEST_TMP/show.out" 2>"$TEST_TMP/show.err" &
+	pid=$!
+	track_pid "$pid"
+	wait_for 10 grep -q "^confine: session $SID: another export of it is running; waiting for it$" \
+	    "$TEST_TMP/show.err" || { exec 9>&-; fail "show did not wait: $(cat "$TEST_TMP/show.err")"; }
+	[ ! -e "$SDIR/changes.patch" ] && [ ! -e "$SDIR/changes.patch.tmp" ] ||
+	    { exec 9>&-; fail "show exported while the lock was held"; }
+	exec 9>&-
+	RC=0
+	wait "$pid" || RC=$?
+	assert_status "$RC" 0
+	assert_file_has_content "$SDIR/changes.patch" '^\+\+\+ b/f$'
+	assert_no_tmp "$SDIR"
 	assert_ws_unchanged
 }
 
@@ -311,6 +340,7 @@ t_many() {
 tcase "the command SIGKILLed: 137, and its changes are exported" t_command_killed
 tcase "confine SIGKILLed: upper kept, no patch; show exports it" t_confine_killed
 tcase "the session directory removed during the run: the warning says the changes are lost" t_session_removed
+tcase "one export of a session at a time: show waits for the lock" t_export_lock
 tcase "disk full during the export: no patch, no .tmp, upper kept, the command's status" t_disk_full
 tcase "disk full during the export: the warning says why" t_disk_full_says_why
 tcase "files and directories the command made unreadable are exported" t_unreadable
