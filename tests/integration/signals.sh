@@ -4,12 +4,11 @@
 # the command; a command killed by one gives 128+N; when confine is
 # SIGKILLed, the whole sandbox dies with it.  Under bwrap, the signal
 # ends bwrap, and the sandbox with it (--die-with-parent): the command
-# cannot catch it, and confine gives 128+N.  Under landlock, nothing
-# outlives the command, but a SIGKILLed confine cannot take the command
-# with it (confine --dry-run says so).
+# cannot catch it, and confine gives 128+N.  A forwarded signal reaches
+# the command's whole process group: a shell's foreground child too.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 7
+plan 9
 
 # bg_start COMMAND...: start COMMAND in the background, from $WS, with the
 # default action for every forwarded signal (a shell starts background
@@ -74,6 +73,25 @@ t_forward() {
 	assert_ws_unchanged
 }
 
+# The whole process group: "sh -c 'sleep; :'" (sh waits for its child,
+# which must get the signal as well).
+t_group() {
+	ws_new
+	mark=$(unique_num)
+	bg_start "$CONFINE" -- sh -c "echo ready; sleep 300.$mark; :"
+	wait_for 10 grep -q ready "$OUT" || fail "the command did not start"
+	wait_for 10 pgrep -f "^sleep 300\\.$mark\$" >/dev/null ||
+	    fail "control: pgrep does not see the command's child"
+	kill -s "$1" "$BG"
+	bg_wait 10
+	assert_status "$RC" $((128 + $(kill -l "$1")))
+	wait_for 5 sh -c "! pgrep -f '^sleep 300\\.$mark\$' >/dev/null" || {
+		pkill -9 -f "^sleep 300\\.$mark\$" || true
+		fail "the command's child outlived the signal"
+	}
+	assert_ws_unchanged
+}
+
 t_killed() {
 	ws_new
 	bg_start "$CONFINE" -- sh -c 'echo ready; exec sleep 30'
@@ -110,6 +128,8 @@ tcase "SIGTERM is forwarded to the command" t_forward TERM
 tcase "SIGINT is forwarded to the command" t_forward INT
 tcase "SIGHUP is forwarded to the command" t_forward HUP
 tcase "SIGQUIT is forwarded to the command" t_forward QUIT
+tcase "SIGINT reaches the command's whole process group" t_group INT
+tcase "SIGTERM reaches the command's whole process group" t_group TERM
 tcase "a command killed by the forwarded SIGTERM: 143" t_killed
 tcase "SIGKILL of confine kills everything in the sandbox" t_sigkill
 tcase "SIGTERM is forwarded (again, after a SIGKILL)" t_forward TERM
