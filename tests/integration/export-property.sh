@@ -11,10 +11,13 @@
 #   python3 tests/helpers/changeset.py init REPO_SEED /tmp/ws && cd /tmp/ws
 #   confine -- python3 $PWD/tests/helpers/changeset.py apply SEED
 # EXPORT_PROPERTY_SEED (default 1; 2 on bwrap, 3 on landlock) picks another
-# family of seeds; EXPORT_PROPERTY_REPOS (default 10; 5 on bwrap and
+# family of seeds; EXPORT_PROPERTY_REPOS (default 10; 4 on bwrap and
 # landlock) and EXPORT_PROPERTY_SETS (4) the counts (repositories, and
 # change sets on each).  Each case applies with confine apply, about 1.5 s;
-# a longer search: EXPORT_PROPERTY_REPOS=500.
+# a longer search: EXPORT_PROPERTY_REPOS=500.  One fixed case first, a
+# failure the seeds found reduced: odd names in header-only patches
+# (EXPORT_PROPERTY_REPOS=0 runs it alone); it costs about two random ones,
+# so the copy backends run one repository fewer.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 
@@ -22,8 +25,8 @@ GEN=$TESTS_SRCDIR/helpers/changeset.py
 # The copy backends export by another road (a copy told apart by ctime):
 # fewer rounds each, on seed families of their own.
 case $BACKEND in
-bwrap)		BASE=${EXPORT_PROPERTY_SEED:-2}; REPOS=${EXPORT_PROPERTY_REPOS:-5} ;;
-landlock)	BASE=${EXPORT_PROPERTY_SEED:-3}; REPOS=${EXPORT_PROPERTY_REPOS:-5} ;;
+bwrap)		BASE=${EXPORT_PROPERTY_SEED:-2}; REPOS=${EXPORT_PROPERTY_REPOS:-4} ;;
+landlock)	BASE=${EXPORT_PROPERTY_SEED:-3}; REPOS=${EXPORT_PROPERTY_REPOS:-4} ;;
 *)		BASE=${EXPORT_PROPERTY_SEED:-1}; REPOS=${EXPORT_PROPERTY_REPOS:-10} ;;
 esac
 SETS=${EXPORT_PROPERTY_SETS:-4}
