@@ -201,6 +201,60 @@ drop_binary_line(git_buf *b)
 }
 
 /*
+ * One name of a "diff --git" line as git quotes it (C style, octal for
+ * the bytes outside printable ASCII), and also when it has a space.  git
+ * apply reads a bare "a/X b/X" by splitting it where its halves match,
+ * but gives up at a space followed by a slash ("dir /file"): the patch of
+ * a binary, empty or mode-only file, which has no "---"/"+++" lines to
+ * name it, then names no file and git apply refuses the whole patch.
+ * Quoted, a name reads one way only, to git apply and libgit2 alike.
+ */
+static void
+put_header_name(FILE *out, const char *prefix, const char *path)
+{
+	const unsigned char *p;
+
+	if (strpbrk(path, " \"\\") == NULL) {
+		for (p = (const unsigned char *)path; *p; p++)
+			if (*p < ' ' || *p > '~')
+				break;
+		if (*p == '\0') {
+			fprintf(out, "%s%s", prefix, path);
+			return;
+		}
+	}
+	fprintf(out, "\"%s", prefix);
+	for (p = (const unsigned char *)path; *p; p++) {
+		if (*p >= '\a' && *p <= '\r')
+			fprintf(out, "\\%c", "abtnvfr"[*p - '\a']);
+		else if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < ' ' || *p > '~')
+			fprintf(out, "\\%03o", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+/* A file's patch from libgit2, its "diff --git" line confine's own. */
+static void
+put_patch(const git_buf *b, const git_diff_delta *d, FILE *out)
+{
+	const char *nl = memchr(b->ptr, '\n', b->size);
+
+	if (nl == NULL || strncmp(b->ptr, "diff --git ", 11) != 0) {
+		fwrite(b->ptr, 1, b->size, out);
+		return;
+	}
+	fputs("diff --git ", out);
+	put_header_name(out, "a/", d->old_file.path);
+	fputc(' ', out);
+	put_header_name(out, "b/", d->new_file.path);
+	fwrite(nl, 1, b->size - (size_t)(nl - b->ptr), out);
+}
+
+/*
  * libgit2 1.5's rename detection can put the ADDED half of a type change
  * before its DELETED half; git apply wants the deletion first.
  */
@@ -246,7 +300,7 @@ print_patch(git_diff *diff, FILE *out)
 				    git_oid_equal(&d->old_file.id,
 				    &d->new_file.id))
 					drop_binary_line(&buf);
-				fwrite(buf.ptr, 1, buf.size, out);
+				put_patch(&buf, d, out);
 			}
 			git_buf_dispose(&buf);
 			git_patch_free(patch);
