@@ -49,7 +49,9 @@ t_command_killed() {
 	assert_ws_unchanged
 }
 
-t_confine_killed() {
+# start_writer: in a new workspace, confine running a command that wrote
+# f and sleeps ("sleep 30.$n"); confine's pid in pid.
+start_writer() {
 	ws_new
 	n=$(unique_num)
 	(
@@ -63,6 +65,10 @@ t_confine_killed() {
 	    fail "the command did not write f"
 	wait_for 5 pgrep -f "^sleep 30\\.$n\$" >/dev/null ||
 	    fail "control: pgrep does not see the command"
+}
+
+t_confine_killed() {
+	start_writer
 	kill -9 "$pid"
 	(sleep 10; kill -9 "$pid") >/dev/null 2>&1 &
 	wd=$!
@@ -121,19 +127,7 @@ small_state() {
 # The session directory removed while the command runs: the warning says
 # the changes are lost, not that "confine show" exports them.
 t_session_removed() {
-	ws_new
-	n=$(unique_num)
-	(
-		cd "$WS" || exit 1
-		exec "$CONFINE" -- sh -c "echo x >f; exec sleep 30.$n" \
-		    </dev/null >"$OUT" 2>"$ERR"
-	) &
-	pid=$!
-	track_pid "$pid"
-	wait_for 10 sh -c "ls '$SESSIONS'/*/upper/f" >/dev/null 2>&1 ||
-	    fail "the command did not write f"
-	wait_for 5 pgrep -f "^sleep 30\\.$n\$" >/dev/null ||
-	    fail "control: pgrep does not see the command"
+	start_writer
 	SID=$(sessions)
 	chmod -R u+rwx "${SESSIONS:?}/$SID" 2>/dev/null
 	rm -rf "${SESSIONS:?}/$SID" || fail "cannot remove the session"
