@@ -1248,8 +1248,11 @@ parent_modes(struct ctx *c, int dfd, const char *path)
 		*s = '\0';
 		hfd = (int)syscall(SYS_openat2, c->wfd, p, &how, sizeof(how));
 		fd = (int)syscall(SYS_openat2, dfd, p, &how, sizeof(how));
-		if (hfd >= 0 && fd >= 0 && fstat(hfd, &st) == 0)
-			fchmodat(dfd, p, st.st_mode & 07777, 0);
+		/* The host's own mode, as git would leave it; else as made. */
+		if (hfd >= 0 && fd >= 0 && fstat(hfd, &st) == 0 &&
+		    fchmodat(dfd, p, st.st_mode & 07777, 0) < 0)
+			log_debug("apply: cannot give '%s' the host's mode: %s",
+			    p, strerror(errno));
 		*s++ = '/';
 	}
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "copy.h"
+#include "log.h"
 #include "util.h"
 
 #define MAX_DEPTH	256
@@ -154,9 +155,11 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 		target[n] = '\0';
 		if (symlinkat(target, ddir, dname) < 0)
 			return -errno;
-		if (geteuid() == 0)
-			fchownat(ddir, dname, st.st_uid, st.st_gid,
-			    AT_SYMLINK_NOFOLLOW);
+		/* A link's owner grants nothing: kept when it can be. */
+		if (geteuid() == 0 && fchownat(ddir, dname, st.st_uid,
+		    st.st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+			log_debug("copy: cannot keep the owner of link '%s': %s",
+			    dname, strerror(errno));
 		utimensat(ddir, dname, t, AT_SYMLINK_NOFOLLOW);
 		return 0;
 	}

@@ -138,6 +138,15 @@ is_opaque(int fd)
 	    v[0] == 'y';
 }
 
+/* A directory the command made unreadable is its own: opened to it. */
+static void
+open_up(int dirfd, const char *name, mode_t mode)
+{
+	if (fchmodat(dirfd, name, (mode & 07777) | S_IRWXU, 0) < 0) {
+		/* The open after it fails and says why. */
+	}
+}
+
 static void
 skip(struct walk *w, const char *path, const char *why)
 {
@@ -257,7 +266,7 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 			/* A directory the command made 000: its own, opened. */
 			if ((st.st_mode & S_IRWXU) != S_IRWXU &&
 			    st.st_uid == geteuid())
-				fchmodat(dirfd, e->d_name, st.st_mode | S_IRWXU, 0);
+				open_up(dirfd, e->d_name, st.st_mode);
 			sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY |
 			    O_NOFOLLOW | O_CLOEXEC);
 
@@ -346,7 +355,7 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 
 			if ((st.st_mode & S_IRWXU) != S_IRWXU &&
 			    st.st_uid == geteuid())
-				fchmodat(dirfd, e->d_name, st.st_mode | S_IRWXU, 0);
+				open_up(dirfd, e->d_name, st.st_mode);
 			if ((sub = openat(dirfd, e->d_name, O_RDONLY |
 			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 				*where = "the workspace's copy";
