@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/rtnetlink.h>
@@ -1010,6 +1011,52 @@ other_addr(const struct unotify *u, int fd, pid_t pid, uint64_t addr,
 }
 
 /*
+ * Netlink: the call is made here, with the supervisor's credentials, which
+ * hold capabilities over the sandbox's network namespace (as the owner of
+ * bwrap's user namespace, or as root) that the command's do not.  Only what
+ * needs none goes: requests that read routes, links and addresses
+ * (NETLINK_ROUTE, a GET kind) and socket diagnostics, to no multicast
+ * group.  The kernel reads the messages of one send while a header fits
+ * and its length does; so is each one looked at here.
+ */
+static int
+netlink_unprivileged(int fd, const struct job *j)
+{
+	int proto = 0;
+	socklen_t ol = sizeof(proto);
+	size_t off = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &ol) < 0)
+		return -errno;
+	if (proto != NETLINK_ROUTE && proto != NETLINK_SOCK_DIAG)
+		return -EPERM;
+	if (j->alen >= sizeof(struct sockaddr_nl) &&
+	    ((const struct sockaddr_nl *)&j->any)->nl_groups != 0)
+		return -EPERM;
+	if (j->ctllen)
+		return -EPERM;
+	while (j->len - off >= NLMSG_HDRLEN) {
+		struct nlmsghdr h;
+		size_t step;
+
+		memcpy(&h, j->buf + off, sizeof(h));
+		if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > j->len - off)
+			break;
+		if (proto == NETLINK_ROUTE ? h.nlmsg_type >= RTM_BASE &&
+		    (h.nlmsg_type > RTM_MAX ||
+		    ((h.nlmsg_type - RTM_BASE) & 3) != 2) :
+		    h.nlmsg_type != SOCK_DIAG_BY_FAMILY &&
+		    h.nlmsg_type != TCPDIAG_GETSOCK &&
+		    h.nlmsg_type != DCCPDIAG_GETSOCK)
+			return -EPERM;
+		if ((step = NLMSG_ALIGN(h.nlmsg_len)) > j->len - off)
+			break;
+		off += step;
+	}
+	return 0;
+}
+
+/*
  * Every call is made here, on the socket taken from the command, and
  * decided on that same socket: the command may dup2(2) another socket
  * over the fd at any time, so nothing read from the fd or its memory
@@ -1045,6 +1092,9 @@ sock_call(struct unotify *u, const struct seccomp_notif *r)
 		e = other_addr(u, fd, r->pid, name, namelen, j);
 	else if (e == 0 && domain == AF_UNIX && name && namelen > 0)
 		e = resolve(u, r->pid, name, namelen, j);
+	if (e == 0 && domain != AF_UNIX && domain != AF_INET &&
+	    domain != AF_INET6)
+		e = domain == AF_NETLINK ? netlink_unprivileged(fd, j) : -EPERM;
 	if (e == 0 && !still_valid(u->listener, r->id))
 		e = -ESRCH;
 	if (e < 0) {
