@@ -11,7 +11,7 @@
 #   python3 tests/helpers/changeset.py init REPO_SEED /tmp/ws && cd /tmp/ws
 #   confine -- python3 $PWD/tests/helpers/changeset.py apply SEED
 # EXPORT_PROPERTY_SEED (default 1; 2 on bwrap, 3 on landlock) picks another
-# family of seeds; EXPORT_PROPERTY_REPOS (default 10; 4 on bwrap and
+# family of seeds; EXPORT_PROPERTY_REPOS (default 6; 4 on bwrap and
 # landlock) and EXPORT_PROPERTY_SETS (4) the counts (repositories, and
 # change sets on each).  Each case applies with confine apply, about 1.5 s;
 # a longer search: EXPORT_PROPERTY_REPOS=500.  One fixed case first, a
@@ -27,7 +27,7 @@ GEN=$TESTS_SRCDIR/helpers/changeset.py
 case $BACKEND in
 bwrap)		BASE=${EXPORT_PROPERTY_SEED:-2}; REPOS=${EXPORT_PROPERTY_REPOS:-4} ;;
 landlock)	BASE=${EXPORT_PROPERTY_SEED:-3}; REPOS=${EXPORT_PROPERTY_REPOS:-4} ;;
-*)		BASE=${EXPORT_PROPERTY_SEED:-1}; REPOS=${EXPORT_PROPERTY_REPOS:-10} ;;
+*)		BASE=${EXPORT_PROPERTY_SEED:-1}; REPOS=${EXPORT_PROPERTY_REPOS:-6} ;;
 esac
 SETS=${EXPORT_PROPERTY_SETS:-4}
 # changeset.py apply --no-modes leaves chmod out, for a sandbox that
