@@ -70,11 +70,12 @@ EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy
 # in it; check-local fails when it falls out of step with INTEGRATION_TESTS.
 # The tests of HOST_SIDE_TESTS run on native only: they test what confine
 # does on the host alone, the same code whichever backend runs a session
-# (the trust pins of a workspace profile, the profile parser against the
-# --dry-run plan, "confine apply" running nothing of the repository, an
-# apply killed at any point); the export of each backend's sessions is
+# (which profile a run picks, the trust pins of a workspace profile, the
+# profile parser against the --dry-run plan, "confine apply" running
+# nothing of the repository, an apply killed at any point); each backend's
+# own plan is the unit tests' (tests/data/plan-dump-*.golden); the export of each backend's sessions is
 # tested by export-*, review-* and sessions on every backend.
-HOST_SIDE_TESTS = trust apply-safety apply-journal profile-property
+HOST_SIDE_TESTS = trust apply-safety apply-journal profiles profile-property
 BACKEND_TESTS = \
 	tests/bwrap/exit-status.bwrap \
 	tests/bwrap/namespaces.bwrap \
@@ -92,7 +93,6 @@ BACKEND_TESTS = \
 	tests/bwrap/dry-run.bwrap \
 	tests/bwrap/doctor.bwrap \
 	tests/bwrap/refusals.bwrap \
-	tests/bwrap/profiles.bwrap \
 	tests/bwrap/profile-mounts.bwrap \
 	tests/bwrap/export-property.bwrap \
 	tests/bwrap/export-security.bwrap \
@@ -123,7 +123,6 @@ BACKEND_TESTS = \
 	tests/landlock/dry-run.landlock \
 	tests/landlock/doctor.landlock \
 	tests/landlock/refusals.landlock \
-	tests/landlock/profiles.landlock \
 	tests/landlock/profile-mounts.landlock \
 	tests/landlock/export-property.landlock \
 	tests/landlock/export-security.landlock \
