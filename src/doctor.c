@@ -147,7 +147,7 @@ backends(int abi, const char *overlay_why)
 {
 	struct host h = { .uid = getuid(), .landlock_abi = abi };
 	const char *native_why, *auto_pick;
-	int status;
+	int status, keys;
 
 	h.userns_why = probe_userns_why(h.uid);
 	native_why = h.userns_why ? h.userns_why : overlay_why;
@@ -167,7 +167,12 @@ backends(int abi, const char *overlay_why)
 	if (h.bwrap.found && !h.bwrap.why)
 		printf("    host unix sockets: unreachable: confine answers "
 		    "unix connects and sends (seccomp user notification)\n");
-	if (abi >= 6) {
+	keys = probe_keys_shown();
+	if (abi >= 6 && keys > 0) {
+		printf("  landlock: no: /proc/keys shows %d of your kernel keys, "
+		    "whose names the command would see (Landlock cannot hide "
+		    "the file)\n", keys);
+	} else if (abi >= 6) {
 		printf("  landlock: yes (weaker: no pid or mount namespace; "
 		    "the workspace is a copy; network none or host only%s)\n",
 		    abi < 9 ? "; socket(AF_UNIX) refused, as landlock ABI < 9 "
@@ -191,7 +196,7 @@ backends(int abi, const char *overlay_why)
 		}
 	}
 	auto_pick = !native_why ? "native" : (h.bwrap.found && !h.bwrap.why) ?
-	    "bwrap" : abi >= 6 ? "landlock" : NULL;
+	    "bwrap" : abi >= 6 && keys == 0 ? "landlock" : NULL;
 	if (auto_pick) {
 		printf("auto: %s\n", auto_pick);
 		status = 0;

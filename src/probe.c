@@ -392,8 +392,8 @@ resolve_dir_abs(const char *p)
  * or a keyring named by a program.  Only their names would show, but the
  * landlock backend cannot hide the file (confine(1)).  Bounded: 64 KiB.
  */
-static int
-keys_shown(void)
+int
+probe_keys_shown(void)
 {
 	char buf[65536], type[32], *line, *save = NULL;
 	int fd, n = 0, at;
@@ -487,7 +487,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	h.root_links = root_links();
 	etc_private(&h);
 	h.landlock_abi = landlock_abi(&h.landlock_errno);
-	h.keys_shown = keys_shown();
+	h.keys_shown = probe_keys_shown();
 	h.userns_why = probe_userns_why(h.uid);
 	probe_bwrap_found(&h);
 	for (i = 0; i < 3; i++)

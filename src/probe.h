@@ -78,6 +78,9 @@ void	probe_bwrap_found(struct host *);
 /* Why this user cannot create user namespaces, or NULL.  Heap string. */
 char	*probe_userns_why(uid_t);
 
+/* How many keys /proc/keys shows that are not the kernel's own keyrings. */
+int	probe_keys_shown(void);
+
 /* Walk up from dir to the first directory holding .git; NULL if none. */
 char	*probe_git_top(const char *dir);
 
