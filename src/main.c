@@ -84,6 +84,20 @@ may_use_bwrap(const struct cli_opts *o, const struct profile *pr,
 	return streq(want, "bwrap") || (streq(want, "auto") && h->userns_why);
 }
 
+/* Can the backend be landlock?  Then the keys it would show are a fact. */
+static bool
+may_use_landlock(const struct cli_opts *o, const struct profile *pr,
+    const struct host *h)
+{
+	const char *want = o->backend_set ? syntax_backends[o->backend] :
+	    pr->backend.value ? pr->backend.value : "auto";
+
+	if (o->session_layout && streq(o->session_layout, "copy"))
+		return true;
+	return streq(want, "landlock") || (streq(want, "auto") &&
+	    h->userns_why);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -150,6 +164,8 @@ main(int argc, char **argv)
 		goto refuse;
 	if (may_use_bwrap(&opts, &profile, &host, &trial))
 		probe_bwrap(&host, trial);
+	if (may_use_landlock(&opts, &profile, &host))
+		host.keys_shown = probe_keys_shown();
 	/* The profile may name the workspace; an option still wins. */
 	if (choose_workspace(&opts, &host, &profile, &cause) < 0)
 		goto refuse;
@@ -203,6 +219,7 @@ again:
 		log_info("backend: native cannot start, trying the next");
 		plan_free(&plan);
 		probe_bwrap(&host, true);
+		host.keys_shown = probe_keys_shown();
 		goto again;
 	}
 	if (status == SANDBOX_NO_USERNS)

@@ -487,7 +487,6 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	h.root_links = root_links();
 	etc_private(&h);
 	h.landlock_abi = landlock_abi(&h.landlock_errno);
-	h.keys_shown = probe_keys_shown();
 	h.userns_why = probe_userns_why(h.uid);
 	probe_bwrap_found(&h);
 	for (i = 0; i < 3; i++)

@@ -45,7 +45,9 @@ struct host {
 	} bwrap;
 	int		 keys_shown;	/* keys in /proc/keys that are not
 					   the kernel's own keyrings (named
-					   "_..." or "....") */
+					   "_..." or "...."): probed only
+					   where landlock may be the backend
+					   (probe_keys_shown()), else 0 */
 	int		 landlock_abi;	/* 0: none */
 	int		 landlock_errno;	/* why not, when 0 */
 	bool		 is_tty[3];

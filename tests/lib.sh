@@ -372,23 +372,16 @@ fi
 # ---------------------------------------------------------- workspaces
 
 # A hash of a tree: names, types, modes, owners, sizes, mtimes, inodes,
-# link counts, symlink targets, and every regular file's content.
-# tests/helpers/tree-hash does it in one process (the escape suite hashes
-# trees several times a case, and a process costs milliseconds on a VM);
-# without it, one find lists every entry and hashes the regular files
-# (find flushes its output before each -exec) and one sort orders both.
+# link counts, symlink targets, and every regular file's content, by
+# tests/helpers/tree-hash, in one process (the escape suite hashes trees
+# several times a case, and a process costs milliseconds on a VM).
 TREE_HASH=$TESTS_BUILDDIR/helpers/tree-hash
+[ -x "$TREE_HASH" ] || {
+	echo "Bail out! no tree-hash helper at $TREE_HASH (make check builds it)"
+	exit 1
+}
 tree_hash() {
-	if [ -x "$TREE_HASH" ]; then
-		"$TREE_HASH" "$1"
-		return
-	fi
-	_th=$(
-		cd "$1" || exit 1
-		find . -printf '%p\t%y\t%m\t%U:%G\t%s\t%T@\t%i\t%n\t%l\n' \
-		    -type f -exec sha256sum {} + | sort | sha256sum
-	)
-	printf '%s\n' "${_th%% *}"
+	"$TREE_HASH" "$1"
 }
 
 git_fixed() {

@@ -70,6 +70,19 @@ git_clean() {
 	GIT_CONFIG_NOSYSTEM=1 HOME=$GIT_HOME git "$@"
 }
 
+# apply_copy ID DIR: confine apply --yes of a copy of session ID (its
+# meta, report and patch) whose workspace is DIR, as session ID-1; RC and
+# ERR as run_confine leaves them.
+apply_copy() {
+	_s=$SESSIONS/$1
+	mkdir "$_s-1" &&
+	    cp "$_s/meta" "$_s/report" "$_s/changes.patch" "$_s-1/" ||
+	    fail "cannot copy session $1"
+	sed -i -e "s|^workspace=.*|workspace=$2|" -e "s|^id=.*|id=$1-1|" \
+	    "$_s-1/meta"
+	RUN_CWD=$2 run_confine apply --yes "$1-1"
+}
+
 plan $((REPOS * SETS + 1))
 diag "seeds: EXPORT_PROPERTY_SEED=$BASE, $REPOS repositories x $SETS change sets"
 
@@ -114,12 +127,7 @@ t_set() {
 	if [ -s "$patch" ]; then
 		# confine apply itself, on the copy A: a copy of the session's
 		# export whose workspace is A.
-		sdir=${patch%/changes.patch}
-		mkdir "$sdir-1"
-		cp "$sdir/meta" "$sdir/report" "$sdir/changes.patch" "$sdir-1/"
-		sed -i -e "s|^workspace=.*|workspace=$A|" -e "s|^id=.*|id=$id-1|" \
-		    "$sdir-1/meta"
-		RUN_CWD=$A run_confine apply --yes "$id-1"
+		apply_copy "$id" "$A"
 		[ "$RC" -eq 0 ] || {
 			diag_file "$TEST_TMP/ops" "the change set"
 			diag_file "$ERR" "confine apply"
@@ -214,11 +222,7 @@ t_names() {
 		fail "git apply of the patch is not the command's tree"
 	}
 	# So does confine apply, on a copy of the session whose workspace is A.
-	mkdir "$SESSIONS/$id-1"
-	cp "$SESSIONS/$id/meta" "$SESSIONS/$id/report" "$patch" "$SESSIONS/$id-1/"
-	sed -i -e "s|^workspace=.*|workspace=$A|" -e "s|^id=.*|id=$id-1|" \
-	    "$SESSIONS/$id-1/meta"
-	RUN_CWD=$A run_confine apply --yes "$id-1"
+	apply_copy "$id" "$A"
 	[ "$RC" -eq 0 ] || {
 		diag_file "$ERR" "confine apply"
 		fail "confine apply refuses the session's patch"
