@@ -125,19 +125,15 @@ has(const char *sdir, const char *name)
 static int
 ensure_export(const char *sdir)
 {
+	/* Quiet, but for a wait on another export of it. */
+	char *argv[] = { (char *)"-q", (char *)"-w", (char *)sdir, NULL };
 	int r;
 
 	if (has(sdir, "changes.patch") && has(sdir, "report"))
 		return 0;
 	if (!has(sdir, "upper"))
 		return -1;
-	{
-		/* Quiet, but for a wait on another export of it. */
-		char *argv[] = { (char *)"-q", (char *)"-w", (char *)sdir,
-		    NULL };
-
-		r = workspace_export_run(argv);
-	}
+	r = workspace_export_run(argv);
 	return r == 0 || r == WORKSPACE_EXPORT_NOTHING ? 0 : -1;
 }
 
