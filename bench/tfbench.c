@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: ISC
 /*
- * tfbench.c - the output filter alone (src/termfilter.c) over a file held
+ * tfbench.c - the output filter alone (src/lib/term-filter.c) over a file held
  * in memory, in reads of 64 KiB as the relay makes them: MiB/s of CPU time
  * (the process's own, so a busy machine slows it little) on stdout.
  *
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "termfilter.h"
+#include "lib/term-filter.h"
 
 #define CHUNK	(64 * 1024)
 

@@ -10,8 +10,8 @@
 # whole of libconfine.a with the sanitizers took most of the run's time.
 if ENABLE_FUZZING
 noinst_PROGRAMS += fuzz/profile-fuzzer
-fuzz_profile_fuzzer_SOURCES = fuzz/profile-fuzzer.c src/profile.c \
-	src/syntax.c src/term.c src/util.c src/log.c
+fuzz_profile_fuzzer_SOURCES = fuzz/profile-fuzzer.c src/input/profile.c \
+	src/input/values.c src/lib/term-escape.c src/lib/util.c src/lib/log.c
 fuzz_profile_fuzzer_CFLAGS = $(AM_CFLAGS) $(FUZZ_FLAGS)
 fuzz_profile_fuzzer_LDFLAGS = $(FUZZ_FLAGS)
 fuzz_profile_fuzzer_LDADD = $(INIH_LIBS)

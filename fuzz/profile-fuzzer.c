@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "profile.h"
-#include "syntax.h"
-#include "util.h"
+#include "input/profile.h"
+#include "input/values.h"
+#include "lib/util.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -1,100 +1,231 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 #
-# check-layering.sh - dependencies point down only (STYLE.md section 2).
-# Reads the '#include "..."' lines of src/*.c and src/*.h and prints one TAP
-# line per file; a file fails on any include its layer may not make:
-#   - enforcement modules include only plan.h log.h util.h sys.h copy.h
-#     termfilter.h (pure) and their own header, so never each other;
-#   - policy includes no enforcement header;
-#   - the read stage and the leaves (cli env util log sys plan probe
-#     profile) include no enforcement header, nor policy.h nor sandbox.h;
-#   - every module: only headers that exist in src/, and sandbox.h or
-#     doctor.h only from main.c or their own module.
+# check-layering.sh - the architecture of src/ (HACKING.md), checked.
+#
+# Every file under src/ is classified by its folder, and a folder may
+# include the headers of the folders below it only:
+#
+#   lib      lib
+#   input    lib input
+#   policy   lib input policy
+#   enforce  lib and policy/plan.h: one mechanism each, never each other
+#   store    lib store
+#   run      lib input policy enforce store run
+#   export   lib input store export
+#   cmd      lib input policy enforce store run cmd
+#
+# Then, on the built objects (TESTS_BUILDDIR/../src), two facts a reader of
+# the includes cannot see:
+#   - no cycle between files: file A uses a function defined in file B
+#     (nm), and no chain of such uses leads from B back to A;
+#   - policy is pure: its objects call nothing outside lib, input and
+#     policy but the C library's memory, string and formatting functions
+#     (no system call, no file opened), and enforcement modules never exit.
 # config.h (generated, included first everywhere) is always allowed.
 
-src=${TESTS_SRCDIR:-$(dirname "$0")}/../src
-enforcement="ns mount net landlock syscall-filter caps pty workspace"
-enforcement_allowed="plan log util sys copy termfilter"
-leaves="cli env util log sys plan probe profile copy stage"
+top=${TESTS_SRCDIR:-$(dirname "$0")}/..
+src=$top/src
+obj=${TESTS_BUILDDIR:-$top/tests}/../src
 
-if ! ls "$src"/*.c >/dev/null 2>&1; then
-	echo "Bail out! no sources in $src (set TESTS_SRCDIR to tests/)"
+if ! ls "$src"/lib/*.c >/dev/null 2>&1; then
+	echo "Bail out! no sources in $src/lib (set TESTS_SRCDIR to tests/)"
 	exit 1
 fi
 
+allowed_lib="lib"
+allowed_input="lib input"
+allowed_policy="lib input policy"
+allowed_enforce="lib"
+allowed_store="lib store"
+allowed_run="lib input policy enforce store run"
+allowed_export="lib input store export"
+allowed_cmd="lib input policy enforce store run cmd"
+folders="lib input policy enforce store run export cmd"
+
 in_list() {
-	# in_list WORD LIST: is WORD one of the words of LIST?
 	case " $2 " in
 	*" $1 "*) return 0 ;;
 	esac
 	return 1
 }
 
-# The headers a file includes with quotes, without ".h", one a line.
+# The headers a file includes with quotes, one a line, as written.
 includes() {
 	grep '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$1" |
-	    sed 's/^[^"]*"\([^"]*\)".*/\1/; s/\.h$//'
+	    sed 's/^[^"]*"\([^"]*\)".*/\1/'
 }
 
-# Print why MODULE may not include HEADER; nothing if it may.
+# Print why FILE (folder/name.c) may not include HEADER; nothing if it may.
 violation() {
-	module=$1 header=$2
-	[ "$header" = config ] && return
-	if [ ! -f "$src/$header.h" ]; then
-		echo "includes \"$header.h\", which is not a header in src/"
-		return
-	fi
-	[ "$header" = "$module" ] && return
-	if in_list "$module" "$enforcement"; then
-		if in_list "$header" "$enforcement"; then
-			echo "enforcement module includes enforcement" \
-			    "module \"$header.h\""
-		elif ! in_list "$header" "$enforcement_allowed"; then
-			echo "enforcement module includes \"$header.h\"" \
-			    "(only plan.h log.h util.h sys.h copy.h)"
-		fi
-		return
-	fi
-	if [ "$module" = policy ] && in_list "$header" "$enforcement"; then
-		echo "policy includes enforcement header \"$header.h\""
-		return
-	fi
-	if in_list "$module" "$leaves"; then
-		if in_list "$header" "$enforcement policy sandbox"; then
-			echo "$module sits below \"$header.h\""
-			return
-		fi
-	fi
+	file=$1 header=$2
+	folder=${file%%/*}
+	[ "$header" = config.h ] && return
 	case $header in
-	sandbox | doctor)
-		[ "$module" = main ] ||
-		    echo "only main.c wires in \"$header.h\""
+	*/*) ;;
+	*)
+		echo "includes \"$header\" without its folder"
+		return
 		;;
 	esac
+	if [ ! -f "$src/$header" ]; then
+		echo "includes \"$header\", which is not a header in src/"
+		return
+	fi
+	hfolder=${header%%/*}
+	eval "allowed=\$allowed_$folder"
+	[ "${file%.*}" = "${header%.h}" ] && return
+	if [ "$folder" = enforce ]; then
+		[ "$header" = policy/plan.h ] && return
+		[ "$hfolder" = enforce ] &&
+		    echo "enforcement module includes enforcement module" \
+		    "\"$header\"" && return
+	fi
+	in_list "$hfolder" "$allowed" ||
+	    echo "$folder/ may not include $hfolder/ (\"$header\")"
 }
 
+files=
+for d in $folders; do
+	for f in "$src/$d"/*.c "$src/$d"/*.h; do
+		[ -f "$f" ] && files="$files ${f#"$src"/}"
+	done
+done
+stray=$(cd "$src" && for p in *.[ch] */*.[ch]; do
+	[ -f "$p" ] || continue
+	in_list "${p%%/*}" "$folders" || echo "$p"
+done)
+
 n=0
-for f in "$src"/*.c "$src"/*.h; do
+for f in $files; do
 	n=$((n + 1))
 done
-echo "1..$n"
+echo "1..$((n + 4))"
 
 i=0 failed=0
-for f in "$src"/*.c "$src"/*.h; do
+for f in $files; do
 	i=$((i + 1))
-	name=$(basename "$f")
-	module=${name%.*}
 	why=
-	for h in $(includes "$f"); do
-		w=$(violation "$module" "$h")
+	for h in $(includes "$src/$f"); do
+		w=$(violation "$f" "$h")
 		[ -n "$w" ] && why="${why:+$why; }$w"
 	done
 	if [ -z "$why" ]; then
-		echo "ok $i - $name"
+		echo "ok $i - $f"
 	else
-		echo "not ok $i - $name: $why"
+		echo "not ok $i - $f: $why"
 		failed=$((failed + 1))
 	fi
 done
+
+i=$((i + 1))
+if [ -z "$stray" ]; then
+	echo "ok $i - every file of src/ is in one of: $folders"
+else
+	echo "not ok $i - outside the folders: $(echo $stray)"
+	failed=$((failed + 1))
+fi
+
+# The objects: "FILE DEF SYMBOL" and "FILE USE SYMBOL" lines.
+objs=$(ls "$obj"/*/*.o 2>/dev/null)
+if [ -z "$objs" ] || ! command -v nm >/dev/null; then
+	for w in "no cycle" "policy is pure" "enforcement never exits"; do
+		i=$((i + 1))
+		echo "ok $i # SKIP $w: no objects in $obj (build first) or no nm"
+	done
+	[ "$failed" -eq 0 ]
+	exit
+fi
+syms=$(for o in $objs; do
+	f=${o#"$obj"/}
+	d=${f%%/*}
+	b=${f##*/}
+	b=${b%.o}
+	b=${b#*-}	# automake's per-target prefix
+	case $d/$b in
+	export/main | cmd/main) ;;
+	*)
+		nm "$o" | awk -v f="$d/$b" '
+		    $1 == "U" { print f, "USE", $2; next }
+		    $2 ~ /^[TDBR]$/ { print f, "DEF", $3 }'
+		;;
+	esac
+done)
+
+i=$((i + 1))
+cycle=$(echo "$syms" | awk '
+	$2 == "DEF" { def[$3] = $1 }
+	$2 == "USE" { use[++n] = $1 SUBSEP $3 }
+	END {
+		for (k = 1; k <= n; k++) {
+			split(use[k], p, SUBSEP)
+			if (p[2] in def && def[p[2]] != p[1])
+				edge[p[1], def[p[2]]] = 1
+		}
+		for (e in edge) {
+			split(e, p, SUBSEP)
+			node[p[1]] = 1; node[p[2]] = 1
+		}
+		# Floyd-Warshall reachability: the graph is a few dozen files.
+		for (e in edge)
+			reach[e] = 1
+		for (k in node) for (a in node) if ((a, k) in reach)
+			for (b in node) if ((k, b) in reach)
+				reach[a, b] = 1
+		for (a in node) if ((a, a) in reach) {
+			out = out " " a
+		}
+		print out
+	}')
+if [ -z "$(echo $cycle)" ]; then
+	echo "ok $i - no cycle between files (by the functions they use)"
+else
+	echo "not ok $i - files in a cycle of calls:$cycle"
+	failed=$((failed + 1))
+fi
+
+# The C library functions policy may call: memory, strings, formatting to
+# a caller's stream, sorting, time conversion.  Nothing that opens, reads
+# or asks the kernel.
+pure='abort calloc free malloc realloc memcmp memcpy memmove memset memchr
+strlen strnlen strcmp strncmp strchr strrchr strstr strspn strcspn strdup
+strndup strtol strtoul strtoull strtoll snprintf vsnprintf sprintf fprintf
+vfprintf fputc fputs fwrite putc qsort gmtime_r __stack_chk_fail
+__snprintf_chk __sprintf_chk __vsnprintf_chk __fprintf_chk __vfprintf_chk
+__memcpy_chk __memmove_chk __memset_chk __strcpy_chk __stpcpy_chk
+__strcat_chk __strncpy_chk __ctype_b_loc __ctype_tolower_loc
+__ctype_toupper_loc __assert_fail isatty strcpy stpcpy strcat strncpy
+strsep strtok_r strftime __popcountdi2 ferror'
+i=$((i + 1))
+impure=$(echo "$syms" | awk -v pure="$pure" '
+	BEGIN { n = split(pure, p); for (k = 1; k <= n; k++) ok[p[k]] = 1 }
+	$2 == "DEF" { def[$3] = $1 }
+	$2 == "USE" && $1 ~ /^policy\// { use[$1 " " $3] = 1 }
+	END {
+		for (u in use) {
+			split(u, p, " ")
+			s = p[2]; d = def[s]
+			if (s in ok || d ~ /^(policy|input)\// ||
+			    (d ~ /^lib\// && d != "lib/sys"))
+				continue
+			print p[1] ": " s
+		}
+	}' | sort)
+if [ -z "$impure" ]; then
+	echo "ok $i - policy is pure: no system call, no file opened"
+else
+	echo "not ok $i - policy calls outside itself: $(echo $impure)"
+	failed=$((failed + 1))
+fi
+
+i=$((i + 1))
+exits=$(echo "$syms" | awk '$2 == "USE" && $1 ~ /^enforce\// &&
+    ($3 == "exit" || $3 == "die" || $3 == "_exit") { print $1 ": " $3 }' |
+    sort -u)
+if [ -z "$exits" ]; then
+	echo "ok $i - enforcement modules never exit (they return an error)"
+else
+	echo "not ok $i - enforcement modules exit: $(echo $exits)"
+	failed=$((failed + 1))
+fi
 [ "$failed" -eq 0 ]

@@ -8,7 +8,7 @@
 check_PROGRAMS += tests/helpers/try-syscall tests/helpers/procs
 tests_helpers_try_syscall_SOURCES = tests/helpers/try-syscall.c
 check_PROGRAMS += tests/helpers/notify-probe tests/helpers/tree-hash
-tests_helpers_tree_hash_SOURCES = tests/helpers/tree-hash.c src/sha256.c
+tests_helpers_tree_hash_SOURCES = tests/helpers/tree-hash.c src/lib/sha256.c
 tests_helpers_notify_probe_SOURCES = tests/helpers/notify-probe.c
 tests_helpers_procs_SOURCES = tests/helpers/procs.c
 

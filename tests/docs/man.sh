@@ -3,7 +3,7 @@
 # The manual pages against the program: every option of "confine --help"
 # is in confine(1)'s OPTIONS and every option there is in --help; the same
 # for the subcommands (COMMANDS) and the exit statuses (EXIT STATUS); every
-# profile key the loader knows (src/profile.c) is in confine-profile(5);
+# profile key the loader knows (src/input/profile.c) is in confine-profile(5);
 # the shipped roff is what scdoc makes of the .scd source (when scdoc is
 # installed), and man(1) reads it without a warning (when man is).
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
@@ -123,7 +123,7 @@ t_sections() {
 }
 
 t_profile_keys() {
-	src=$top/src/profile.c
+	src=$top/src/input/profile.c
 	[ -r "$src" ] || skip_case "no $src"
 	keys=$(sed -n 's/^[[:space:]]*K("\([a-z]*\)", "\([a-z-]*\)",.*/\1 \2/p' "$src")
 	[ "$(printf '%s\n' "$keys" | wc -l)" -ge 10 ] ||

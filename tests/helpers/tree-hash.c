@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/sha256.h"
+#include "../../src/lib/sha256.h"
 
 #define CHUNK	(1024 * 1024)
 

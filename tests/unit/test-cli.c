@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "util.h"
+#include "input/cli.h"
+#include "policy/plan.h"
+#include "lib/util.h"
 
 #include "tap.h"
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env.h"
-#include "util.h"
+#include "lib/env.h"
+#include "lib/util.h"
 
 #include "tap.h"
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flag.h"
-#include "util.h"
+#include "export/review-flags.h"
+#include "lib/util.h"
 
 #include "tap.h"
 

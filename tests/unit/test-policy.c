@@ -21,12 +21,12 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "env.h"
-#include "policy.h"
-#include "bwrap.h"
-#include "profile.h"
-#include "syntax.h"
-#include "util.h"
+#include "input/profile.h"
+#include "input/values.h"
+#include "lib/env.h"
+#include "lib/util.h"
+#include "policy/bwrap-argv.h"
+#include "policy/compute.h"
 
 #include "tap.h"
 

@@ -43,9 +43,9 @@
 #define HAVE_MALLINFO2	1
 #endif
 
-#include "profile.h"
-#include "syntax.h"
-#include "util.h"
+#include "input/profile.h"
+#include "input/values.h"
+#include "lib/util.h"
 
 #include "tap.h"
 

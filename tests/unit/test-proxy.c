@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy.h"
-#include "util.h"
+#include "lib/util.h"
+#include "run/proxy.h"
 
 #include "tap.h"
 

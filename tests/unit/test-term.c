@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "term.h"
-#include "util.h"
+#include "lib/term-escape.h"
+#include "lib/util.h"
 
 #include "tap.h"
 

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "termfilter.h"
-#include "util.h"
+#include "lib/term-filter.h"
+#include "lib/util.h"
 
 #include "tap.h"
 

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: ISC
+/*
+ * cmd/main.c - read, decide, apply: cli and probe, then policy, then the
+ * backend.  Maps every outcome to an exit status.  No policy here.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/doctor.h"
+#include "cmd/profile-trust.h"
+#include "cmd/sessions.h"
+#include "input/cli.h"
+#include "input/host-probe.h"
+#include "input/profile-select.h"
+#include "input/profile.h"
+#include "input/values.h"
+#include "lib/env.h"
+#include "lib/log.h"
+#include "lib/sys.h"
+#include "lib/util.h"
+#include "policy/bwrap-argv.h"
+#include "policy/compute.h"
+#include "policy/plan.h"
+#include "run/inner-stage.h"
+#include "run/supervisor.h"
+
+/* Make sure 0, 1, 2 exist and nothing else we inherited stays open. */
+static void
+sanitize_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+	if (sys_close_range(3, ~0U, 0) < 0)
+		for (fd = 3; fd < 1024; fd++)
+			close(fd);
+}
+
+/*
+ * CONFINE_BACKEND: the backend when neither --backend nor the profile's
+ * backend key says which.
+ */
+static int
+backend_from_env(struct cli_opts *o, char *const *env, char **cause)
+{
+	const char *v = env_get(env, "CONFINE_BACKEND");
+	autofree char *why = NULL;
+
+	if (o->backend_set || v == NULL || v[0] == '\0')
+		return 0;
+	if (syntax_word(v, syntax_backends, &why) < 0) {
+		*cause = xasprintf("CONFINE_BACKEND: %s", why);
+		return -1;
+	}
+	o->backend = (enum plan_backend)syntax_word_index(v, syntax_backends);
+	o->backend_set = true;
+	o->backend_origin = "environment CONFINE_BACKEND";
+	return 0;
+}
+
+/*
+ * The backend asked for, before the policy: is bwrap worth probing, and
+ * must the probe try a sandbox (auto's choice depends on it)?
+ */
+static bool
+may_use_bwrap(const struct cli_opts *o, const struct profile *pr,
+    const struct host *h, bool *trial)
+{
+	const char *want = o->backend_set ? syntax_backends[o->backend] :
+	    pr->backend.value ? pr->backend.value : "auto";
+
+	*trial = !streq(want, "bwrap");
+	if (o->session_layout && streq(o->session_layout, "copy"))
+		return true;
+	return streq(want, "bwrap") || (streq(want, "auto") && h->userns_why);
+}
+
+/* Can the backend be landlock?  Then the keys it would show are a fact. */
+static bool
+may_use_landlock(const struct cli_opts *o, const struct profile *pr,
+    const struct host *h)
+{
+	const char *want = o->backend_set ? syntax_backends[o->backend] :
+	    pr->backend.value ? pr->backend.value : "auto";
+
+	if (o->session_layout && streq(o->session_layout, "copy"))
+		return true;
+	return streq(want, "landlock") || (streq(want, "auto") &&
+	    h->userns_why);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cli_opts opts;
+	struct host host;
+	struct plan plan;
+	struct profile profile = { 0 };
+	autostrv char **env = NULL, **keep = NULL;
+	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
+	size_t i;
+	int status;
+	bool trial;
+
+	/* bwrap runs confine again inside its sandbox: the inner stage. */
+	if (argc > 1 && streq(argv[1], BWRAP_INNER_ARG))
+		return inner_main(argc, argv);
+	sanitize_fds();
+	env = env_snapshot(argc, argv);
+	if (cli_parse(argc, argv, &opts, &cause) < 0) {
+		fprintf(stderr, "confine: %s\nhint: see 'confine --help'\n",
+		    cause);
+		return EXIT_CONFINE;
+	}
+	log_set_level(opts.verbosity);
+	switch (opts.cmd) {
+	case CLI_HELP:
+		fputs(cli_usage, stdout);
+		return 0;
+	case CLI_VERSION:
+		printf("confine %s\n", PACKAGE_VERSION);
+		return 0;
+	case CLI_DOCTOR:
+		return doctor_run();
+	case CLI_PROFILE_LIST:
+		return subcmd_profile_list(env);
+	case CLI_PROFILE_SHOW:
+		return subcmd_profile_show(&opts, env);
+	case CLI_PROFILE_CHECK:
+		return subcmd_profile_check(&opts, env);
+	case CLI_TRUST:
+		return subcmd_trust(&opts, env);
+	case CLI_LS:
+		return session_ls(env);
+	case CLI_SHOW:
+		return session_show(&opts, env);
+	case CLI_DIFF:
+		return session_diff(&opts, env);
+	case CLI_APPLY:
+		return session_apply(&opts, env);
+	case CLI_DROP:
+		return session_drop(&opts, env);
+	case CLI_ENTER:
+		session_enter_opts(&opts, env, &keep);
+		break;
+	case CLI_RUN:
+		break;
+	}
+
+	if (probe_host(env, opts.workspace, &host, &cause) < 0)
+		die("%s", cause);
+	if (choose_profile(&opts, &host, &profile, &reason, &cause, &hint) < 0)
+		goto refuse;
+	if (!profile.backend.value && backend_from_env(&opts, env, &cause) < 0)
+		goto refuse;
+	if (may_use_bwrap(&opts, &profile, &host, &trial))
+		probe_bwrap(&host, trial);
+	if (may_use_landlock(&opts, &profile, &host))
+		host.keys_shown = probe_keys_shown();
+	/* The profile may name the workspace; an option still wins. */
+	if (choose_workspace(&opts, &host, &profile, &cause) < 0)
+		goto refuse;
+again:
+	if (policy_compute(&opts, &host, env, &profile, reason, &plan, &cause,
+	    &hint) < 0)
+		goto refuse;
+	if (opts.dry_run) {
+		plan_dump(&plan, stdout);
+		plan_free(&plan);
+		return 0;
+	}
+	if (plan.run_refused) {
+		cause = xasprintf("%s", plan.run_refused);
+		hint = xasprintf("run confine as an unprivileged user, or use "
+		    "a quadrant without leg C (sealed, offline)");
+		plan_free(&plan);
+		goto refuse;
+	}
+	if (plan.warn_trusted)
+		log_warn("quadrant trusted (profile %s): the command may read "
+		    "private data and communicate externally; only for input "
+		    "you trust", plan.profile);
+	log_info("profile: %s (%s)", plan.profile, plan.profile_reason);
+	log_info("backend: %s", plan.backend_reason);
+	log_info("landlock: ABI %d", plan.landlock.abi);
+	for (i = 0; i < plan.ndegraded; i++)
+		log_info("missing: %s", plan.degraded[i]);
+	/* On every run but with -q: what this backend does not protect. */
+	if (plan.nweaker && opts.verbosity >= 0)
+		fprintf(stderr, "confine: backend %s: weaker than native: %s%s\n",
+		    plan.backend == PLAN_BACKEND_BWRAP ? "bwrap" : "landlock",
+		    plan.weaker[0], plan.nweaker > 1 ? " (and more: "
+		    "--dry-run)" : "");
+	for (i = 1; i < plan.nweaker; i++)
+		log_info("weaker: %s", plan.weaker[i]);
+	log_info("workspace: %s", plan.workspace);
+	log_info("session: %s", plan.session_dir);
+	if (plan.reenter)
+		log_msg("session %s: entering its tree (%s)", plan.session_id,
+		    plan.workspace);
+	else
+		session_recover(plan.session_dir, plan.workspace);
+	status = sandbox_run(&plan);
+	if (status == SANDBOX_NO_USERNS && !opts.backend_set &&
+	    !(profile.backend.value && !streq(profile.backend.value, "auto"))) {
+		/* auto: a container's filter said no; the next backend. */
+		free(host.userns_why);
+		host.userns_why = xstrdup("creating them fails (a container's "
+		    "seccomp filter, or a sysctl)");
+		log_info("backend: native cannot start, trying the next");
+		plan_free(&plan);
+		probe_bwrap(&host, true);
+		host.keys_shown = probe_keys_shown();
+		goto again;
+	}
+	if (status == SANDBOX_NO_USERNS)
+		status = EXIT_CONFINE;
+	profile_free(&profile);
+	host_free(&host);
+	plan_free(&plan);
+	cli_opts_free(&opts);
+	return status;
+refuse:
+	fprintf(stderr, "confine: %s\n", cause);
+	if (hint)
+		fprintf(stderr, "hint: %s\n", hint);
+	return EXIT_CONFINE;
+}

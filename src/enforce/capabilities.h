@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * enforce/capabilities.h - capabilities.
+ *
+ * Runs in: the sandbox's first process, after mounts and network.
+ */
+#ifndef CONFINE_CAPS_H
+#define CONFINE_CAPS_H
+
+#include <stdbool.h>
+
+/*
+ * Lock the securebits so uid 0 gains nothing at execve, empty every
+ * capability set (effective, permitted, inheritable, bounding, ambient)
+ * with libcap-ng, then verify each set with the kernel.  0 or -errno;
+ * on failure *what names the set that is not empty.
+ */
+int	caps_drop_all(const char **what);
+
+/*
+ * Are the effective, permitted, inheritable and ambient sets empty, and
+ * with bounding the bounding set too?  0 or -EPERM with *what naming the
+ * set; for a process that has no capabilities to drop (with no_new_privs
+ * an execve cannot raise them from the bounding set).
+ */
+int	caps_verify(bool bounding, const char **what);
+
+#endif

@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: ISC
+/*
+ * export/changes.c - the changes in an overlayfs upper layer (overlayfs docs:
+ * whiteouts are 0/0 character devices, an opaque directory carries the
+ * user.overlay.opaque xattr when mounted with userxattr).
+ *
+ * Runs in: the export, outside the sandbox, after it is gone.  The upper
+ * layer is untrusted input.
+ * MUST: reach both layers only through fds and openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS), so no agent-made link is ever followed.
+ * MUST: never descend into or export a ".git" component.
+ * MUST: cost what the change costs: walk the upper layer, and of the lower
+ * layer only the paths the upper one names.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "export/changes.h"
+#include "lib/util.h"
+
+/*
+ * How deep the walks go: a directory below is listed under "skipped" with
+ * this reason, the rest is exported (git itself stops near 4096 bytes of
+ * path, which 256 levels of real names reach long before).
+ */
+#define MAX_DEPTH	256
+#define TOO_DEEP	"deeper than 256 directories: not exported"
+
+/* The upper layer is a whole copy (upper_set_copy()), not an overlay's. */
+static bool copy_mode;
+static struct timespec copy_since;
+static char *const *copy_hidden;
+static const struct upper_dir *copy_dirs;	/* sorted by inode */
+static size_t copy_ndirs;
+
+void
+upper_set_copy(const struct timespec *since, char *const *hidden,
+    const struct upper_dir *dirs, size_t ndirs)
+{
+	copy_mode = true;
+	copy_since = *since;
+	copy_hidden = hidden;
+	copy_dirs = dirs;
+	copy_ndirs = ndirs;
+}
+
+static int
+by_ino(const void *k, const void *e)
+{
+	ino_t a = *(const ino_t *)k, b = ((const struct upper_dir *)e)->ino;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Was this directory of the copy made by the copy at another path: moved
+ * by the command?  Its files keep their ctimes, so they must all be
+ * looked at.
+ */
+static bool
+moved(ino_t ino, const char *path)
+{
+	const struct upper_dir *d = copy_ndirs ? bsearch(&ino, copy_dirs,
+	    copy_ndirs, sizeof(*copy_dirs), by_ino) : NULL;
+
+	return d && !streq(d->path, path);
+}
+
+static bool
+is_hidden(const char *path)
+{
+	size_t i;
+
+	for (i = 0; copy_hidden && copy_hidden[i]; i++)
+		if (path_has_prefix(path, copy_hidden[i]))
+			return true;
+	return false;
+}
+
+bool
+upper_copy_unchanged(const struct stat *st)
+{
+	return copy_mode && !timespec_ge(&st->st_ctim, &copy_since);
+}
+
+/* Copy mode: did the command change it (its ctime is the start's or later)? */
+static bool
+changed_since(const struct stat *st)
+{
+	return timespec_ge(&st->st_ctim, &copy_since);
+}
+
+struct walk {
+	struct upper_changes	*out;
+	char			**paths;	/* candidates, unsorted */
+	size_t			 npaths;
+	int			 lower;
+};
+
+static int
+open_beneath(int root, const char *path, int flags)
+{
+	struct open_how how = { .flags = (uint64_t)flags | O_CLOEXEC,
+	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+	    RESOLVE_NO_MAGICLINKS };
+	int fd;
+
+	if ((fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how))) < 0)
+		return -errno;
+	return fd;
+}
+
+static bool
+is_whiteout(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(0, 0);
+}
+
+static bool
+is_opaque(int fd)
+{
+	char v[2];
+
+	return fgetxattr(fd, "user.overlay.opaque", v, sizeof(v)) == 1 &&
+	    v[0] == 'y';
+}
+
+/* A directory the command made unreadable is its own: opened to it. */
+static void
+open_up(int dirfd, const char *name, mode_t mode)
+{
+	if (fchmodat(dirfd, name, (mode & 07777) | S_IRWXU, 0) < 0) {
+		/* The open after it fails and says why. */
+	}
+}
+
+static void
+skip(struct walk *w, const char *path, const char *why)
+{
+	strv_push(&w->out->skipped, &w->out->nskipped,
+	    xasprintf("%s (%s)", path, why));
+}
+
+static void
+candidate(struct walk *w, const char *path)
+{
+	/* Left out of the copy, so absent there: not a deletion. */
+	if (is_hidden(path))
+		return;
+	strv_push(&w->paths, &w->npaths, xstrdup(path));
+}
+
+/* Every file and link below lower's dir path: each may be gone now. */
+static int
+lower_subtree(struct walk *w, const char *path, int depth)
+{
+	autoclose int fd = -1;
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > MAX_DEPTH) {
+		skip(w, path, TOO_DEEP);
+		return 0;
+	}
+	if ((fd = open_beneath(w->lower, path, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW)) < 0)
+		return fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP ? 0 : fd;
+	if ((d = fdopendir(dup(fd))) == NULL)
+		return -errno;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		autofree char *sub = NULL;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, "..") ||
+		    strcasecmp(e->d_name, ".git") == 0)
+			continue;
+		sub = path_join_rel(path, e->d_name);
+		if (e->d_type == DT_DIR)
+			r = lower_subtree(w, sub, depth + 1);
+		else
+			candidate(w, sub);
+	}
+	closedir(d);
+	return r;
+}
+
+static enum upper_type
+type_of(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return UPPER_FILE;
+	if (S_ISLNK(st->st_mode))
+		return UPPER_LINK;
+	if (S_ISDIR(st->st_mode))
+		return UPPER_DIR;
+	return UPPER_OTHER;
+}
+
+/* The type of path in lower, following no link; ABSENT when not there. */
+static enum upper_type
+lower_type(struct walk *w, const char *path)
+{
+	autoclose int fd = open_beneath(w->lower, path, O_PATH | O_NOFOLLOW);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return UPPER_ABSENT;
+	return type_of(&st);
+}
+
+static int
+walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
+    const char **where)
+{
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > MAX_DEPTH) {
+		skip(w, prefix, TOO_DEEP);
+		return 0;
+	}
+	if ((d = fdopendir(dup(dirfd))) == NULL)
+		return -errno;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		autofree char *path = NULL;
+		struct stat st;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		path = path_join_rel(prefix, e->d_name);
+		/* Any case: git on a case-insensitive filesystem, and
+		 * libgit2, treat ".GIT" as ".git". */
+		if (strcasecmp(e->d_name, ".git") == 0) {
+			skip(w, path, "git internals are never exported");
+			continue;
+		}
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			*where = "upper layer";
+			r = -errno;
+			break;
+		}
+		if (is_whiteout(&st)) {
+			/* Deleted: the file, or everything in the dir. */
+			if (lower_type(w, path) == UPPER_DIR)
+				r = lower_subtree(w, path, depth + 1);
+			else
+				candidate(w, path);
+		} else if (S_ISDIR(st.st_mode)) {
+			autoclose int sub = -1;
+			enum upper_type lt = lower_type(w, path);
+
+			/* A directory the command made 000: its own, opened. */
+			if ((st.st_mode & S_IRWXU) != S_IRWXU &&
+			    st.st_uid == geteuid())
+				open_up(dirfd, e->d_name, st.st_mode);
+			sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub < 0) {
+				*where = "upper layer";
+				r = -errno;
+				break;
+			}
+			if (lt == UPPER_FILE || lt == UPPER_LINK)
+				candidate(w, path);	/* replaced by a dir */
+			else if (lt == UPPER_DIR && is_opaque(sub))
+				r = lower_subtree(w, path, depth + 1);
+			if (r == 0)
+				r = walk_upper(w, sub, path, depth + 1, where);
+		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+			/* A file or link where lower has a dir: its files go. */
+			if (lower_type(w, path) == UPPER_DIR)
+				r = lower_subtree(w, path, depth + 1);
+			candidate(w, path);
+		} else {
+			skip(w, path, S_ISFIFO(st.st_mode) ? "a fifo" :
+			    S_ISSOCK(st.st_mode) ? "a socket" : "a device node");
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+/* Is name an entry of dirfd?  Without following it. */
+static bool
+has_entry(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/*
+ * A whole copy: a path is a candidate when it changed since the copy was
+ * made (its ctime, which no program can set back), or when its directory
+ * did (entries made, removed or renamed there); and lower's entries that
+ * such a directory no longer has are gone.
+ */
+static int
+walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
+    bool force, const char **where)
+{
+	struct stat dst;
+	bool dir_changed;
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > MAX_DEPTH) {
+		skip(w, prefix, TOO_DEEP);
+		return 0;
+	}
+	if (fstat(dirfd, &dst) < 0)
+		return -errno;
+	/* Forced: below a moved directory, every entry is a candidate. */
+	dir_changed = force || changed_since(&dst);
+	if ((d = fdopendir(dup(dirfd))) == NULL)
+		return -errno;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		autofree char *path = NULL;
+		struct stat st;
+		enum upper_type lt;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		path = path_join_rel(prefix, e->d_name);
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			*where = "the workspace's copy";
+			r = -errno;
+			break;
+		}
+		/* As an overlay's upper layer would hold it: when written. */
+		if (strcasecmp(e->d_name, ".git") == 0) {
+			if (changed_since(&st) || (dir_changed &&
+			    lower_type(w, path) != type_of(&st)))
+				skip(w, path, "git internals are never exported");
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			autoclose int sub = -1;
+
+			if ((st.st_mode & S_IRWXU) != S_IRWXU &&
+			    st.st_uid == geteuid())
+				open_up(dirfd, e->d_name, st.st_mode);
+			if ((sub = openat(dirfd, e->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+				*where = "the workspace's copy";
+				r = -errno;
+				break;
+			}
+			if (dir_changed) {
+				lt = lower_type(w, path);
+				if (lt == UPPER_FILE || lt == UPPER_LINK)
+					candidate(w, path);
+			}
+			r = walk_copy(w, sub, path, depth + 1, force ||
+			    moved(st.st_ino, path), where);
+		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
+			if (!dir_changed && !changed_since(&st))
+				continue;
+			if (lower_type(w, path) == UPPER_DIR)
+				r = lower_subtree(w, path, depth + 1);
+			candidate(w, path);
+		} else if (changed_since(&st)) {
+			skip(w, path, S_ISFIFO(st.st_mode) ? "a fifo" :
+			    S_ISSOCK(st.st_mode) ? "a socket" : "a device node");
+		}
+	}
+	closedir(d);
+	if (r < 0 || !dir_changed)
+		return r;
+	/* What lower has here and the copy no longer does: removed. */
+	{
+		autoclose int lfd = prefix[0] ? open_beneath(w->lower, prefix,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW) : openat(w->lower, ".",
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (lfd < 0 || (d = fdopendir(dup(lfd))) == NULL)
+			return 0;
+		while (r == 0 && (e = readdir(d)) != NULL) {
+			autofree char *path = NULL;
+
+			if (streq(e->d_name, ".") || streq(e->d_name, "..") ||
+			    strcasecmp(e->d_name, ".git") == 0 ||
+			    has_entry(dirfd, e->d_name))
+				continue;
+			path = path_join_rel(prefix, e->d_name);
+			if (lower_type(w, path) == UPPER_DIR)
+				r = lower_subtree(w, path, depth + 1);
+			else
+				candidate(w, path);
+		}
+		closedir(d);
+	}
+	return r;
+}
+
+/*
+ * The state of path in the merged view: upper over lower, with whiteouts
+ * and opaque directories, one component at a time.
+ */
+static void
+merged_state(int lower, int upper, const char *path, struct upper_state *st)
+{
+	autofree char *copy = xstrdup(path);
+	int ufd = dup(upper), lfd = copy_mode ? -1 : dup(lower), next;
+	char *comp, *save = NULL, *following;
+	struct stat s;
+
+	memset(st, 0, sizeof(*st));
+	for (comp = strtok_r(copy, "/", &save); comp; comp = following) {
+		bool last;
+
+		following = strtok_r(NULL, "/", &save);
+		last = following == NULL;
+		if (ufd >= 0) {
+			if (fstatat(ufd, comp, &s, AT_SYMLINK_NOFOLLOW) < 0) {
+				close(ufd);
+				ufd = -1;
+			} else if (is_whiteout(&s)) {
+				goto absent;
+			} else if (last) {
+				st->type = type_of(&s);
+				st->mode = s.st_mode;
+				st->ctime = s.st_ctim;
+				st->in_upper = true;
+				goto done;
+			} else if (!S_ISDIR(s.st_mode)) {
+				goto absent;
+			} else {
+				next = openat(ufd, comp, O_PATH | O_DIRECTORY |
+				    O_NOFOLLOW | O_CLOEXEC);
+				close(ufd);
+				ufd = next;
+				if (ufd >= 0 && lfd >= 0) {
+					autoclose int rd = openat(ufd, ".",
+					    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+					if (rd >= 0 && is_opaque(rd)) {
+						close(lfd);
+						lfd = -1;
+					}
+				}
+			}
+		}
+		if (lfd >= 0) {
+			if (fstatat(lfd, comp, &s, AT_SYMLINK_NOFOLLOW) < 0) {
+				close(lfd);
+				lfd = -1;
+			} else if (last) {
+				st->type = type_of(&s);
+				st->mode = s.st_mode;
+				st->ctime = s.st_ctim;
+				goto done;
+			} else if (!S_ISDIR(s.st_mode)) {
+				close(lfd);
+				lfd = -1;
+			} else {
+				next = openat(lfd, comp, O_PATH | O_DIRECTORY |
+				    O_NOFOLLOW | O_CLOEXEC);
+				close(lfd);
+				lfd = next;
+			}
+		}
+		if (ufd < 0 && lfd < 0)
+			goto absent;
+	}
+absent:
+	st->type = UPPER_ABSENT;
+done:
+	if (ufd >= 0)
+		close(ufd);
+	if (lfd >= 0)
+		close(lfd);
+}
+
+static void
+lower_state(int lower, const char *path, struct upper_state *st)
+{
+	autoclose int fd = open_beneath(lower, path, O_PATH | O_NOFOLLOW);
+	struct stat s;
+
+	memset(st, 0, sizeof(*st));
+	if (fd < 0 || fstat(fd, &s) < 0)
+		return;
+	st->type = type_of(&s);
+	st->mode = s.st_mode;
+	st->ctime = s.st_ctim;
+}
+
+void
+upper_lower_state(int lower_fd, const char *path, struct upper_state *st)
+{
+	lower_state(lower_fd, path, st);
+	if (st->type == UPPER_DIR || st->type == UPPER_OTHER)
+		st->type = UPPER_ABSENT;
+}
+
+/* Copy mode: same type, mode and bytes (or link target) on both sides? */
+static bool
+same(int lower_fd, int upper_fd, const char *path,
+    const struct upper_change *c)
+{
+	autofree char *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+
+	if (c->old.type != c->new.type || (c->old.type != UPPER_FILE &&
+	    c->old.type != UPPER_LINK) || (c->old.type == UPPER_FILE &&
+	    (c->old.mode & 0111) != (c->new.mode & 0111)))
+		return false;
+	/* Over the export's bound: a change, and the export says why. */
+	if (upper_read(lower_fd, upper_fd, path, &c->old, UPPER_MAX_FILE, &a,
+	    &na) < 0 || upper_read(lower_fd, upper_fd, path, &c->new,
+	    UPPER_MAX_FILE, &b, &nb) < 0)
+		return false;
+	return na == nb && memcmp(a, b, na) == 0;
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
+    const char **where)
+{
+	struct upper_changes out = { 0 };
+	struct walk w = { .out = &out, .lower = lower_fd };
+	size_t i;
+	int r;
+
+	*where = "upper layer";
+	if ((r = copy_mode ? walk_copy(&w, upper_fd, "", 0, false, where) :
+	    walk_upper(&w, upper_fd, "", 0, where)) < 0) {
+		strv_free(w.paths);
+		upper_changes_free(&out);
+		return r;
+	}
+	if (w.npaths)
+		qsort(w.paths, w.npaths, sizeof(*w.paths), cmp);
+	for (i = 0; i < w.npaths; i++) {
+		struct upper_change c = { 0 };
+
+		if (i > 0 && streq(w.paths[i], w.paths[i - 1]))
+			continue;
+		lower_state(lower_fd, w.paths[i], &c.old);
+		merged_state(lower_fd, upper_fd, w.paths[i], &c.new);
+		/* Git tracks files and links; a directory is no change. */
+		c.was_dir = c.old.type == UPPER_DIR;
+		c.now_dir = c.new.type == UPPER_DIR;
+		if (c.old.type == UPPER_DIR || c.old.type == UPPER_OTHER)
+			c.old.type = UPPER_ABSENT;
+		if (c.new.type == UPPER_DIR || c.new.type == UPPER_OTHER)
+			c.new.type = UPPER_ABSENT;
+		if (c.old.type == UPPER_ABSENT && c.new.type == UPPER_ABSENT)
+			continue;
+		/* A copy's candidate may be as it was: not a change. */
+		if (copy_mode && same(lower_fd, upper_fd, w.paths[i], &c))
+			continue;
+		c.path = xstrdup(w.paths[i]);
+		out.v = xreallocarray(out.v, out.n + 1, sizeof(*out.v));
+		out.v[out.n++] = c;
+	}
+	strv_free(w.paths);
+	*ret = out;
+	return 0;
+}
+
+void
+upper_changes_free(struct upper_changes *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->v[i].path);
+	free(c->v);
+	strv_free(c->skipped);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * The command may leave its files mode 000: in the session's own upper
+ * layer (never on the host), give the owner read (and for a directory,
+ * search) permission back.
+ */
+static int
+readable(int root, const char *path)
+{
+	autofree char *parent = xstrdup(path);
+	char *slash = strrchr(parent, '/');
+	const char *name = slash ? slash + 1 : path;
+	autoclose int pfd = -1;
+	struct stat st;
+
+	if (slash)
+		*slash = '\0';
+	if ((pfd = slash ? open_beneath(root, parent, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW) : dup(root)) < 0)
+		return pfd;
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode) || st.st_uid != geteuid())
+		return -EPERM;
+	if (fchmodat(pfd, name, st.st_mode | S_IRUSR |
+	    (S_ISDIR(st.st_mode) ? S_IXUSR : 0), 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int
+upper_read(int lower_fd, int upper_fd, const char *path,
+    const struct upper_state *st, size_t max, char **ret, size_t *ret_len)
+{
+	int root = st->in_upper ? upper_fd : lower_fd;
+	autoclose int fd = -1;
+	size_t cap, len = 0;
+	struct stat sb;
+	char *buf;
+	ssize_t n;
+
+	if (st->type == UPPER_LINK) {
+		char target[PATH_MAX + 1];
+
+		if ((fd = open_beneath(root, path, O_PATH | O_NOFOLLOW)) < 0)
+			return fd;
+		if ((n = readlinkat(fd, "", target, sizeof(target) - 1)) < 0)
+			return -errno;
+		*ret = xstrndup(target, (size_t)n);
+		*ret_len = (size_t)n;
+		return 0;
+	}
+	if ((fd = open_beneath(root, path, O_RDONLY | O_NOFOLLOW |
+	    O_NOCTTY | O_NONBLOCK)) == -EACCES && st->in_upper &&
+	    readable(root, path) == 0)
+		fd = open_beneath(root, path, O_RDONLY | O_NOFOLLOW |
+		    O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	/* Agent data: its size first, then never more than max read. */
+	if (fstat(fd, &sb) < 0)
+		return -errno;
+	if (!S_ISREG(sb.st_mode))
+		return -EINVAL;
+	if ((uint64_t)sb.st_size > max)
+		return -EFBIG;
+	cap = (size_t)sb.st_size + 1;
+	buf = xmalloc(cap);
+	while ((n = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)n;
+		if (len > max) {
+			free(buf);
+			return -EFBIG;	/* it grew while read */
+		}
+		if (len == cap) {
+			buf = xreallocarray(buf, 2, cap);
+			cap *= 2;
+		}
+	}
+	if (n < 0) {
+		int err = errno;
+
+		free(buf);
+		return -err;
+	}
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+int
+upper_read_merged(int lower_fd, int upper_fd, const char *path, char **ret,
+    size_t *ret_len)
+{
+	struct upper_state st;
+
+	merged_state(lower_fd, upper_fd, path, &st);
+	if (st.type == UPPER_ABSENT)
+		return -ENOENT;
+	if (st.type != UPPER_FILE)
+		return -EINVAL;
+	return upper_read(lower_fd, upper_fd, path, &st, UPPER_MAX_FILE, ret,
+	    ret_len);
+}
+
+/* The type of dir/name on one side: the host's, or the merged view. */
+static enum upper_type
+side_type(int lower_fd, int upper_fd, const char *dir, const char *name,
+    bool merged)
+{
+	autofree char *p = *dir ? xasprintf("%s/%s", dir, name) :
+	    xstrdup(name);
+	struct upper_state st;
+
+	if (merged)
+		merged_state(lower_fd, upper_fd, p, &st);
+	else
+		lower_state(lower_fd, p, &st);
+	return st.type;
+}
+
+/*
+ * git's own test, and wider: a HEAD (file or link), and objects/ and refs/
+ * (directories, or links git would follow), or a commondir file naming
+ * them elsewhere (a linked worktree's git directory), or a config (a
+ * repository one mkdir away from being one, whose config git would obey).
+ */
+static bool
+layout(int lower_fd, int upper_fd, const char *dir, bool merged)
+{
+	enum upper_type t;
+
+	t = side_type(lower_fd, upper_fd, dir, "HEAD", merged);
+	if (t != UPPER_FILE && t != UPPER_LINK)
+		return false;
+	t = side_type(lower_fd, upper_fd, dir, "commondir", merged);
+	if (t == UPPER_FILE || t == UPPER_LINK)
+		return true;
+	t = side_type(lower_fd, upper_fd, dir, "config", merged);
+	if (t == UPPER_FILE || t == UPPER_LINK)
+		return true;
+	t = side_type(lower_fd, upper_fd, dir, "objects", merged);
+	if (t != UPPER_DIR && t != UPPER_LINK)
+		return false;
+	t = side_type(lower_fd, upper_fd, dir, "refs", merged);
+	return t == UPPER_DIR || t == UPPER_LINK;
+}
+
+bool
+upper_git_layout(int lower_fd, int upper_fd, const char *dir)
+{
+	return layout(lower_fd, upper_fd, dir, false) ||
+	    layout(lower_fd, upper_fd, dir, true);
+}
+
+bool
+upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path)
+{
+	autofree char *p = xstrdup(path);
+	char *slash;
+
+	while ((slash = strrchr(p, '/')) != NULL) {
+		struct upper_state st;
+
+		*slash = '\0';
+		merged_state(lower_fd, upper_fd, p, &st);
+		if (st.type == UPPER_FILE || st.type == UPPER_LINK)
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * export/changes.h - what the command changed: a walk of the workspace overlay's
+ * upper layer, and the old and new state of each changed path.
+ *
+ * Runs in: the export, after the sandbox is gone.  The upper layer is
+ * agent-written: it is reached only through fds beneath its root, never
+ * through a path that could follow a link.
+ */
+#ifndef CONFINE_UPPER_H
+#define CONFINE_UPPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+enum upper_type { UPPER_ABSENT, UPPER_FILE, UPPER_LINK, UPPER_DIR,
+	UPPER_OTHER };
+
+/* One side of a changed path. */
+struct upper_state {
+	enum upper_type	 type;
+	mode_t		 mode;		/* st_mode */
+	struct timespec	 ctime;		/* when it last changed */
+	bool		 in_upper;	/* read it from upper, else from lower */
+};
+
+struct upper_change {
+	char			*path;	/* relative to the workspace */
+	struct upper_state	 old, new;
+	bool			 was_dir;	/* lower had a directory here */
+	bool			 now_dir;	/* the merged view has one */
+};
+
+struct upper_changes {
+	struct upper_change	*v;
+	size_t			 n;
+	char			**skipped;	/* "path (why)", reported */
+	size_t			 nskipped;
+};
+
+/*
+ * List every file or symlink path whose state differs between lower (the
+ * host workspace) and the merged view (lower under upper), never under a
+ * ".git" component.  Directories themselves are not changes: git tracks
+ * files.  0, or -errno with *where naming the path that failed.
+ */
+int	upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
+	    const char **where);
+void	upper_changes_free(struct upper_changes *);
+
+/*
+ * The "upper layer" is a whole copy of the workspace made before since
+ * (the bwrap and landlock backends), not an overlay's: the merged view is
+ * the copy alone, and what changed is told by ctime.  The hidden paths
+ * (relative) were left out of the copy: nothing at or below them is a
+ * change.  dirs, sorted by inode, are the copy's directories as it was
+ * made: one found at another path was moved, and all of it is looked at.
+ * For the rest of the process; hidden and dirs must outlive it.
+ */
+struct upper_dir {
+	ino_t	 ino;
+	char	*path;		/* relative; "" for the root */
+};
+
+void	upper_set_copy(const struct timespec *since, char *const *hidden,
+	    const struct upper_dir *dirs, size_t ndirs);
+/* In copy mode: is this file of the copy as it was made (ctime < since)? */
+bool	upper_copy_unchanged(const struct stat *);
+
+/* The host's side of path, as a change's old side (a file or a link). */
+void	upper_lower_state(int lower_fd, const char *path, struct upper_state *);
+
+/* Is an ancestor of path a file or link in the merged view (a directory
+ * replaced by one)? */
+bool	upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path);
+
+/*
+ * Does dir ("" for the root) hold a git repository's layout (a HEAD, and
+ * objects/ and refs/ or a commondir file), on the host's side or in the
+ * merged view?  A bare repository, or a .git kept as data, in the tree.
+ */
+bool	upper_git_layout(int lower_fd, int upper_fd, const char *dir);
+
+/*
+ * Read path as the merged view shows it (upper over lower), a regular file
+ * only; for the repository's own HEAD and refs.  0 or -errno (-ENOENT when
+ * it is not there).
+ */
+int	upper_read_merged(int lower_fd, int upper_fd, const char *path,
+	    char **ret, size_t *ret_len);
+
+/*
+ * The export's bounds (confine(1)): one file's bytes and lines, and the
+ * new content of one export in all.
+ */
+#define UPPER_MAX_FILE	(32UL * 1024 * 1024)
+#define UPPER_MAX_LINES	200000UL
+#define UPPER_MAX_TOTAL	(256UL * 1024 * 1024)
+
+/*
+ * Read a side's content (file bytes, or a link's target) from the layer
+ * it is in, at most max bytes (told by fstat before reading).  0 or
+ * -errno: -EFBIG when the file is over max.
+ */
+int	upper_read(int lower_fd, int upper_fd, const char *path,
+	    const struct upper_state *, size_t max, char **ret,
+	    size_t *ret_len);
+
+#endif

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: ISC
+/*
+ * input/cli.c - argv to struct cli_opts.  Pure: getopt_long and nothing else.
+ *
+ * The first word may be a subcommand (run, doctor, profile, trust); any
+ * other first word that is not an option starts the command, so "confine
+ * claude" runs claude and "confine run doctor" or "confine -- doctor" runs a
+ * program named doctor.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/cli.h"
+#include "input/values.h"
+#include "lib/util.h"
+
+const char cli_usage[] =
+"usage: confine [OPTIONS] [--] COMMAND [ARG...]\n"
+"       confine run [OPTIONS] [--] COMMAND [ARG...]\n"
+"       confine profile list | show NAME | check FILE...\n"
+"       confine trust [FILE]\n"
+"       confine ls | show [SESSION] | diff [--commits] [SESSION]\n"
+"       confine drop SESSION...\n"
+"       confine apply [--yes] [--commits] [SESSION]\n"
+"       confine enter [--as-left] [SESSION] [COMMAND [ARG...]]\n"
+"       confine doctor\n"
+"\n"
+"Run COMMAND in a confinement that cannot write to the host: the workspace\n"
+"(the git top level of the current directory) is writable through an overlay\n"
+"whose changes stay in the session directory; the rest of / is read-only,\n"
+"the home directory is an empty scratch tmpfs, and there is no network:\n"
+"a private loopback only, with TCP refused.  A profile can grant more,\n"
+"within the rule of two (see confine-profile(5)).\n"
+"\n"
+"Options:\n"
+"  -p, --profile NAME|FILE the profile (default: the trusted .confine.ini of\n"
+"                          the workspace, else one named after COMMAND,\n"
+"                          else sealed)\n"
+"  -w, --workspace DIR     the tree to present writable-by-diff\n"
+"                          (default: the git top level of '.', else '.')\n"
+"  -n, --network MODE      none (the default: a private loopback, TCP bind\n"
+"                          and connect refused), proxy, or host\n"
+"      --allow HOST[:PORT] allow a destination through the proxy\n"
+"                          (implies proxy; counts as leg C)\n"
+"      --endpoint HOST[:PORT]\n"
+"                          the agent's model endpoint, through the proxy\n"
+"      --ro PATH           show PATH read-only\n"
+"      --hide PATH         make PATH invisible\n"
+"      --scratch PATH      make PATH writable, changes discarded\n"
+"      --direct PATH       make PATH writable on the host (leg C)\n"
+"      --env NAME[=VALUE]  pass NAME from the environment, or set it\n"
+"      --backend BACKEND   auto, native, bwrap or landlock\n"
+"      --clipboard         let the command set the clipboard (OSC 52\n"
+"                          writes; never read it)\n"
+"      --dry-run           print the effective policy, where each value\n"
+"                          came from, and the rule-of-two verdict;\n"
+"                          run nothing\n"
+"  -q, --quiet             print only errors\n"
+"  -v, --verbose           say more (twice: debug)\n"
+"  -h, --help              show this help\n"
+"  -V, --version           show the version\n"
+"\n"
+"Subcommands:\n"
+"  run                  run COMMAND (the default when the first word is\n"
+"                       not a subcommand)\n"
+"  profile list         list the profiles and where they are\n"
+"  profile show NAME    print a profile's effective policy\n"
+"  profile check FILE...  check profiles and their rule-of-two verdict\n"
+"  ls                   list the sessions\n"
+"  show [SESSION]       the report of a session (default: the latest);\n"
+"                       exports it first if that has not happened\n"
+"  diff [--commits] [SESSION]\n"
+"                       print the session's patch (paged, made safe for\n"
+"                       the terminal, when on one); --commits prints each\n"
+"                       commit the agent made: its author and message,\n"
+"                       then its own change\n"
+"  apply [--yes] [--commits] [SESSION]\n"
+"                       apply the patch to the workspace, all or nothing,\n"
+"                       running no hook, filter or git; asks first on a\n"
+"                       terminal; --commits also creates the agent's\n"
+"                       commits, rebuilt from their trees\n"
+"  enter [--as-left] [SESSION] [COMMAND...]\n"
+"                       run COMMAND (default: a shell) confined, under the\n"
+"                       session's profile, in a new session holding the\n"
+"                       workspace plus the session's patch: what apply\n"
+"                       would write; its export shows the patch and the\n"
+"                       command's changes; --as-left: in the session's own\n"
+"                       tree as the agent left it (ignored files too),\n"
+"                       whose export is updated\n"
+"  drop SESSION...      delete sessions\n"
+"  trust [FILE]         trust a repository profile (default: the\n"
+"                       workspace's .confine.ini), pinning its sha256\n"
+"  doctor               show what this kernel supports and the backend\n"
+"                       auto picks\n"
+"\n"
+"Exit status: the command's own; 128+N if it was killed by signal N;\n"
+"125 if confine failed or refused; 126 if COMMAND cannot be executed;\n"
+"127 if it was not found.\n";
+
+enum { OPT_ENV = 256, OPT_BACKEND, OPT_DRY_RUN, OPT_ALLOW, OPT_ENDPOINT,
+	OPT_RO, OPT_HIDE, OPT_SCRATCH, OPT_DIRECT, OPT_CLIPBOARD };
+
+static const struct option longopts[] = {
+	{ "profile",	required_argument,	NULL, 'p' },
+	{ "workspace",	required_argument,	NULL, 'w' },
+	{ "env",	required_argument,	NULL, OPT_ENV },
+	{ "network",	required_argument,	NULL, 'n' },
+	{ "allow",	required_argument,	NULL, OPT_ALLOW },
+	{ "endpoint",	required_argument,	NULL, OPT_ENDPOINT },
+	{ "ro",		required_argument,	NULL, OPT_RO },
+	{ "hide",	required_argument,	NULL, OPT_HIDE },
+	{ "scratch",	required_argument,	NULL, OPT_SCRATCH },
+	{ "direct",	required_argument,	NULL, OPT_DIRECT },
+	{ "backend",	required_argument,	NULL, OPT_BACKEND },
+	{ "dry-run",	no_argument,		NULL, OPT_DRY_RUN },
+	{ "clipboard",	no_argument,		NULL, OPT_CLIPBOARD },
+	{ "quiet",	no_argument,		NULL, 'q' },
+	{ "verbose",	no_argument,		NULL, 'v' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "version",	no_argument,		NULL, 'V' },
+	{ NULL,		0,			NULL, 0 }
+};
+
+static void
+push(struct cli_list *l, const char *v)
+{
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = v;
+}
+
+/* Subcommands that take operands but no options. */
+static int
+subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
+{
+	const char *w = argv[1];
+
+	if (streq(w, "doctor")) {
+		if (argc > 2) {
+			*cause = xasprintf("doctor takes no arguments");
+			return -1;
+		}
+		o->cmd = CLI_DOCTOR;
+		return 1;
+	}
+	if (streq(w, "ls")) {
+		if (argc > 2) {
+			*cause = xasprintf("ls takes no arguments");
+			return -1;
+		}
+		o->cmd = CLI_LS;
+		return 1;
+	}
+	if (streq(w, "show") || streq(w, "diff") || streq(w, "apply")) {
+		int i = 2;
+
+		o->cmd = streq(w, "show") ? CLI_SHOW : streq(w, "diff") ?
+		    CLI_DIFF : CLI_APPLY;
+		while (o->cmd != CLI_SHOW && argc > i) {
+			if (o->cmd == CLI_APPLY && (streq(argv[i], "--yes") ||
+			    streq(argv[i], "-y")))
+				o->yes = true;
+			else if (streq(argv[i], "--commits"))
+				o->commits = true;
+			else
+				break;
+			i++;
+		}
+		if (argc > i + 1 || (argc > i && argv[i][0] == '-')) {
+			*cause = xasprintf("usage: confine %s%s [SESSION]", w,
+			    o->cmd == CLI_APPLY ? " [--yes] [--commits]" :
+			    o->cmd == CLI_DIFF ? " [--commits]" : "");
+			return -1;
+		}
+		o->argv = argv + i;
+		return 1;
+	}
+	if (streq(w, "enter")) {
+		/* enter [SESSION] [COMMAND...]: an id looks like a UTC stamp. */
+		int i = 2;
+
+		o->cmd = CLI_ENTER;
+		if (argc > i && streq(argv[i], "--as-left")) {
+			o->as_left = true;
+			i++;
+		}
+		o->argv = argv + i;
+		if (argc > i && strlen(argv[i]) > 16 && argv[i][8] == '-' &&
+		    strspn(argv[i], "0123456789") == 8) {
+			o->session_id = argv[i];
+			o->argv = argv + i + 1;
+		}
+		if (o->argv[0] && streq(o->argv[0], "--"))
+			o->argv++;
+		return 1;
+	}
+	if (streq(w, "drop")) {
+		if (argc < 3) {
+			*cause = xasprintf("usage: confine drop SESSION...");
+			return -1;
+		}
+		o->cmd = CLI_DROP;
+		o->argv = argv + 2;
+		return 1;
+	}
+	if (streq(w, "trust")) {
+		if (argc > 3) {
+			*cause = xasprintf("trust takes at most one FILE");
+			return -1;
+		}
+		o->cmd = CLI_TRUST;
+		o->argv = argv + 2;
+		return 1;
+	}
+	if (streq(w, "profile")) {
+		const char *v = argc > 2 ? argv[2] : "";
+
+		o->argv = argv + 3;
+		if (streq(v, "list") && argc == 3)
+			o->cmd = CLI_PROFILE_LIST;
+		else if (streq(v, "show") && argc == 4)
+			o->cmd = CLI_PROFILE_SHOW;
+		else if (streq(v, "check") && argc >= 4)
+			o->cmd = CLI_PROFILE_CHECK;
+		else {
+			*cause = xasprintf("usage: confine profile list | show "
+			    "NAME | check FILE...");
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int
+path_opt(struct cli_list *l, const char *name, const char *v, char **cause)
+{
+	char *why = NULL;
+
+	if (syntax_path(v, &why) < 0) {
+		*cause = xasprintf("--%s: %s", name, why);
+		free(why);
+		return -1;
+	}
+	push(l, v);
+	return 0;
+}
+
+static int
+host_opt(struct cli_list *l, const char *name, const char *v, char **cause)
+{
+	char *why = NULL;
+
+	if (syntax_host(v, &why) < 0) {
+		*cause = xasprintf("--%s: %s", name, why);
+		free(why);
+		return -1;
+	}
+	push(l, v);
+	return 0;
+}
+
+static int
+word_opt(const char *name, const char *v, const char *const *words,
+    int *ret, char **cause)
+{
+	char *why = NULL;
+
+	if (syntax_word(v, words, &why) < 0) {
+		*cause = xasprintf("--%s: %s", name, why);
+		free(why);
+		return -1;
+	}
+	*ret = syntax_word_index(v, words);
+	return 0;
+}
+
+int
+cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
+{
+	struct cli_opts o = { .cmd = CLI_RUN };
+	int first = 1, c, r, w;
+	char *why = NULL;
+
+	*cause = NULL;
+	if (argc > 1 && (r = subcommand(argc, argv, &o, cause)) != 0) {
+		if (r < 0)
+			return -1;
+		*ret = o;
+		return 0;
+	}
+	if (argc > 1 && streq(argv[1], "run"))
+		first = 2;
+
+	/* "+": stop at the first non-option, which starts the command. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc - first + 1, argv + first - 1,
+	    "+:p:w:n:qvhV", longopts, NULL)) != -1) {
+		r = 0;
+		switch (c) {
+		case 'p':
+			if (optarg[0] == '\0') {
+				*cause = xasprintf("--profile: empty name");
+				goto fail;
+			}
+			o.profile = optarg;
+			break;
+		case 'w':
+			if (optarg[0] == '\0') {
+				*cause = xasprintf("--workspace: empty path");
+				goto fail;
+			}
+			o.workspace = optarg;
+			break;
+		case OPT_ENV:
+			if (strchr(optarg, '=') ?
+			    syntax_env_set(optarg, &why) < 0 :
+			    syntax_env_name(optarg, false, &why) < 0) {
+				*cause = xasprintf("--env '%s': not a variable "
+				    "name (letters, digits and _, not starting "
+				    "with a digit)", optarg);
+				free(why);
+				goto fail;
+			}
+			push(&o.env, optarg);
+			break;
+		case 'n':
+			r = word_opt("network", optarg, syntax_net_modes, &w,
+			    cause);
+			o.net = (enum plan_net)w;
+			o.net_set = true;
+			break;
+		case OPT_ALLOW:
+			r = host_opt(&o.allow, "allow", optarg, cause);
+			break;
+		case OPT_ENDPOINT:
+			r = host_opt(&o.endpoint, "endpoint", optarg, cause);
+			break;
+		case OPT_RO:
+			r = path_opt(&o.ro, "ro", optarg, cause);
+			break;
+		case OPT_HIDE:
+			r = path_opt(&o.hide, "hide", optarg, cause);
+			break;
+		case OPT_SCRATCH:
+			r = path_opt(&o.scratch, "scratch", optarg, cause);
+			break;
+		case OPT_DIRECT:
+			r = path_opt(&o.direct, "direct", optarg, cause);
+			break;
+		case OPT_BACKEND:
+			r = word_opt("backend", optarg, syntax_backends, &w,
+			    cause);
+			o.backend = (enum plan_backend)w;
+			o.backend_set = true;
+			break;
+		case OPT_DRY_RUN:
+			o.dry_run = true;
+			break;
+		case OPT_CLIPBOARD:
+			o.clipboard = true;
+			break;
+		case 'q':
+			o.verbosity = -1;
+			break;
+		case 'v':
+			if (o.verbosity < 2)
+				o.verbosity = o.verbosity < 0 ? 1 :
+				    o.verbosity + 1;
+			break;
+		case 'h':
+			o.cmd = CLI_HELP;
+			break;
+		case 'V':
+			o.cmd = CLI_VERSION;
+			break;
+		case ':':
+			/* optopt is the short option's letter, or a long
+			 * option's value (>= 256): then name the word. */
+			if (optopt > 0 && optopt < 256)
+				*cause = xasprintf("option '-%c' needs a value",
+				    optopt);
+			else
+				*cause = xasprintf("option '%s' needs a value",
+				    argv[first - 2 + optind]);
+			goto fail;
+		default:
+			if (optopt > 0 && optopt < 256)
+				*cause = xasprintf("unknown option '-%c'",
+				    optopt);
+			else
+				*cause = xasprintf("unknown option '%s'",
+				    argv[first - 2 + optind]);
+			goto fail;
+		}
+		if (r < 0)
+			goto fail;
+	}
+	if (o.cmd == CLI_RUN) {
+		if (first - 1 + optind >= argc) {
+			*cause = xasprintf("no command given");
+			goto fail;
+		}
+		o.argv = argv + first - 1 + optind;
+	}
+	*ret = o;
+	return 0;
+fail:
+	cli_opts_free(&o);
+	return -1;
+}
+
+void
+cli_opts_free(struct cli_opts *o)
+{
+	struct cli_list *l[] = { &o->env, &o->allow, &o->endpoint, &o->ro,
+	    &o->hide, &o->scratch, &o->direct };
+	size_t i;
+
+	for (i = 0; i < nitems(l); i++) {
+		free(l[i]->v);
+		l[i]->v = NULL;
+		l[i]->n = 0;
+	}
+}

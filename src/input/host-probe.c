@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: ISC
+/*
+ * input/host-probe.c - read-only facts about the host.
+ *
+ * Runs in: the supervisor, before the plan is computed.
+ * MUST: change nothing on the host.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "input/host-probe.h"
+#include "lib/env.h"
+#include "lib/sys.h"
+#include "lib/util.h"
+
+/* Bounds on what is read from the host's / and /etc. */
+#define ROOT_LINKS_MAX	64
+#define ETC_SCAN_MAX	100000
+#define ETC_PRIVATE_MAX	1024
+
+/* The real path of a directory; relative only when relative_ok. */
+static char *
+resolve_dir(const char *p, bool relative_ok)
+{
+	char *r;
+	struct stat st;
+
+	if (p == NULL || p[0] == '\0' || (p[0] != '/' && !relative_ok) ||
+	    (r = realpath(p, NULL)) == NULL)
+		return NULL;
+	if (stat(r, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+char *
+probe_git_top(const char *dir)
+{
+	autofree char *d = xstrdup(dir);
+
+	for (;;) {
+		autofree char *g = path_join(d, ".git");
+		char *slash;
+
+		if (access(g, F_OK) == 0)
+			return steal_ptr(&d);
+		if (streq(d, "/"))
+			return NULL;
+		slash = strrchr(d, '/');
+		if (slash == d)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+/*
+ * Pathname sockets bound on the host (this network namespace's view), from
+ * /proc/net/unix: "Num RefCount Protocol Flags Type St Inode Path".  Each
+ * is resolved to the socket it names now; stale entries are dropped.
+ */
+static char **
+unix_sockets(void)
+{
+	AUTO(fclose_p) FILE *f = NULL;
+	autofree char *line = NULL;
+	size_t cap = 0, n = 0, i;
+	char **v = xcalloc(1, sizeof(*v));
+
+	if ((f = fopen("/proc/net/unix", "re")) == NULL)
+		return v;
+	while (getline(&line, &cap, f) > 0) {
+		char *p = line, *real;
+		struct stat st;
+		int field;
+
+		for (field = 0; field < 7 && p; field++) {
+			p = strchr(p, ' ');
+			while (p && *p == ' ')
+				p++;
+		}
+		if (p == NULL || *p != '/')
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		if ((real = realpath(p, NULL)) == NULL)
+			continue;
+		if (stat(real, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			free(real);
+			continue;
+		}
+		for (i = 0; i < n && !streq(v[i], real); i++)
+			;
+		if (i < n)
+			free(real);
+		else
+			strv_push(&v, &n, real);
+	}
+	return v;
+}
+
+/* Symlinks directly under /, as pairs: /bin, usr/bin (a merged /usr). */
+static char **
+root_links(void)
+{
+	char **v = xcalloc(1, sizeof(*v));
+	DIR *d;
+	struct dirent *e;
+	size_t n = 0;
+
+	if ((d = opendir("/")) == NULL)
+		return v;
+	while ((e = readdir(d)) != NULL && n < 2 * ROOT_LINKS_MAX) {
+		autofree char *path = path_join("/", e->d_name);
+		char target[PATH_MAX];
+		ssize_t len;
+
+		if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+			continue;
+		if ((len = readlink(path, target, sizeof(target) - 1)) < 0)
+			continue;
+		target[len] = '\0';
+		strv_push(&v, &n, steal_ptr(&path));
+		strv_push(&v, &n, xstrdup(target));
+	}
+	closedir(d);
+	return v;
+}
+
+/*
+ * The entries under dir (a path under /etc) that the world cannot read:
+ * a file without o+r, a directory without o+r or o+x (not descended into).
+ * Symlinks are judged where they point.  Bounded: past ETC_SCAN_MAX
+ * entries, or ETC_PRIVATE_MAX private ones, the scan fails (-E2BIG).
+ */
+static int
+etc_scan(int fd, const char *dir, char ***v, size_t *n, size_t *seen,
+    int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > 32)
+		return -ELOOP;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		autofree char *path = NULL;
+		struct stat st;
+		int sub;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		if (++*seen > ETC_SCAN_MAX) {
+			r = -E2BIG;
+			break;
+		}
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;	/* gone meanwhile */
+		if (S_ISLNK(st.st_mode))
+			continue;
+		path = path_join(dir, e->d_name);
+		if (!(st.st_mode & S_IROTH) || (S_ISDIR(st.st_mode) &&
+		    !(st.st_mode & S_IXOTH))) {
+			if (*n >= ETC_PRIVATE_MAX) {
+				r = -E2BIG;
+				break;
+			}
+			strv_push(v, n, steal_ptr(&path));
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		if ((sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			continue;
+		r = etc_scan(sub, path, v, n, seen, depth + 1);
+	}
+	closedir(d);
+	return r;
+}
+
+static void
+etc_private(struct host *h)
+{
+	size_t n = 0, seen = 0;
+	int fd, r;
+
+	h->etc_private = xcalloc(1, sizeof(char *));
+	if ((fd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		r = -errno;
+	else
+		r = etc_scan(fd, "/etc", &h->etc_private, &n, &seen, 0);
+	if (r < 0)
+		h->etc_why = r == -E2BIG ? xasprintf("more than %d entries, or "
+		    "more than %d of them not world-readable", ETC_SCAN_MAX,
+		    ETC_PRIVATE_MAX) : xasprintf("%s", strerror(-r));
+}
+
+static int
+landlock_abi(int *err)
+{
+	int abi = sys_landlock_create_ruleset(NULL, 0,
+	    CONFINE_LL_CREATE_RULESET_VERSION);
+
+	if (abi < 0) {
+		*err = errno;
+		return 0;
+	}
+	*err = 0;
+	return abi;
+}
+
+/* The first number in a /proc/sys file, or -1. */
+static long
+sysctl_num(const char *path)
+{
+	char buf[32];
+	ssize_t n;
+	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * Can this user create user namespaces?  The knobs that say no: the
+ * namespace limit, Debian's and Ubuntu's switches for unprivileged users.
+ * A container's seccomp filter is found only by trying (run/supervisor.c).
+ */
+char *
+probe_userns_why(uid_t uid)
+{
+	if (sysctl_num("/proc/sys/user/max_user_namespaces") == 0)
+		return xstrdup("user.max_user_namespaces is 0");
+	if (uid == 0)
+		return NULL;
+	if (sysctl_num("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		return xstrdup("kernel.unprivileged_userns_clone is 0");
+	if (sysctl_num("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+	    == 1)
+		return xstrdup("kernel.apparmor_restrict_unprivileged_userns "
+		    "is 1 (AppArmor takes the capabilities of the user "
+		    "namespaces of unconfined programs)");
+	return NULL;
+}
+
+/* Run argv (no shell, no environment, output to a pipe); its status. */
+static int
+run_quiet(const char *const *argv, char *out, size_t outlen)
+{
+	int p[2], status = -1;
+	ssize_t n;
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+
+		dup2(devnull, 0);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execve(argv[0], (char *const *)argv, (char *[]){ NULL });
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && len + 1 < outlen &&
+	    (n = read(p[0], out + len, outlen - len - 1)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return status;
+}
+
+void
+probe_bwrap_found(struct host *h)
+{
+	struct stat st;
+
+	if (stat(BWRAP_PATH, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(BWRAP_PATH, X_OK) == 0) {
+		h->bwrap.found = true;
+		h->bwrap.setuid = (st.st_mode & S_ISUID) && st.st_uid == 0;
+	}
+}
+
+/* bwrap's probe sandbox: bwrap [userns options] ... cat status. */
+static int
+bwrap_try(bool unshare_user, bool disable_userns, char *out, size_t len)
+{
+	const char *argv[20];
+	int n = 0;
+
+	argv[n++] = BWRAP_PATH;
+	argv[n++] = "--unshare-all";
+	if (unshare_user)
+		argv[n++] = "--unshare-user";
+	if (disable_userns)
+		argv[n++] = "--disable-userns";
+	argv[n++] = "--cap-drop";
+	argv[n++] = "ALL";
+	argv[n++] = "--ro-bind";
+	argv[n++] = "/";
+	argv[n++] = "/";
+	argv[n++] = "--proc";
+	argv[n++] = "/proc";
+	argv[n++] = "--dev";
+	argv[n++] = "/dev";
+	argv[n++] = "--";
+	argv[n++] = "/bin/cat";
+	argv[n++] = "/proc/self/status";
+	argv[n] = NULL;
+	return run_quiet(argv, out, len);
+}
+
+void
+probe_bwrap(struct host *h, bool trial)
+{
+	char out[4096];
+	/* A setuid bwrap makes its namespaces as root, without these. */
+	bool unshare_user = h->userns_why == NULL && !h->bwrap.setuid;
+	int status, major = 0, minor = 0;
+
+	if (!h->bwrap.found || h->bwrap.probed)
+		return;
+	h->bwrap.probed = true;
+	if (!trial) {
+		/* Asked for by name: its version is enough; a bwrap that
+		 * cannot confine here fails at the start, and says why. */
+		if (run_quiet((const char *[]){ BWRAP_PATH, "--version", NULL },
+		    out, sizeof(out)) != 0 ||
+		    sscanf(out, "bubblewrap %d.%d", &major, &minor) != 2)
+			h->bwrap.why = xasprintf("%s --version fails",
+			    BWRAP_PATH);
+		h->bwrap.disable_userns = unshare_user && (major > 0 ||
+		    minor >= 8);
+		return;
+	}
+	/*
+	 * One sandbox, as small as can be, the way the backend will ask for
+	 * it: can bwrap make one here, and does it take every capability
+	 * away (as uid 0 without a user namespace, it keeps the bounding
+	 * set)?  --disable-userns is tried first; bwrap before 0.8 has not.
+	 */
+	status = bwrap_try(unshare_user, unshare_user, out, sizeof(out));
+	h->bwrap.disable_userns = unshare_user;
+	if (status != 0 && unshare_user &&
+	    strstr(out, "--disable-userns") != NULL) {
+		h->bwrap.disable_userns = false;
+		status = bwrap_try(unshare_user, false, out, sizeof(out));
+	}
+	if (status != 0) {
+		out[strcspn(out, "\n")] = '\0';
+		h->bwrap.why = xasprintf("%s cannot build a sandbox here: %s",
+		    BWRAP_PATH, out[0] ? out : "no message");
+	} else if (strstr(out, "CapBnd:\t0000000000000000\n") == NULL)
+		h->bwrap.why = xasprintf("%s leaves capabilities in the bounding "
+		    "set here (uid 0 without a user namespace)", BWRAP_PATH);
+}
+
+static char *
+resolve_dir_abs(const char *p)
+{
+	return resolve_dir(p, false);
+}
+
+/*
+ * The keys /proc/keys shows this user that are not the kernel's own
+ * keyrings (_uid.N, _ses, .builtin_trusted_keys, ...): a key of any type,
+ * or a keyring named by a program.  Only their names would show, but the
+ * landlock backend cannot hide the file (confine(1)).  Bounded: 64 KiB.
+ */
+int
+probe_keys_shown(void)
+{
+	char buf[65536], type[32], *line, *save = NULL;
+	int fd, n = 0, at;
+	ssize_t len;
+
+	if ((fd = open("/proc/keys", O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	    line = strtok_r(NULL, "\n", &save)) {
+		at = 0;
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %*s %31s %n", type,
+		    &at) != 1 || at == 0)
+			continue;
+		if (!streq(type, "keyring") ||
+		    (line[at] != '_' && line[at] != '.'))
+			n++;
+	}
+	return n;
+}
+
+static bool
+path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+int
+probe_host(char *const *env, const char *workspace, struct host *ret,
+    char **cause)
+{
+	struct host h = { 0 };
+	const char *s;
+	struct passwd *pw;
+	struct stat st;
+	char buf[PATH_MAX];
+	int i;
+
+	*cause = NULL;
+	h.uid = getuid();
+	h.gid = getgid();
+	/*
+	 * The passwd home is hidden too when $HOME points elsewhere, so look
+	 * it up whatever the environment says.
+	 */
+	pw = getpwuid(h.uid);
+	h.pw_home = pw ? resolve_dir_abs(pw->pw_dir) : NULL;
+	if ((s = env_get(env, "USER")) == NULL || s[0] == '\0')
+		s = pw ? pw->pw_name : NULL;
+	h.user = s ? xstrdup(s) : xasprintf("%u", (unsigned)h.uid);
+	if ((s = env_get(env, "HOME")) == NULL || s[0] == '\0')
+		s = pw ? pw->pw_dir : NULL;
+	if ((h.home = resolve_dir_abs(s)) == NULL) {
+		*cause = xasprintf("home directory '%s' is not a directory",
+		    s ? s : "(unset)");
+		host_free(&h);
+		return -1;
+	}
+	if (getcwd(buf, sizeof(buf)) == NULL ||
+	    (h.cwd = resolve_dir_abs(buf)) == NULL) {
+		*cause = xasprintf("cannot resolve the working directory: %s",
+		    strerror(errno));
+		host_free(&h);
+		return -1;
+	}
+	h.git_top = probe_git_top(h.cwd);
+	if (workspace && (h.workspace = resolve_dir(workspace, true)) == NULL) {
+		*cause = xasprintf("workspace '%s' is not a directory",
+		    workspace);
+		host_free(&h);
+		return -1;
+	}
+	if ((s = env_get(env, "XDG_STATE_HOME")) && s[0] == '/')
+		h.state_home = xstrdup(s);
+	else
+		h.state_home = path_join(h.home, ".local/state");
+	if ((s = env_get(env, "XDG_CONFIG_HOME")) && s[0] == '/')
+		h.config_home = xstrdup(s);
+	else
+		h.config_home = path_join(h.home, ".config");
+	h.runtime_dir = resolve_dir_abs(env_get(env, "XDG_RUNTIME_DIR"));
+	h.has_run = lstat("/run", &st) == 0 && S_ISDIR(st.st_mode);
+	h.var_run_is_dir = lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode);
+	h.unix_sockets = unix_sockets();
+	h.root_links = root_links();
+	etc_private(&h);
+	h.landlock_abi = landlock_abi(&h.landlock_errno);
+	h.userns_why = probe_userns_why(h.uid);
+	probe_bwrap_found(&h);
+	for (i = 0; i < 3; i++)
+		h.is_tty[i] = isatty(i);
+	for (i = 0; i < 3; i++) {
+		if (h.is_tty[i]) {
+			tcgetattr(i, &h.termios);
+			ioctl(i, TIOCGWINSZ, &h.winsize);
+			break;
+		}
+	}
+	h.now = time(NULL);
+	h.path_exists = path_exists;
+	if (getrandom(&h.random, sizeof(h.random), GRND_NONBLOCK) !=
+	    sizeof(h.random))
+		h.random = (uint32_t)getpid() ^ (uint32_t)h.now;
+	*ret = h;
+	return 0;
+}
+
+void
+host_free(struct host *h)
+{
+	free(h->user);
+	free(h->home);
+	free(h->pw_home);
+	free(h->cwd);
+	free(h->git_top);
+	free(h->workspace);
+	free(h->state_home);
+	free(h->config_home);
+	free(h->runtime_dir);
+	strv_free(h->unix_sockets);
+	strv_free(h->root_links);
+	strv_free(h->etc_private);
+	free(h->etc_why);
+	free(h->userns_why);
+	free(h->bwrap.why);
+	memset(h, 0, sizeof(*h));
+}

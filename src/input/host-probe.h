@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * input/host-probe.h - read-only facts about the host, gathered once at start-up.
+ */
+#ifndef CONFINE_PROBE_H
+#define CONFINE_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+
+struct host {
+	uid_t		 uid;
+	gid_t		 gid;
+	char		*user;		/* login name, for USER and LOGNAME */
+	char		*home;		/* real path of $HOME (or passwd) */
+	char		*pw_home;	/* real path of the passwd home, or NULL */
+	char		*cwd;		/* real path of the working directory */
+	char		*git_top;	/* git top level of cwd, or NULL */
+	char		*workspace;	/* real path of --workspace, or NULL */
+	char		*state_home;	/* $XDG_STATE_HOME or ~/.local/state */
+	char		*config_home;	/* $XDG_CONFIG_HOME or ~/.config */
+	char		*runtime_dir;	/* real path of $XDG_RUNTIME_DIR or NULL */
+	bool		 has_run;	/* /run is a directory */
+	bool		 var_run_is_dir;	/* /var/run is a directory, not a link */
+	char		**unix_sockets;	/* bound pathname sockets, /proc/net/unix */
+	char		**root_links;	/* symlinks directly under /: path, target,
+					   path, target, ..., NULL */
+	char		**etc_private;	/* entries under /etc that are not
+					   world-readable (or, a directory, not
+					   world-searchable), not descended */
+	char		*etc_why;	/* why /etc could not be scanned, or NULL */
+	char		*userns_why;	/* why user namespaces cannot be used,
+					   or NULL when they seem to work */
+	struct {
+		bool	 found;		/* BWRAP_PATH is an executable file */
+		bool	 setuid;	/* owned by root and setuid */
+		bool	 probed;	/* probe_bwrap() ran: the rest is known */
+		bool	 disable_userns;	/* it has --disable-userns, and it
+						   applies here */
+		char	*why;		/* why it cannot be used, or NULL */
+	} bwrap;
+	int		 keys_shown;	/* keys in /proc/keys that are not
+					   the kernel's own keyrings (named
+					   "_..." or "...."): probed only
+					   where landlock may be the backend
+					   (probe_keys_shown()), else 0 */
+	int		 landlock_abi;	/* 0: none */
+	int		 landlock_errno;	/* why not, when 0 */
+	bool		 is_tty[3];
+	struct termios	 termios;	/* of the first terminal among 0, 1, 2 */
+	struct winsize	 winsize;
+	time_t		 now;
+	uint32_t	 random;
+	/* Is there an entry at path (not following a last symlink)?  NULL
+	 * (a host made up by a test): assume so. */
+	bool		(*path_exists)(const char *path);
+};
+
+/*
+ * Gather the facts.  Returns 0, or -1 with *cause set when a fact the run
+ * needs cannot be had (no home directory, working directory gone).
+ */
+int	probe_host(char *const *env, const char *workspace, struct host *ret,
+	    char **cause);
+void	host_free(struct host *);
+
+/*
+ * The bubblewrap facts that need running it: whether it has
+ * --disable-userns, and with trial, whether it can build a sandbox here
+ * that holds no capability (for auto's choice; a few milliseconds).  Only
+ * called when the bwrap backend may be used.
+ */
+void	probe_bwrap(struct host *, bool trial);
+/* Is BWRAP_PATH there (h->bwrap.found, .setuid)?  A stat only. */
+void	probe_bwrap_found(struct host *);
+/* Why this user cannot create user namespaces, or NULL.  Heap string. */
+char	*probe_userns_why(uid_t);
+
+/* How many keys /proc/keys shows that are not the kernel's own keyrings. */
+int	probe_keys_shown(void);
+
+/* Walk up from dir to the first directory holding .git; NULL if none. */
+char	*probe_git_top(const char *dir);
+
+#endif

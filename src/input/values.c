@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: ISC
+/*
+ * input/values.c - checks of profile and option values.  Pure.
+ *
+ * Strict on purpose: a value confine would have to guess about (a relative
+ * path, a host with a trailing dot, a port of 0) is an error, never a
+ * silent reinterpretation.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/values.h"
+#include "lib/util.h"
+
+const char *const syntax_quadrants[] = { "sealed", "offline", "online",
+	"trusted", NULL };
+const char *const syntax_net_modes[] = { "none", "proxy", "host", NULL };
+const char *const syntax_backends[] = { "auto", "native", "bwrap",
+	"landlock", NULL };
+
+int
+syntax_bool(const char *s, bool *ret, char **why)
+{
+	if (streq(s, "yes") || streq(s, "true")) {
+		*ret = true;
+		return 0;
+	}
+	if (streq(s, "no") || streq(s, "false")) {
+		*ret = false;
+		return 0;
+	}
+	*why = xasprintf("expected yes or no, got '%s'", s);
+	return -1;
+}
+
+int
+syntax_word_index(const char *s, const char *const *words)
+{
+	int i;
+
+	for (i = 0; words[i]; i++)
+		if (streq(s, words[i]))
+			return i;
+	return -1;
+}
+
+int
+syntax_word(const char *s, const char *const *words, char **why)
+{
+	size_t i, n = 0;
+	char *list;
+
+	if (syntax_word_index(s, words) >= 0)
+		return 0;
+	for (i = 0; words[i]; i++)
+		n += strlen(words[i]) + 2;
+	list = xcalloc(1, n + 1);
+	for (i = 0; words[i]; i++) {
+		if (i)
+			strcat(list, ", ");
+		strcat(list, words[i]);
+	}
+	*why = xasprintf("expected one of %s, got '%s'", list, s);
+	free(list);
+	return -1;
+}
+
+static bool
+printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+int
+syntax_path(const char *s, char **why)
+{
+	autofree char *abs = NULL;
+
+	if (!printable(s)) {
+		*why = xasprintf("path has a control character");
+		return -1;
+	}
+	if (streq(s, "~"))
+		return 0;
+	if (strncmp(s, "~/", 2) == 0 && s[2] != '\0')
+		abs = xstrdup(s + 1);
+	else
+		abs = xstrdup(s);
+	if (abs[0] != '/') {
+		*why = xasprintf("'%s' is not an absolute path (start it with "
+		    "/ or ~/)", s);
+		return -1;
+	}
+	if (!path_is_normal(abs)) {
+		*why = xasprintf("'%s' is not a normal path (no '.', '..', "
+		    "'//' or trailing '/')", s);
+		return -1;
+	}
+	return 0;
+}
+
+int
+syntax_home_entry(const char *s, char **why)
+{
+	autofree char *abs = NULL;
+
+	if (s[0] == '/' || s[0] == '~' || s[0] == '\0') {
+		*why = xasprintf("'%s': name an entry of the home directory, "
+		    "relative to it (like .gitconfig)", s);
+		return -1;
+	}
+	abs = xasprintf("/%s", s);
+	if (!printable(s) || !path_is_normal(abs)) {
+		*why = xasprintf("'%s' is not a normal relative path", s);
+		return -1;
+	}
+	return 0;
+}
+
+static bool
+dns_name(const char *s, size_t n)
+{
+	size_t label = 0, i;
+
+	if (n == 0 || n > 253)
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '.') {
+			if (label == 0 || s[i - 1] == '-')
+				return false;
+			label = 0;
+			continue;
+		}
+		if (!(islower((unsigned char)c) || isdigit((unsigned char)c) ||
+		    c == '-'))
+			return false;
+		if (label == 0 && c == '-')
+			return false;
+		if (++label > 63)
+			return false;
+	}
+	return label > 0 && s[n - 1] != '-';
+}
+
+/*
+ * inet_aton(3) takes "2130706433", "0x7f.1", "017.0.0.1" and "1.2.3" as
+ * addresses; a resolver may too.  Only the dotted quad is an address here,
+ * and a name that some parser would read as an address is refused.
+ */
+static bool
+legacy_ipv4(const char *s, size_t n)
+{
+	char buf[64];
+	struct in_addr a;
+
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (inet_pton(AF_INET, buf, &a) == 1)
+		return false;
+	return inet_aton(buf, &a) != 0 || strspn(buf, "0123456789.") == n;
+}
+
+static bool
+port_ok(const char *p)
+{
+	char *end;
+	long v;
+
+	size_t i;
+
+	if (*p == '\0' || *p == '0' || strlen(p) > 5)
+		return false;
+	for (i = 0; p[i]; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	v = strtol(p, &end, 10);
+	return *end == '\0' && v >= 1 && v <= 65535;
+}
+
+int
+syntax_host(const char *s, char **why)
+{
+	const char *host = s, *port = NULL, *colon;
+	size_t n;
+	char buf[64];
+
+	if (!printable(s) || strlen(s) > 300) {
+		*why = xasprintf("'%s' is not HOST[:PORT]", s);
+		return -1;
+	}
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (close == NULL || (size_t)(close - s - 1) >= sizeof(buf)) {
+			*why = xasprintf("'%s': an IPv6 address goes in "
+			    "brackets: [::1]:443", s);
+			return -1;
+		}
+		memcpy(buf, s + 1, (size_t)(close - s - 1));
+		buf[close - s - 1] = '\0';
+		if (inet_pton(AF_INET6, buf, &(struct in6_addr){ 0 }) != 1) {
+			*why = xasprintf("'%s': not an IPv6 address", buf);
+			return -1;
+		}
+		if (close[1] == ':')
+			port = close + 2;
+		else if (close[1] != '\0') {
+			*why = xasprintf("'%s' is not HOST[:PORT]", s);
+			return -1;
+		}
+	} else {
+		colon = strchr(s, ':');
+		if (colon && strchr(colon + 1, ':')) {
+			if (inet_pton(AF_INET6, s, &(struct in6_addr){ 0 }) == 1)
+				*why = xasprintf("'%s': an IPv6 address goes in "
+				    "brackets: [::1]:443", s);
+			else
+				*why = xasprintf("'%s' is not HOST[:PORT]", s);
+			return -1;
+		}
+		n = colon ? (size_t)(colon - s) : strlen(s);
+		if (colon)
+			port = colon + 1;
+		if (strncmp(host, "*.", 2) == 0) {
+			host += 2;
+			n -= 2;
+		}
+		if (n > 0 && host[n - 1] == '.') {
+			*why = xasprintf("'%s': no trailing dot, please", s);
+			return -1;
+		}
+		if (legacy_ipv4(host, n)) {
+			*why = xasprintf("'%.*s' reads as an IPv4 address in a "
+			    "legacy form; write it as four decimal numbers "
+			    "(127.0.0.1)", (int)n, host);
+			return -1;
+		}
+		if (!dns_name(host, n)) {
+			*why = xasprintf("'%.*s' is not a host name (lower-case "
+			    "letters, digits, '-' and '.'), '*.domain' or an IP "
+			    "address", (int)(n + (size_t)(host - s)), s);
+			return -1;
+		}
+	}
+	if (port && !port_ok(port)) {
+		*why = xasprintf("'%s': the port must be 1 to 65535", s);
+		return -1;
+	}
+	return 0;
+}
+
+int
+syntax_env_name(const char *s, bool glob, char **why)
+{
+	size_t n = strlen(s), i;
+
+	if (glob && n > 1 && s[n - 1] == '*')
+		n--;
+	if (n == 0 || isdigit((unsigned char)s[0]))
+		goto bad;
+	for (i = 0; i < n; i++)
+		if (!(s[i] == '_' || isalnum((unsigned char)s[i])))
+			goto bad;
+	return 0;
+bad:
+	*why = xasprintf("'%s' is not a variable name (letters, digits and _, "
+	    "not starting with a digit%s)", s, glob ? "; or a prefix ending "
+	    "in *" : "");
+	return -1;
+}
+
+int
+syntax_env_set(const char *s, char **why)
+{
+	const char *eq = strchr(s, '=');
+	autofree char *name = NULL;
+
+	if (eq == NULL) {
+		*why = xasprintf("'%s': expected NAME=VALUE", s);
+		return -1;
+	}
+	name = xstrndup(s, (size_t)(eq - s));
+	return syntax_env_name(name, false, why);
+}
+
+char *
+syntax_expand(const char *path, const char *home)
+{
+	if (streq(path, "~"))
+		return xstrdup(home);
+	if (strncmp(path, "~/", 2) == 0)
+		return path_join(home, path + 2);
+	return xstrdup(path);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * input/values.h - the values that profiles and options share: paths, hosts,
+ * variable names, booleans and the enumerations.  Pure.
+ *
+ * Each check returns 0, or -1 with *why set to a heap string saying what
+ * is wrong (the caller adds where: "FILE:LINE" or the option).
+ */
+#ifndef CONFINE_SYNTAX_H
+#define CONFINE_SYNTAX_H
+
+#include <stdbool.h>
+
+int	syntax_bool(const char *, bool *ret, char **why);
+/* Absolute and normal, or "~" / "~/..." (home-relative). */
+int	syntax_path(const char *, char **why);
+/* A path below the home directory, relative: ".gitconfig", ".config/x". */
+int	syntax_home_entry(const char *, char **why);
+/* HOST[:PORT]: a DNS name, "*.domain", an IPv4 literal or [IPv6]. */
+int	syntax_host(const char *, char **why);
+/* NAME, or with glob, NAME* (a prefix). */
+int	syntax_env_name(const char *, bool glob, char **why);
+/* NAME=VALUE. */
+int	syntax_env_set(const char *, char **why);
+/* One of the words, NULL-terminated; the error lists them. */
+int	syntax_word(const char *, const char *const *words, char **why);
+/* Which of the words it is, or -1. */
+int	syntax_word_index(const char *, const char *const *words);
+
+/* The network modes and backends, in the order of their word lists. */
+enum plan_net { PLAN_NET_NONE, PLAN_NET_PROXY, PLAN_NET_HOST };
+enum plan_backend { PLAN_BACKEND_AUTO, PLAN_BACKEND_NATIVE, PLAN_BACKEND_BWRAP,
+	PLAN_BACKEND_LANDLOCK };
+
+extern const char *const syntax_quadrants[];	/* sealed offline online trusted */
+extern const char *const syntax_net_modes[];	/* none proxy host */
+extern const char *const syntax_backends[];	/* auto native bwrap landlock */
+
+/* Expand a leading "~" against home; the result is normal.  Heap string. */
+char	*syntax_expand(const char *path, const char *home);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * policy/plan-wire.h - the part of the plan that confine's inner stage needs inside
+ * bwrap's sandbox (the command, its environment and directory, Landlock,
+ * the terminal and the proxy's socket), encoded to pass through an fd.
+ *
+ * Runs in: the supervisor (encoding) and the inner stage (decoding).  The
+ * bytes travel from confine to confine, but are checked as any input.
+ */
+#ifndef CONFINE_STAGE_H
+#define CONFINE_STAGE_H
+
+#include <stddef.h>
+
+#include "policy/plan.h"
+
+/* The most a stage may take: the inner stage reads no more. */
+#define STAGE_MAX	(64U << 20)
+
+/* Encode the stage of p to f.  0, or -EIO if f is in error. */
+int	stage_write(const struct plan *p, FILE *f);
+
+/*
+ * Decode what stage_write() wrote into a zeroed plan: argv, envp, cwd,
+ * net, tty, landlock.  0, or -EBADMSG for bytes that are not a stage.
+ * plan_free() frees it.
+ */
+int	stage_decode(const char *buf, size_t len, struct plan *ret);
+
+#endif

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * policy/plan.h - the plan: everything the sandbox will be, as plain data.
+ *
+ * policy_compute() fills it from the command line and the host's facts; the
+ * backend enforces it; plan_dump() prints it for --dry-run.  The plan owns
+ * every pointer in it.  Enforcement modules include this header and take
+ * one slice each (const struct plan_mounts *, const struct plan_landlock *).
+ */
+#ifndef CONFINE_PLAN_H
+#define CONFINE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+
+#include "input/values.h"
+
+/* The host name inside a uts namespace of its own (native, bwrap). */
+#define PLAN_HOSTNAME	"confine"
+
+/* The proxy's port, on the loopback of the sandbox's own network. */
+#define PLAN_PROXY_PORT	3128
+
+/* Access to a path, before translation into Landlock rights. */
+#define PLAN_FS_READ	(1U << 0)	/* read files, list directories */
+#define PLAN_FS_EXEC	(1U << 1)	/* execute files */
+#define PLAN_FS_WRITE	(1U << 2)	/* create, change, remove, rename */
+#define PLAN_FS_DEV	(1U << 3)	/* ioctl on device files */
+#define PLAN_FS_LIST	(1U << 4)	/* list directories, read no file */
+
+enum plan_mount_kind {
+	PLAN_MOUNT_ROOT,	/* the host's / read-only, the new root */
+	PLAN_MOUNT_PROC,	/* a fresh procfs, kernel knobs read-only */
+	PLAN_MOUNT_DEV,		/* minimal /dev: nodes, pts, shm */
+	PLAN_MOUNT_SYSFS,	/* sysfs without the host's network
+				   interfaces: a new one, read-only, or the
+				   host's with its net directories covered */
+	PLAN_MOUNT_TMPFS,	/* an empty tmpfs */
+	PLAN_MOUNT_OVERLAY,	/* src as lower, upper and work in the session */
+	PLAN_MOUNT_MASK,	/* an empty file over a host socket */
+	PLAN_MOUNT_BIND_RO,	/* the host's dst, read-only (shown again) */
+	PLAN_MOUNT_BIND_RW,	/* the host's dst, writable: direct */
+	PLAN_MOUNT_SCRATCH,	/* writable, discarded: a directory gets an
+				   overlay (upper, work), a file a private
+				   copy, a missing path nothing in a tmpfs
+				   (it is scratch), elsewhere an empty
+				   directory */
+	PLAN_MOUNT_HIDE,	/* an empty directory or file over dst */
+	PLAN_MOUNT_COPY,	/* a real copy of src made at upper (in the
+				   session; a missing src: an empty
+				   directory), writable at dst */
+	PLAN_MOUNT_LINK,	/* landlock backend: a symlink at upper (in
+				   the session's home) to the host's src */
+	PLAN_MOUNT_EMPTY_ROOT,	/* an empty tmpfs, the new root, read-only
+				   once built: the allow-list view */
+	PLAN_MOUNT_SYMLINK,	/* a symlink at dst to src, as the host's */
+	PLAN_MOUNT_DATA,	/* a file of confine's at dst, read-only,
+				   holding data (bwrap: src, in the session) */
+};
+
+struct plan_mount {
+	enum plan_mount_kind	 kind;
+	char			*dst;	/* path inside the sandbox */
+	char			*src;	/* host path (overlay lower) */
+	char			*upper;	/* host path, overlay only */
+	char			*work;	/* host path, overlay only */
+	unsigned int		 mode;	/* tmpfs root mode */
+	bool			 exec;	/* tmpfs: allow executing files */
+	bool			 file_only; /* bind: refuse anything but a file */
+	char			**except;	/* copy: paths below src (relative)
+						   left out: the hidden ones */
+	char			*data;	/* data: the file's contents */
+};
+
+struct plan_mounts {
+	struct plan_mount	*v;
+	size_t			 n;
+	char			**dev_nodes;	/* names under /dev bound from the host */
+};
+
+struct plan_path {
+	char		*path;		/* absolute, normalised, in the sandbox */
+	unsigned int	 access;	/* PLAN_FS_* */
+	char		**except;	/* paths beneath it left out, or NULL */
+};
+
+struct plan_landlock {
+	int		 abi;		/* the host's ABI, 0 when absent */
+	uint64_t	 handled_fs;	/* exact rights of that ABI */
+	uint64_t	 handled_net;
+	uint64_t	 scoped;
+	unsigned int	 connect_port;	/* TCP connect allowed here; 0: none */
+	struct plan_path *paths;
+	size_t		 npaths;
+};
+
+struct plan_syscalls {
+	int		*families;	/* socket families allowed */
+	size_t		 nfamilies;
+	bool		 unix_pairs_only; /* socket(AF_UNIX) refused; only
+					   connected stream pairs */
+	bool		 no_kill_all;	/* kill(-1, ...) refused */
+	bool		 self_only;	/* calls that name another process
+					   by pid refused: no pid namespace */
+	bool		 no_host_ipc;	/* SysV IPC and POSIX message queues
+					   refused: no IPC namespace */
+	bool		 no_path_metadata; /* chmod, chown, xattrs, and utimes
+					   by path refused (EPERM) */
+	bool		 unix_notify;	/* bwrap: unix connects and sends,
+					   and file locks, answered by the
+					   supervisor (run/notify.c) */
+};
+
+struct plan_tty {
+	bool		 pty;		/* run the command on a new pty */
+	bool		 is_tty[3];	/* which of stdin/out/err are terminals */
+	bool		 clipboard;	/* pass OSC 52 clipboard writes */
+	struct termios	 termios;	/* the user's, copied to the new pty */
+	struct winsize	 winsize;
+};
+
+#define PLAN_LEG_A	(1U << 0)	/* untrusted input */
+#define PLAN_LEG_B	(1U << 1)	/* private data */
+#define PLAN_LEG_C	(1U << 2)	/* external communication */
+
+struct plan {
+	char		**argv;		/* the command */
+	char		**envp;		/* its whole environment */
+	char		*cwd;		/* where it starts, in the sandbox */
+	uid_t		 uid;		/* kept inside: the caller's own */
+	gid_t		 gid;
+	int		 clone_flags;	/* CLONE_NEW* */
+	enum plan_net	 net;
+	enum plan_backend backend;
+	char		*backend_reason;
+	char		*quadrant;
+	unsigned int	 quadrant_legs;	/* the legs the quadrant allows */
+	unsigned int	 legs;		/* the legs the rules grant */
+	char		**legs_why;	/* "B: read-only = ~/x (FILE:LINE)" */
+	size_t		 nlegs_why;
+	char		*profile;	/* its name, or "sealed (built-in)" */
+	char		*profile_reason;
+	char		**explain;	/* "key = value (origin)", for --dry-run */
+	size_t		 nexplain;
+	char		**allow;	/* proxy destinations (leg C) */
+	char		**endpoint;	/* the model endpoint (not leg C) */
+	bool		 warn_trusted;	/* the trusted quadrant: say so */
+	char		*workspace;	/* host path, writable through the overlay */
+	char		*session_id;
+	char		*session_dir;	/* host path */
+	bool		 reenter;	/* an existing session, kept at the end */
+	char		*patch_from;	/* enter: the session whose patch the
+					   new session starts with (agent
+					   data, applied by confine-export) */
+	char		*profile_arg;	/* -p as given, for the session's meta */
+	struct plan_mounts	mounts;
+	struct plan_landlock	landlock;
+	struct plan_syscalls	sys;
+	struct plan_tty		tty;
+	char		**degraded;	/* one line per missing kernel feature */
+	size_t		 ndegraded;
+	char		**weaker;	/* what this backend does not give */
+	size_t		 nweaker;
+	char		*bwrap;		/* the bwrap binary (backend bwrap) */
+	bool		 bwrap_setuid;
+	bool		 bwrap_unshare_user;	/* user namespaces work here */
+	bool		 bwrap_disable_userns;	/* it has --disable-userns */
+	char		*home;		/* $HOME in the sandbox */
+	bool		 allow_list;	/* a quadrant with leg C: the host is
+					   shown from the allow-list only */
+	char		**view;		/* allow_list: what is shown, for
+					   --dry-run ("/usr", "/bin -> usr/bin") */
+	char		*run_refused;	/* why this plan may be printed but not
+					   run (a root caller and leg C) */
+	struct timespec	 start_after;	/* copies: the command starts once the
+					   coarse clock is past this */
+};
+
+void	plan_free(struct plan *);
+/* What keeps the host's pathname sockets out of reach on p's backend. */
+const char *plan_sockets_why(const struct plan *p);
+/* Print the plan in the --dry-run format. */
+void	plan_dump(const struct plan *, FILE *);
+/* Only the profile, the effective policy and the rule-of-two verdict. */
+void	plan_dump_policy(const struct plan *, FILE *);
+const char *plan_net_name(enum plan_net);
+const char *plan_access_name(unsigned int access, char buf[8]);
+/* "A+B", "B+C", "none". */
+const char *plan_legs_name(unsigned int legs, char buf[8]);
+
+#endif

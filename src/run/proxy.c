@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: ISC
+/*
+ * run/proxy.c - an HTTP CONNECT proxy with an allow-list, run by the
+ * supervisor (research/sandbox-runtime.md: the parser differences and
+ * bypasses sandbox-runtime's users found).
+ *
+ * Runs in: the supervisor, outside the sandbox, in the host's network.
+ * Clients are the sandboxed command: untrusted.
+ * MUST: decide on the parsed, canonical name; resolve it here, refuse a
+ * name that resolves to an address of this host (proxy_host_address())
+ * unless the rule names that address literally, and connect to the
+ * address that was checked (no second resolution).
+ * MUST: bound everything a client controls: header size, time to send it,
+ * buffered bytes.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "lib/util.h"
+#include "run/proxy.h"
+
+#define HEAD_MAX	8192
+#define HEAD_SECONDS	10
+#define BUF		(128 * 1024)
+#define MAX_CONNS	256
+
+enum state { S_HEAD, S_RESOLVING, S_CONNECTING, S_RELAY, S_DONE };
+
+struct pbuf {
+	char	*data;
+	size_t	 len;
+};
+
+struct conn {
+	enum state	 state;
+	char		*dest;		/* "host:port", once parsed */
+	bool		 literal;	/* the host is an IP literal */
+	int		 client, upstream;
+	time_t		 started;
+	struct pbuf	 head;		/* the request head, while reading it */
+	struct pbuf	 up, down;	/* client->upstream, upstream->client */
+	bool		 client_eof, upstream_eof;
+};
+
+struct proxy {
+	int		 listener;
+	char *const	*allow, *const *endpoint;
+	struct conn	*c[MAX_CONNS];
+	size_t		 n;
+	int		 resolved[2];	/* resolver threads -> the loop */
+	unsigned	 allowed, refused;
+	struct sockaddr_storage *own;	/* this host's interface addresses */
+	size_t		 nown;
+	bool		 own_ok;	/* listed at least once */
+	int		 nl;		/* address changes (rtnetlink), or -1 */
+	char		**refusals;	/* the first 100, for the report */
+	size_t		 nrefusals;
+	/* Which conn and side each pollfd of the last proxy_poll was. */
+	struct { size_t conn; int side; } map[1 + 2 * MAX_CONNS];
+};
+
+bool
+proxy_rule_matches(const char *rule, const char *host, unsigned port)
+{
+	char rh[300];
+	const char *rp = NULL, *colon;
+	size_t n;
+
+	if (rule[0] == '[') {
+		const char *close = strchr(rule, ']');
+
+		if (close == NULL || (size_t)(close - rule - 1) >= sizeof(rh))
+			return false;
+		n = (size_t)(close - rule - 1);
+		memcpy(rh, rule + 1, n);
+		rh[n] = '\0';
+		if (close[1] == ':')
+			rp = close + 2;
+	} else {
+		colon = strchr(rule, ':');
+		n = colon ? (size_t)(colon - rule) : strlen(rule);
+		if (n >= sizeof(rh))
+			return false;
+		memcpy(rh, rule, n);
+		rh[n] = '\0';
+		if (colon)
+			rp = colon + 1;
+	}
+	if (rp && (unsigned)strtoul(rp, NULL, 10) != port)
+		return false;
+	if (strncmp(rh, "*.", 2) == 0) {
+		/* Names below the domain, not the domain itself. */
+		size_t hl = strlen(host), dl = strlen(rh + 1);
+
+		return hl > dl && streq(host + hl - dl, rh + 1);
+	}
+	return strcasecmp(rh, host) == 0;
+}
+
+int
+proxy_parse_connect(const char *head, size_t len, char **ret_host,
+    unsigned *ret_port, const char **why)
+{
+	const char *p = head, *end, *sp, *colon;
+	char host[256];
+	size_t i, hl;
+	unsigned long port;
+	char *e;
+
+	if (memchr(head, '\0', len)) {
+		*why = "a NUL byte in the request";
+		return -1;
+	}
+	if (len < 8 || strncmp(p, "CONNECT ", 8) != 0) {
+		*why = "not a CONNECT request (only CONNECT is proxied)";
+		return -1;
+	}
+	p += 8;
+	if ((end = memchr(p, '\n', len - 8)) == NULL ||
+	    (sp = memchr(p, ' ', (size_t)(end - p))) == NULL) {
+		*why = "a malformed request line";
+		return -1;
+	}
+	if (strncmp(sp, " HTTP/1.", 8) != 0) {
+		*why = "not HTTP/1.x";
+		return -1;
+	}
+	if (*p == '[') {
+		const char *close = memchr(p, ']', (size_t)(sp - p));
+
+		if (close == NULL || close[1] != ':') {
+			*why = "a malformed IPv6 destination";
+			return -1;
+		}
+		hl = (size_t)(close - p - 1);
+		colon = close + 1;
+		p++;
+	} else {
+		colon = memchr(p, ':', (size_t)(sp - p));
+		if (colon == NULL || memchr(colon + 1, ':',
+		    (size_t)(sp - colon - 1))) {
+			*why = "the destination is not host:port";
+			return -1;
+		}
+		hl = (size_t)(colon - p);
+	}
+	if (hl == 0 || hl >= sizeof(host)) {
+		*why = "an empty or over-long host";
+		return -1;
+	}
+	for (i = 0; i < hl; i++) {
+		unsigned char ch = (unsigned char)p[i];
+
+		if (ch <= 0x20 || ch >= 0x7f || strchr("@/?#%\\\"'", ch)) {
+			*why = "a character that has no place in a host name "
+			    "(names are ASCII: IDNA names come as punycode)";
+			return -1;
+		}
+		host[i] = (char)tolower(ch);
+	}
+	host[hl] = '\0';
+	if (host[hl - 1] == '.') {
+		*why = "a trailing dot";
+		return -1;
+	}
+	if (colon + 1 >= sp || sp - colon - 1 > 5 ||
+	    strspn(colon + 1, "0123456789") != (size_t)(sp - colon - 1) ||
+	    colon[1] == '0' || (port = strtoul(colon + 1, &e, 10)) == 0 ||
+	    port > 65535) {
+		*why = "the port is not 1 to 65535";
+		return -1;
+	}
+	*ret_host = xstrdup(host);
+	*ret_port = (unsigned)port;
+	return 0;
+}
+
+static bool
+listed(char *const *rules, const char *host, unsigned port)
+{
+	size_t i;
+
+	for (i = 0; rules && rules[i]; i++)
+		if (proxy_rule_matches(rules[i], host, port))
+			return true;
+	return false;
+}
+
+/*
+ * IPv4 addresses that are the host itself or nothing to tunnel to: this
+ * network (0/8, 0.0.0.0 is the host), loopback, link-local, multicast,
+ * reserved and broadcast (240/4).
+ */
+static bool
+v4_special(uint32_t a)
+{
+	return (a >> 24) == 0 || (a >> 24) == 127 || (a >> 16) == 0xa9fe ||
+	    (a >> 28) == 0xe || (a >> 28) == 0xf;
+}
+
+static bool
+v4_host(uint32_t a, const struct sockaddr_storage *own, size_t nown)
+{
+	size_t i;
+
+	if (v4_special(a))
+		return true;
+	for (i = 0; i < nown; i++)
+		if (own[i].ss_family == AF_INET && ntohl(((const struct
+		    sockaddr_in *)&own[i])->sin_addr.s_addr) == a)
+			return true;
+	return false;
+}
+
+/* The 32 bits at b (network order) as a number. */
+static uint32_t
+v4_at(const uint8_t *b)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return ntohl(v);
+}
+
+bool
+proxy_host_address(const struct sockaddr *sa,
+    const struct sockaddr_storage *own, size_t nown)
+{
+	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
+	static const uint8_t siit[12] = { [8] = 0xff, [9] = 0xff };
+	const struct in6_addr *a;
+	const uint8_t *b;
+	size_t i;
+
+	if (sa->sa_family == AF_INET)
+		return v4_host(ntohl(((const struct sockaddr_in *)sa)->
+		    sin_addr.s_addr), own, nown);
+	if (sa->sa_family != AF_INET6)
+		return true;
+	a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+	b = a->s6_addr;
+	/*
+	 * Forms that reach an IPv4 address: mapped (::ffff:a.b.c.d), the
+	 * old compatible form (::a.b.c.d, holding :: and ::1), SIIT's
+	 * translated form (::ffff:0:a.b.c.d), the NAT64 well-known prefix
+	 * (64:ff9b::/96: the host when it translates itself) and 6to4
+	 * (2002:AABB:CCDD::/48).  Each stands for the address it holds.
+	 */
+	if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a) ||
+	    IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LOOPBACK(a) ||
+	    memcmp(b, siit, 12) == 0 || memcmp(b, nat64, 12) == 0)
+		return v4_host(v4_at(b + 12), own, nown);
+	if (b[0] == 0x20 && b[1] == 0x02 && v4_host(v4_at(b + 2), own, nown))
+		return true;
+	/* Link-local, site-local (fec0::/10, deprecated), multicast. */
+	if (b[0] == 0xfe && (b[1] & 0x80) == 0x80)
+		return true;
+	if (b[0] == 0xff)
+		return true;
+	for (i = 0; i < nown; i++)
+		if (own[i].ss_family == AF_INET6 && memcmp(&((const struct
+		    sockaddr_in6 *)&own[i])->sin6_addr, a, sizeof(*a)) == 0)
+			return true;
+	return false;
+}
+
+/* List this host's interface addresses; keep the old list on failure. */
+static void
+own_load(struct proxy *px)
+{
+	struct ifaddrs *ifa, *i;
+	size_t n = 0;
+
+	if (getifaddrs(&ifa) < 0) {
+		log_warn("proxy: cannot list this host's addresses: %s",
+		    strerror(errno));
+		return;
+	}
+	free(px->own);
+	px->own = NULL;
+	px->nown = 0;
+	for (i = ifa; i; i = i->ifa_next)
+		n += i->ifa_addr && (i->ifa_addr->sa_family == AF_INET ||
+		    i->ifa_addr->sa_family == AF_INET6);
+	px->own = xcalloc(n + 1, sizeof(*px->own));
+	for (i = ifa; i; i = i->ifa_next) {
+		if (i->ifa_addr == NULL)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET)
+			memcpy(&px->own[px->nown++], i->ifa_addr,
+			    sizeof(struct sockaddr_in));
+		else if (i->ifa_addr->sa_family == AF_INET6)
+			memcpy(&px->own[px->nown++], i->ifa_addr,
+			    sizeof(struct sockaddr_in6));
+	}
+	freeifaddrs(ifa);
+	px->own_ok = true;
+}
+
+/*
+ * Keep the list current at little cost: the kernel tells a netlink
+ * socket of every address added or removed; the list is read again only
+ * after such news (or a lost message: ENOBUFS).  Without that socket, on
+ * every check.
+ */
+static void
+own_refresh(struct proxy *px)
+{
+	char buf[8192];
+	bool news = px->nl < 0 || !px->own_ok;
+	ssize_t r;
+
+	while (px->nl >= 0 && ((r = recv(px->nl, buf, sizeof(buf),
+	    MSG_DONTWAIT)) > 0 || (r < 0 && errno == ENOBUFS)))
+		news = true;
+	if (news)
+		own_load(px);
+}
+
+static int
+own_watch(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+	    .nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    NETLINK_ROUTE);
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static bool
+is_literal(const char *host)
+{
+	unsigned char b[16];
+
+	return inet_pton(AF_INET, host, b) == 1 ||
+	    inet_pton(AF_INET6, host, b) == 1;
+}
+
+static void
+reply(int fd, const char *status)
+{
+	char msg[128];
+	int n = snprintf(msg, sizeof(msg), "HTTP/1.1 %s\r\nContent-Length: 0"
+	    "\r\nConnection: close\r\n\r\n", status);
+
+	if (write(fd, msg, (size_t)n) < 0) {
+		/* The client is gone: nothing to tell. */
+	}
+}
+
+static void
+refuse(struct proxy *px, struct conn *c, const char *dest, const char *why)
+{
+	px->refused++;
+	log_info("proxy: refused %s: %s", dest, why);
+	if (px->nrefusals < 100)
+		strv_push(&px->refusals, &px->nrefusals, xasprintf("%s: %s",
+		    dest, why));
+	reply(c->client, "403 Forbidden");
+	c->state = S_DONE;
+}
+
+/*
+ * A name is resolved in a thread of its own, so a slow resolver holds up
+ * that one tunnel, not the supervisor's loop (nor the terminal it relays).
+ * The job is self-contained: the loop matches it to a live connection.
+ */
+struct job {
+	struct conn	*conn;
+	char		*host;
+	char		 port[8];
+	int		 err;
+	struct addrinfo	*res;
+	int		 fd;		/* the loop's pipe */
+};
+
+static void *
+resolve(void *arg)
+{
+	struct job *j = arg;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+
+	j->err = getaddrinfo(j->host, j->port, &hints, &j->res);
+	if (write(j->fd, &j, sizeof(j)) != sizeof(j)) {
+		/* The proxy is gone: nobody wants the answer. */
+		if (j->res)
+			freeaddrinfo(j->res);
+		free(j->host);
+		free(j);
+	}
+	return NULL;
+}
+
+/* The addresses are known: check them, start connecting. */
+static void
+connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
+{
+	struct addrinfo *a;
+
+	/* A name may not lead to the host itself; a literal rule may. */
+	if (!c->literal)
+		own_refresh(px);
+	if (!c->literal && !px->own_ok) {
+		refuse(px, c, c->dest, "this host's addresses are unknown");
+		return;
+	}
+	for (a = res; a; a = a->ai_next)
+		if (!c->literal && proxy_host_address(a->ai_addr, px->own,
+		    px->nown)) {
+			refuse(px, c, c->dest, "it resolves to an address of "
+			    "this host (allow the address itself to reach it)");
+			return;
+		}
+	c->upstream = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0);
+	if (c->upstream < 0 || (connect(c->upstream, res->ai_addr,
+	    res->ai_addrlen) < 0 && errno != EINPROGRESS)) {
+		px->refused++;
+		reply(c->client, "502 Bad Gateway");
+		c->state = S_DONE;
+		return;
+	}
+	px->allowed++;
+	log_info("proxy: %s", c->dest);
+	c->state = S_CONNECTING;
+}
+
+/* The head is complete: check, then resolve (a literal at once). */
+static void
+start(struct proxy *px, struct conn *c)
+{
+	autofree char *host = NULL;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_NUMERICHOST }, *res = NULL;
+	char portstr[8];
+	const char *why;
+	unsigned port;
+	struct job *j;
+	pthread_t t;
+	pthread_attr_t attr;
+
+	if (proxy_parse_connect(c->head.data, c->head.len, &host, &port,
+	    &why) < 0) {
+		refuse(px, c, "(unparsed request)", why);
+		return;
+	}
+	c->dest = xasprintf("%s:%u", host, port);
+	if (!listed(px->allow, host, port) && !listed(px->endpoint, host, port)) {
+		refuse(px, c, c->dest, "not in the allow-list");
+		return;
+	}
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	if ((c->literal = is_literal(host))) {
+		if (getaddrinfo(host, portstr, &hints, &res) != 0 || !res) {
+			refuse(px, c, c->dest, "not an address");
+			return;
+		}
+		connect_to(px, c, res);
+		freeaddrinfo(res);
+		return;
+	}
+	j = xcalloc(1, sizeof(*j));
+	j->conn = c;
+	j->host = steal_ptr(&host);
+	memcpy(j->port, portstr, sizeof(j->port));
+	j->fd = px->resolved[1];
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, resolve, j) != 0) {
+		free(j->host);
+		free(j);
+		refuse(px, c, c->dest, "cannot start resolving it");
+	} else
+		c->state = S_RESOLVING;
+	pthread_attr_destroy(&attr);
+}
+
+/* Answers from the resolver threads. */
+static void
+resolved(struct proxy *px)
+{
+	struct job *j;
+	size_t i;
+
+	while (read(px->resolved[0], &j, sizeof(j)) == sizeof(j)) {
+		for (i = 0; i < px->n && px->c[i] != j->conn; i++)
+			;
+		if (i < px->n && px->c[i]->state == S_RESOLVING) {
+			if (j->err || j->res == NULL)
+				refuse(px, px->c[i], px->c[i]->dest,
+				    "the name does not resolve");
+			else
+				connect_to(px, px->c[i], j->res);
+		}
+		if (j->res)
+			freeaddrinfo(j->res);
+		free(j->host);
+		free(j);
+	}
+}
+
+struct proxy *
+proxy_new(int listen_fd, char *const *allow, char *const *endpoint)
+{
+	struct proxy *px = xcalloc(1, sizeof(*px));
+
+	px->listener = listen_fd;
+	if (pipe2(px->resolved, O_NONBLOCK | O_CLOEXEC) < 0)
+		die_errno(errno, "proxy: pipe");
+	px->allow = allow;
+	px->endpoint = endpoint;
+	px->nl = own_watch();
+	own_load(px);
+	fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
+	return px;
+}
+
+static void
+conn_free(struct conn *c)
+{
+	if (c->client >= 0)
+		close(c->client);
+	if (c->upstream >= 0)
+		close(c->upstream);
+	free(c->head.data);
+	free(c->up.data);
+	free(c->down.data);
+	free(c);
+}
+
+size_t
+proxy_poll(struct proxy *px, struct pollfd *p, size_t max)
+{
+	size_t n = 0, i;
+	time_t now = time(NULL);
+
+	/* Drop finished connections and clients too slow to ask. */
+	for (i = 0; i < px->n; ) {
+		struct conn *c = px->c[i];
+
+		if (c->state == S_HEAD && now - c->started > HEAD_SECONDS)
+			refuse(px, c, "(request)", "too slow to send its request");
+		if (c->state == S_DONE || (c->state == S_RELAY &&
+		    c->client_eof && c->upstream_eof && !c->up.len &&
+		    !c->down.len)) {
+			conn_free(c);
+			px->c[i] = px->c[--px->n];
+			continue;
+		}
+		i++;
+	}
+	if (n < max && px->n < MAX_CONNS) {
+		p[n] = (struct pollfd){ .fd = px->listener, .events = POLLIN };
+		px->map[n].side = -1;
+		n++;
+	}
+	if (n < max) {
+		p[n] = (struct pollfd){ .fd = px->resolved[0], .events = POLLIN };
+		px->map[n].side = -2;
+		n++;
+	}
+	for (i = 0; i < px->n && n + 2 <= max; i++) {
+		struct conn *c = px->c[i];
+		short ce = 0, ue = 0;
+
+		switch (c->state) {
+		case S_HEAD:
+			ce = POLLIN;
+			break;
+		case S_CONNECTING:
+			ue = POLLOUT;
+			break;
+		case S_RELAY:
+			ce = (short)((!c->client_eof && c->up.len < BUF ?
+			    POLLIN : 0) | (c->down.len ? POLLOUT : 0));
+			ue = (short)((!c->upstream_eof && c->down.len < BUF ?
+			    POLLIN : 0) | (c->up.len ? POLLOUT : 0));
+			break;
+		case S_RESOLVING:
+		case S_DONE:
+			break;
+		}
+		if (ce) {
+			p[n] = (struct pollfd){ .fd = c->client, .events = ce };
+			px->map[n].conn = i;
+			px->map[n++].side = 0;
+		}
+		if (ue) {
+			p[n] = (struct pollfd){ .fd = c->upstream, .events = ue };
+			px->map[n].conn = i;
+			px->map[n++].side = 1;
+		}
+	}
+	return n;
+}
+
+static void
+buf_fill(struct pbuf *b, int fd, bool *eof)
+{
+	ssize_t r;
+
+	if (b->data == NULL)
+		b->data = xmalloc(BUF);
+	r = read(fd, b->data + b->len, BUF - b->len);
+	if (r > 0)
+		b->len += (size_t)r;
+	else if (r == 0 || (errno != EAGAIN && errno != EINTR))
+		*eof = true;
+}
+
+static bool
+buf_drain(struct pbuf *b, int fd)
+{
+	ssize_t w = send(fd, b->data, b->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (w < 0)
+		return errno == EAGAIN || errno == EINTR;
+	memmove(b->data, b->data + w, b->len - (size_t)w);
+	b->len -= (size_t)w;
+	return true;
+}
+
+static void
+head_read(struct proxy *px, struct conn *c)
+{
+	ssize_t r;
+
+	if (c->head.data == NULL)
+		c->head.data = xmalloc(HEAD_MAX + 1);
+	r = read(c->client, c->head.data + c->head.len, HEAD_MAX - c->head.len);
+	if (r <= 0) {
+		if (r == 0 || (errno != EAGAIN && errno != EINTR))
+			c->state = S_DONE;
+		return;
+	}
+	c->head.len += (size_t)r;
+	c->head.data[c->head.len] = '\0';
+	if (memmem(c->head.data, c->head.len, "\r\n\r\n", 4) ||
+	    memmem(c->head.data, c->head.len, "\n\n", 2))
+		start(px, c);
+	else if (c->head.len == HEAD_MAX)
+		refuse(px, c, "(request)", "a request head over 8 KiB");
+}
+
+void
+proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct conn *c;
+
+		if (p[i].revents == 0)
+			continue;
+		if (px->map[i].side == -2) {
+			resolved(px);
+			continue;
+		}
+		if (px->map[i].side < 0) {
+			int fd = accept4(px->listener, NULL, NULL,
+			    SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+			if (fd >= 0 && px->n < MAX_CONNS) {
+				c = xcalloc(1, sizeof(*c));
+				c->client = fd;
+				c->upstream = -1;
+				c->started = time(NULL);
+				px->c[px->n++] = c;
+			} else if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (px->map[i].conn >= px->n)
+			continue;
+		c = px->c[px->map[i].conn];
+		if (c->state == S_HEAD && px->map[i].side == 0)
+			head_read(px, c);
+		else if (c->state == S_CONNECTING && px->map[i].side == 1) {
+			int err = 0;
+			socklen_t l = sizeof(err);
+
+			getsockopt(c->upstream, SOL_SOCKET, SO_ERROR, &err, &l);
+			if (err) {
+				reply(c->client, "502 Bad Gateway");
+				c->state = S_DONE;
+				continue;
+			}
+			reply(c->client, "200 Connection established");
+			c->state = S_RELAY;
+		} else if (c->state == S_RELAY) {
+			int fd = px->map[i].side ? c->upstream : c->client;
+			struct pbuf *in = px->map[i].side ? &c->down : &c->up;
+			struct pbuf *out = px->map[i].side ? &c->up : &c->down;
+			bool *eof = px->map[i].side ? &c->upstream_eof :
+			    &c->client_eof;
+
+			if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+				int other = px->map[i].side ? c->client :
+				    c->upstream;
+
+				buf_fill(in, fd, eof);
+				/* Pass it on at once: a poll round saved. */
+				if (in->len && !buf_drain(in, other))
+					c->state = S_DONE;
+			}
+			if ((p[i].revents & POLLOUT) && out->len &&
+			    !buf_drain(out, fd))
+				c->state = S_DONE;
+			/* Half-close: pass an EOF on once the data is out. */
+			if (c->client_eof && !c->up.len && c->upstream >= 0)
+				shutdown(c->upstream, SHUT_WR);
+			if (c->upstream_eof && !c->down.len)
+				shutdown(c->client, SHUT_WR);
+			if (p[i].revents & POLLERR)
+				c->state = S_DONE;
+		}
+	}
+}
+
+void
+proxy_counts(const struct proxy *px, unsigned *allowed, unsigned *refused)
+{
+	*allowed = px->allowed;
+	*refused = px->refused;
+}
+
+char *const *
+proxy_refusals(const struct proxy *px)
+{
+	static char *const none[] = { NULL };
+
+	return px->refusals ? px->refusals : none;
+}
+
+void
+proxy_free(struct proxy *px)
+{
+	size_t i;
+
+	if (px == NULL)
+		return;
+	strv_free(px->refusals);
+	for (i = 0; i < px->n; i++)
+		conn_free(px->c[i]);
+	close(px->listener);
+	/*
+	 * A thread still resolving gets EPIPE and frees its own job.  The
+	 * write end stays open: closed, its number could be reused by a file
+	 * the thread would then write into.
+	 */
+	close(px->resolved[0]);
+	if (px->nl >= 0)
+		close(px->nl);
+	free(px->own);
+	free(px);
+}

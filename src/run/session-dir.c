@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: ISC
+/*
+ * run/session-dir.c - session directory lifecycle.
+ *
+ * Runs in: the supervisor.  Before the run the directory is confine's own;
+ * after it, upper/ holds what the command wrote: untrusted, reached only
+ * relative to the session's directory fd, never followed through symlinks.
+ * MUST: write nothing inside the workspace or anywhere else on the host
+ * but the session directory.
+ * MUST: write the metadata file under a temporary name, then rename it.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "lib/sys.h"
+#include "lib/util.h"
+#include "run/session-dir.h"
+#include "run/workspace-copy.h"
+
+static void	remove_tree(int, const char *, int);
+
+
+static int
+write_meta(int dirfd, const struct plan *p, const struct timespec *start)
+{
+	AUTO(fclose_p) FILE *f = NULL;
+	char stamp[32];
+	struct tm tm;
+	time_t now = time(NULL);
+	struct timespec ts;
+	size_t i;
+	int fd;
+
+	if ((fd = openat(dirfd, "meta.tmp", O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC | O_NOFOLLOW, 0600)) < 0)
+		return -errno;
+	if ((f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* The coarse clock is the one file timestamps are taken from. */
+	if (start)
+		ts = *start;
+	else
+		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	fprintf(f, "version=1\nid=%s\nstarted=%s\nstarted_ns=%lld\n"
+	    "workspace=%s\nbackend=%s\nlayout=%s\nquadrant=%s\nprofile=%s\n"
+	    "profile_arg=%s\n", p->session_id, stamp,
+	    (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, p->workspace,
+	    p->backend == PLAN_BACKEND_BWRAP ? "bwrap" :
+	    p->backend == PLAN_BACKEND_LANDLOCK ? "landlock" : "native",
+	    p->backend == PLAN_BACKEND_NATIVE ? "overlay" : "copy",
+	    p->quadrant, p->profile, p->profile_arg);
+	/* Left out of the workspace's copy: the export leaves them alone. */
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+		size_t j;
+
+		if (m->kind != PLAN_MOUNT_COPY || !streq(m->src, p->workspace))
+			continue;
+		for (j = 0; m->except && m->except[j]; j++)
+			if (!strchr(m->except[j], '\n'))
+				fprintf(f, "hidden=%s\n", m->except[j]);
+	}
+	for (i = 0; p->argv[i]; i++) {
+		/* One argument a line; a newline inside one is escaped. */
+		const char *c;
+
+		fputs("arg=", f);
+		for (c = p->argv[i]; *c; c++) {
+			if (*c == '\n')
+				fputs("\\n", f);
+			else if (*c == '\\')
+				fputs("\\\\", f);
+			else
+				fputc(*c, f);
+		}
+		fputc('\n', f);
+	}
+	if (fflush(f) != 0 || ferror(f))
+		return -EIO;
+	if (renameat(dirfd, "meta.tmp", dirfd, "meta") < 0)
+		return -errno;
+	return 0;
+}
+
+/* One copy or link of the plan, made in the session. */
+static int
+prepare(const struct plan *p, const struct plan_mount *m, const char **where)
+{
+	autofree char *parent = xstrdup(m->upper);
+	struct copy_stats st;
+	FILE *dirs = NULL;
+	int r;
+
+	*strrchr(parent, '/') = '\0';
+	*where = m->upper;
+	if ((r = sys_mkdirs(parent)) < 0)
+		return r;
+	if (m->kind == PLAN_MOUNT_LINK) {
+		/* Nothing on the host: no link to nothing. */
+		if (access(m->src, F_OK) < 0 && errno == ENOENT)
+			return 0;
+		return symlink(m->src, m->upper) < 0 ? -errno : 0;
+	}
+	/*
+	 * A scratch path missing on the host: nothing to copy; in the home
+	 * (a tmpfs, or the session's) the command makes it as it likes.
+	 */
+	if (access(m->src, F_OK) < 0 && errno == ENOENT)
+		return 0;
+	if (streq(m->src, p->workspace)) {
+		/* The workspace's directories by inode, for the export. */
+		autofree char *idx = path_join(p->session_dir, "copy.dirs");
+		int fd = open(idx, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+
+		if (fd < 0 || (dirs = fdopen(fd, "w")) == NULL) {
+			*where = "copy.dirs";
+			r = -errno;
+			if (fd >= 0)
+				close(fd);
+			return r;
+		}
+	}
+	r = copy_tree(m->src, m->upper, m->except, dirs, &st, where);
+	if (dirs && fclose(dirs) != 0 && r == 0) {
+		*where = "copy.dirs";
+		r = -EIO;
+	}
+	if (r < 0)
+		return r;
+	if (st.skipped)
+		log_info("copy of %s: %zu unreadable or special files left out",
+		    m->src, st.skipped);
+	log_debug("copy of %s: %zu files, %zu of them reflinked", m->src,
+	    st.files, st.cloned);
+	return 0;
+}
+
+/* bwrap, the allow-list view: the session's machine id, for bwrap to bind. */
+static int
+machine_id(const struct plan *p, int dirfd)
+{
+	size_t i, len;
+	int fd;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind != PLAN_MOUNT_DATA)
+			continue;
+		unlinkat(dirfd, "machine-id", 0);
+		if ((fd = openat(dirfd, "machine-id", O_WRONLY | O_CREAT |
+		    O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444)) < 0)
+			return -errno;
+		len = strlen(m->data);
+		if (write(fd, m->data, len) != (ssize_t)len) {
+			close(fd);
+			return -EIO;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/*
+ * bwrap and landlock: real copies of the workspace and the scratch paths;
+ * landlock: the session's home (holding its copies and links) and tmp.
+ * Entered again, the workspace's copy stays and the rest is made anew.
+ */
+static int
+copies_create(const struct plan *p, int fd, const char **where,
+    struct timespec *start)
+{
+	size_t i;
+	int r;
+
+	if (p->backend == PLAN_BACKEND_LANDLOCK) {
+		remove_tree(fd, "home", 0);
+		remove_tree(fd, "tmp", 0);
+		*where = p->session_dir;
+		if (mkdirat(fd, "home", 0700) < 0 || mkdirat(fd, "tmp", 0700) < 0)
+			return -errno;
+	}
+	if (p->backend == PLAN_BACKEND_BWRAP) {
+		/* Over a socket or a hidden file: an empty file of mode 0, as
+		 * native's mask (reading it is EACCES, not an empty file). */
+		unlinkat(fd, "empty", 0);
+		if ((r = openat(fd, "empty", O_WRONLY | O_CREAT | O_EXCL |
+		    O_CLOEXEC | O_NOFOLLOW, 0)) < 0)
+			return -errno;
+		close(r);
+		remove_tree(fd, "scratch", 0);
+		if ((r = machine_id(p, fd)) < 0)
+			return r;
+	}
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind != PLAN_MOUNT_COPY && m->kind != PLAN_MOUNT_LINK)
+			continue;
+		if (p->reenter && streq(m->src, p->workspace))
+			continue;
+		if ((r = prepare(p, m, where)) < 0)
+			return r;
+	}
+	*where = p->session_dir;
+	if (p->reenter)
+		return 0;
+	/*
+	 * The export tells the command's changes by ctime >= the start.  A
+	 * file's ctime is the coarse clock, or, on filesystems with
+	 * multigrain timestamps, the fine one: the start is the fine clock
+	 * now, past every copied file's, and the command starts only once
+	 * the coarse clock has passed it too (sandbox_command()).
+	 */
+	clock_gettime(CLOCK_REALTIME, start);
+	return write_meta(fd, p, start);
+}
+
+int
+workspace_session_create(const struct plan *p, const char **where,
+    struct timespec *start)
+{
+	autofree char *parent = xstrdup(p->session_dir);
+	autoclose int fd = -1;
+	struct stat st;
+	size_t i;
+	int r;
+
+	*strrchr(parent, '/') = '\0';
+	*where = p->session_dir;
+	if ((r = sys_mkdirs(parent)) < 0)
+		return r;
+	if (mkdir(p->session_dir, 0700) < 0 && !(p->reenter && errno == EEXIST))
+		return -errno;
+	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	start->tv_sec = start->tv_nsec = 0;
+	if (p->backend != PLAN_BACKEND_NATIVE)
+		return copies_create(p, fd, where, start);
+	/* The overlay's root takes upper/'s mode: give it the workspace's. */
+	if (stat(p->workspace, &st) < 0)
+		return -errno;
+	if (p->reenter) {
+		/* The layers stay; overlayfs wants a fresh, empty work dir. */
+		remove_tree(fd, "work", 0);
+		if (mkdirat(fd, "work", 0700) < 0)
+			return -errno;
+	} else if (mkdirat(fd, "upper", 0700) < 0 ||
+	    mkdirat(fd, "work", 0700) < 0 ||
+	    fchmodat(fd, "upper", st.st_mode & 07777, 0) < 0)
+		return -errno;
+	/* Scratch directories of the profile: their layers live here too. */
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind != PLAN_MOUNT_SCRATCH)
+			continue;
+		*where = m->upper;
+		if ((mkdirat(fd, "scratch", 0700) < 0 && errno != EEXIST) ||
+		    (mkdir(m->upper, 0700) < 0 && !(p->reenter &&
+		    errno == EEXIST)) || mkdir(m->work, 0700) < 0)
+			return -errno;
+	}
+	*where = p->session_dir;
+	/* Re-entered: the first start stays the session's start. */
+	return p->reenter ? 0 : write_meta(fd, p, NULL);
+}
+
+static void
+remove_tree(int dirfd, const char *name, int depth)
+{
+	autoclose int fd = -1;
+	DIR *d;
+	struct dirent *e;
+
+	if (unlinkat(dirfd, name, 0) == 0 || errno != EISDIR || depth > 16)
+		return;
+	if (fchmodat(dirfd, name, 0700, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* Not ours to open up: the open below may work all the same. */
+	}
+	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	if ((d = fdopendir(dup(fd))) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
+			remove_tree(fd, e->d_name, depth + 1);
+	closedir(d);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+bool
+workspace_session_finish(const struct plan *p)
+{
+	autoclose int fd = -1;
+	size_t i;
+
+	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return true;
+	if (p->backend != PLAN_BACKEND_NATIVE) {
+		autofree char *upper = path_join(p->session_dir, "upper");
+
+		/* Scratch is discarded; the copy is for the export to judge. */
+		remove_tree(fd, "home", 0);
+		remove_tree(fd, "tmp", 0);
+		remove_tree(fd, "scratch", 0);
+		unlinkat(fd, "empty", 0);
+		unlinkat(fd, "machine-id", 0);
+		/* Untouched: nothing to export (the export would say so). */
+		if (p->reenter || faccessat(fd, "network", F_OK,
+		    AT_SYMLINK_NOFOLLOW) == 0 ||
+		    copy_changed_since(upper, &p->start_after))
+			return true;
+		workspace_session_remove(p);
+		return false;
+	}
+	/* overlayfs's own scratch (mode 000 entries, volatile markers). */
+	remove_tree(fd, "work", 0);
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+		const char *rel;
+
+		if (m->kind != PLAN_MOUNT_SCRATCH)
+			continue;
+		rel = m->work + strlen(p->session_dir) + 1;
+		remove_tree(fd, rel, 0);
+		if (!p->reenter)
+			unlinkat(fd, m->upper + strlen(p->session_dir) + 1,
+			    AT_REMOVEDIR);
+	}
+	if (p->reenter || faccessat(fd, "network", F_OK,
+	    AT_SYMLINK_NOFOLLOW) == 0)
+		return true;	/* the proxy's record is for the export */
+	unlinkat(fd, "scratch", AT_REMOVEDIR);
+	if (faccessat(fd, "scratch", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return true;
+	if (unlinkat(fd, "upper", AT_REMOVEDIR) < 0)
+		return true;
+	unlinkat(fd, "meta", 0);
+	rmdir(p->session_dir);
+	return false;
+}
+
+void
+workspace_session_remove(const struct plan *p)
+{
+	autofree char *parent = xstrdup(p->session_dir);
+	autoclose int fd = -1;
+	char *slash = strrchr(parent, '/');
+
+	*slash = '\0';
+	if ((fd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) >= 0)
+		remove_tree(fd, slash + 1, 0);
+}
+
+void
+workspace_remove_tree(int dirfd, const char *name)
+{
+	remove_tree(dirfd, name, 0);
+}
+
+void
+workspace_note_network(const struct plan *p, unsigned allowed,
+    unsigned refused, char *const *refusals)
+{
+	autofree char *tmp = path_join(p->session_dir, "network.tmp");
+	autofree char *dst = path_join(p->session_dir, "network");
+	FILE *f;
+	size_t i;
+	int fd;
+
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0600)) < 0 || (f = fdopen(fd, "w")) == NULL)
+		return;
+	fprintf(f, "network: %u connection%s through the proxy, %u refused\n",
+	    allowed, allowed == 1 ? "" : "s", refused);
+	/* Names the proxy parsed: printable ASCII only, by its rules. */
+	for (i = 0; refusals[i]; i++)
+		fprintf(f, "  refused %s\n", refusals[i]);
+	if (fclose(f) == 0)
+		rename(tmp, dst);
+	else
+		unlink(tmp);
+}
+
+static char *
+export_program(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash, *p;
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			p = xasprintf("%s/confine-export", self);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return xstrdup(PKGLIBEXECDIR "/confine-export");
+}
+
+int
+workspace_export(const char *session_dir, bool quiet)
+{
+	char *argv[] = { quiet ? (char *)"-q" : (char *)"--",
+	    (char *)session_dir, NULL };
+
+	return workspace_export_run(argv);
+}
+
+int
+workspace_export_run(char *const args[])
+{
+	autofree char *prog = export_program();
+	char *argv[8] = { prog };
+	size_t i;
+	int status;
+	pid_t pid, parent = getpid();
+
+	for (i = 0; args[i] && i + 2 < nitems(argv); i++)
+		argv[i + 1] = args[i];
+
+	if ((pid = fork()) == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* Killed with confine: an apply stops where confine did. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(125);
+		execv(prog, argv);
+		dprintf(STDERR_FILENO, "confine: export: cannot run '%s': %s\n",
+		    prog, strerror(errno));
+		_exit(125);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * run/session-dir.h - the session directory that holds the workspace's overlay
+ * layers: $XDG_STATE_HOME/confine/sessions/ID/{upper,work,meta}.
+ *
+ * Runs in: the supervisor, outside the sandbox.
+ */
+#ifndef CONFINE_WORKSPACE_H
+#define CONFINE_WORKSPACE_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "policy/plan.h"
+
+/*
+ * Create the session directory of the plan (mode 0700, parents as needed)
+ * with empty upper/ and work/ (native) or the copies (bwrap, landlock), and
+ * the metadata file.  0 or -errno, with *where naming the path that
+ * failed.  For copies, *start is the session's start, which the command
+ * must not begin before (sandbox_command()); else zero.
+ */
+int	workspace_session_create(const struct plan *, const char **where,
+	    struct timespec *start);
+
+/*
+ * After the sandbox is gone: remove overlayfs's work directory; when the
+ * command wrote nothing, remove the whole session and return false; else
+ * keep it and return true.
+ */
+bool	workspace_session_finish(const struct plan *);
+
+/* Remove the whole session directory (its layers hold nothing to review). */
+void	workspace_session_remove(const struct plan *);
+
+/*
+ * Remove dirfd/name and everything below it, never following a symlink,
+ * opening up mode 000 directories of the caller's on the way.
+ */
+void	workspace_remove_tree(int dirfd, const char *name);
+
+/*
+ * Note the proxy's counts and refusals in the session's "network" file
+ * (the export puts them in the report).  The proxy admits only printable
+ * ASCII host names, so the lines are safe to show.
+ */
+void	workspace_note_network(const struct plan *, unsigned allowed,
+	    unsigned refused, char *const *refusals);
+
+/*
+ * Run the export program on the session (confine-export, next to this
+ * binary in a build tree, else where it was installed; never looked up in
+ * PATH) and wait for it.  Its exit status, or -1.
+ */
+int	workspace_export(const char *session_dir, bool quiet);
+/* Run confine-export with ARGS (NULL-terminated, at most 6): its status. */
+int	workspace_export_run(char *const args[]);
+
+#endif

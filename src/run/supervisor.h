@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * run/supervisor.h - run the plan with its backend, and supervise it.
+ *
+ * Runs in: the supervisor, which stays outside the sandbox.
+ */
+#ifndef CONFINE_SANDBOX_H
+#define CONFINE_SANDBOX_H
+
+#include "policy/plan.h"
+
+/*
+ * Run the plan's command confined and supervise it to the end.  Returns
+ * the exit status for confine: the command's own, 128+N if it was killed by
+ * signal N, 125 if setting up the confinement failed, 126 or 127 if the
+ * command could not be executed or found.
+ */
+int	sandbox_run(const struct plan *);
+
+/* sandbox_run(): the native backend found no user namespaces (auto goes on
+ * to the next backend); nothing ran and the session is gone. */
+#define SANDBOX_NO_USERNS	(-2)
+
+#endif

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: ISC
+/*
+ * run/workspace-copy.c - copy a host tree into the session (FICLONE, copy_file_range(2)).
+ *
+ * Runs in: the supervisor, before the sandbox starts; the source is the
+ * user's own tree, the destination confine's session directory.
+ * MUST: never hard-link: a link would share the host's inode, and a write
+ * through the copy would reach the host.
+ * MUST: follow no symlink on either side; a link is copied as a link.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "lib/util.h"
+#include "run/workspace-copy.h"
+
+#define MAX_DEPTH	256
+
+struct copy {
+	struct copy_stats	*st;
+	bool			 no_clone;	/* FICLONE failed: not here */
+	FILE			*dirs;	/* "INO\0PATH\0" per directory */
+	char *const		*except;
+	char			 rel[PATH_MAX];	/* of the entry, below src */
+};
+
+/* Is the entry at c->rel one to leave out? */
+static bool
+excepted(const struct copy *c)
+{
+	size_t i;
+
+	for (i = 0; c->except && c->except[i]; i++)
+		if (streq(c->except[i], c->rel))
+			return true;
+	return false;
+}
+
+/*
+ * Root reads every file; the copy must not hand a file of another user to
+ * the command, which has no capability to read it on the host: it keeps
+ * its owner.  Anyone else copies only what they could read anyway.
+ */
+static int
+own(int fd, const struct stat *st)
+{
+	if (geteuid() != 0 || (st->st_uid == 0 && st->st_gid == 0))
+		return 0;
+	return fchown(fd, st->st_uid, st->st_gid);
+}
+
+/* The bytes of in to out: a reflink, else the kernel's copy, else ours. */
+static int
+copy_bytes(struct copy *c, int in, int out, off_t size, bool *cloned)
+{
+	char buf[65536];
+	ssize_t n, w;
+	off_t left = size;
+
+	*cloned = false;
+	if (size > 0 && !c->no_clone) {
+		if (ioctl(out, FICLONE, in) == 0) {
+			*cloned = true;
+			return 0;
+		}
+		/* This filesystem cannot: do not ask for every file. */
+		if (errno == EOPNOTSUPP || errno == EXDEV || errno == EINVAL ||
+		    errno == ENOTTY)
+			c->no_clone = true;
+	}
+	while (left > 0) {
+		n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+		if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
+		    errno == EINVAL || errno == EOPNOTSUPP))
+			break;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;	/* shrank meanwhile: what is there */
+		left -= n;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		for (w = 0; w < n; ) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+
+			if (k < 0)
+				return -errno;
+			w += k;
+		}
+	return n < 0 ? -errno : 0;
+}
+
+static int
+copy_file(struct copy *c, int sdir, const char *name, int ddir,
+    const char *dname, const struct stat *st)
+{
+	autoclose int in = -1, out = -1;
+	struct timespec t[2] = { st->st_atim, st->st_mtim };
+	bool cloned;
+	int r;
+
+	if ((in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
+	    O_NONBLOCK | O_CLOEXEC)) < 0) {
+		if (errno == EACCES || errno == EPERM) {
+			c->st->skipped++;
+			return 0;
+		}
+		return -errno;
+	}
+	if ((out = openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0)
+		return -errno;
+	if ((r = copy_bytes(c, in, out, st->st_size, &cloned)) < 0)
+		return r;
+	c->st->files++;
+	c->st->cloned += cloned;
+	if (own(out, st) < 0 || fchmod(out, st->st_mode & 01777) < 0 ||
+	    futimens(out, t) < 0)
+		return -errno;
+	return 0;
+}
+
+static int	copy_dir(struct copy *, int, int, int);
+
+static int
+copy_entry(struct copy *c, int sdir, const char *name, int ddir,
+    const char *dname, int depth)
+{
+	struct stat st;
+	int r;
+
+	if (fstatat(sdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode))
+		return copy_file(c, sdir, name, ddir, dname, &st);
+	if (S_ISLNK(st.st_mode)) {
+		char target[PATH_MAX];
+		struct timespec t[2] = { st.st_atim, st.st_mtim };
+		ssize_t n = readlinkat(sdir, name, target, sizeof(target) - 1);
+
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		if (symlinkat(target, ddir, dname) < 0)
+			return -errno;
+		/* A link's owner grants nothing: kept when it can be. */
+		if (geteuid() == 0 && fchownat(ddir, dname, st.st_uid,
+		    st.st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+			log_debug("copy: cannot keep the owner of link '%s': %s",
+			    dname, strerror(errno));
+		utimensat(ddir, dname, t, AT_SYMLINK_NOFOLLOW);
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		autoclose int s = -1, d = -1;
+		struct timespec t[2] = { st.st_atim, st.st_mtim };
+
+		if ((s = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0) {
+			if (errno == EACCES) {
+				c->st->skipped++;
+				return 0;
+			}
+			return -errno;
+		}
+		if (mkdirat(ddir, dname, 0700) < 0 ||
+		    (d = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0)
+			return -errno;
+		if (c->dirs) {
+			struct stat dst;
+
+			if (fstat(d, &dst) < 0)
+				return -errno;
+			fprintf(c->dirs, "%llu%c%s%c",
+			    (unsigned long long)dst.st_ino, '\0', c->rel, '\0');
+		}
+		if ((r = copy_dir(c, s, d, depth + 1)) < 0)
+			return r;
+		if (own(d, &st) < 0 || fchmod(d, st.st_mode & 01777) < 0 ||
+		    futimens(d, t) < 0)
+			return -errno;
+		return 0;
+	}
+	c->st->skipped++;	/* fifo, socket, device */
+	return 0;
+}
+
+static int
+copy_dir(struct copy *c, int sdir, int ddir, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > MAX_DEPTH)
+		return -ELOOP;
+	if ((d = fdopendir(dup(sdir))) == NULL)
+		return -errno;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		size_t len = strlen(c->rel);
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(c->rel + len, sizeof(c->rel) - len,
+		    "%s%s", len ? "/" : "", e->d_name) >= sizeof(c->rel) - len) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		if (!excepted(c))
+			r = copy_entry(c, sdir, e->d_name, ddir, e->d_name,
+			    depth);
+		c->rel[len] = '\0';
+	}
+	closedir(d);
+	return r;
+}
+
+int
+copy_tree(const char *src, const char *dst, char *const *except,
+    FILE *dirs, struct copy_stats *st, const char **where)
+{
+	autofree char *sparent = xstrdup(src), *dparent = xstrdup(dst);
+	char *sname = strrchr(sparent, '/'), *dname = strrchr(dparent, '/');
+	autoclose int s = -1, d = -1;
+	struct copy c = { .st = st, .except = except, .dirs = dirs };
+	struct stat sst;
+
+	memset(st, 0, sizeof(*st));
+	*where = src;
+	if (sname == NULL || dname == NULL)
+		return -EINVAL;
+	*sname++ = '\0';
+	*dname++ = '\0';
+	if ((s = open(sparent[0] ? sparent : "/", O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	*where = dst;
+	if ((d = open(dparent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	*where = src;
+	if (*sname == '\0') {
+		/* "/" itself: never a workspace, policy refuses it. */
+		return -EINVAL;
+	}
+	if (fstatat(s, sname, &sst, 0) < 0)
+		return -errno;
+	if (S_ISDIR(sst.st_mode) && fstatat(s, sname, &sst,
+	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sst.st_mode)) {
+		/* The workspace is a resolved path; a link here is a race. */
+		return -ELOOP;
+	}
+	return copy_entry(&c, s, sname, d, dname, 0);
+}
+
+/* Anything at or below dirfd changed since t?  Unreadable: yes. */
+static bool
+changed_below(int dirfd, const struct timespec *t, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	bool changed = false;
+
+	if (depth > MAX_DEPTH || (d = fdopendir(dup(dirfd))) == NULL)
+		return true;
+	while (!changed && (e = readdir(d)) != NULL) {
+		struct stat st;
+		int sub;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    timespec_ge(&st.st_ctim, t)) {
+			changed = true;
+			break;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		if ((sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			changed = true;
+			break;
+		}
+		changed = changed_below(sub, t, depth + 1);
+		close(sub);
+	}
+	closedir(d);
+	return changed;
+}
+
+bool
+copy_changed_since(const char *dir, const struct timespec *t)
+{
+	autoclose int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return true;
+	return timespec_ge(&st.st_ctim, t) || changed_below(fd, t, 0);
+}
