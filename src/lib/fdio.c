@@ -5,11 +5,33 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "lib/fdio.h"
 #include "lib/util.h"
+
+int
+fd_open_at(int dirfd, const char *path, int flags, mode_t mode,
+    enum fd_resolve how)
+{
+	struct open_how oh = {
+		.flags = (unsigned long long)flags | O_CLOEXEC,
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = how == FD_IN_ROOT ?
+		    RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS :
+		    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	if ((fd = (int)syscall(SYS_openat2, dirfd, path, &oh, sizeof(oh))) < 0)
+		return -errno;
+	return fd;
+}
 
 ssize_t
 fd_read_all(int fd, size_t max, char **ret)

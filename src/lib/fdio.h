@@ -9,6 +9,20 @@
 #define CONFINE_FDIO_H
 
 #include <stddef.h>
+#include <sys/types.h>
+
+/* How fd_open_at() resolves a path (openat2(2) RESOLVE_*). */
+enum fd_resolve {
+	FD_BENEATH,	/* below dirfd, no symlink, no magic link */
+	FD_IN_ROOT,	/* dirfd is the root: symlinks resolve inside it */
+};
+
+/*
+ * openat2(2) of path from dirfd with flags | O_CLOEXEC (mode for O_CREAT),
+ * resolved as how says.  The fd, or -errno.
+ */
+int	fd_open_at(int dirfd, const char *path, int flags, mode_t mode,
+	    enum fd_resolve how);
 
 /*
  * Read fd to its end into *ret (NUL-terminated, heap), at most max bytes.
