@@ -623,7 +623,7 @@ bwrap_path() {
 }
 
 # Is this the bwrap backend with a setuid bwrap?  It makes no user
-# namespace then (bwrap.c: confine must take the command's fds).
+# namespace then (src/policy/bwrap-argv.c: confine must take the command's fds).
 bwrap_setuid() {
 	[ "$BACKEND" = bwrap ] && [ -u "$(bwrap_path)" ]
 }

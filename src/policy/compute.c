@@ -24,6 +24,7 @@
 #include "lib/util.h"
 #include "policy/compute.h"
 #include "policy/rule-of-two.h"
+#include "policy/sequence.h"
 
 
 /* Device nodes bound from the host into the minimal /dev. */
@@ -1194,6 +1195,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.tty.winsize = h->winsize;
 
 	env_plan(&p, h, host_env, &e);
+	policy_sequence(&p);
 	*ret = p;
 	return 0;
 }

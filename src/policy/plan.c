@@ -256,6 +256,34 @@ plan_dump_policy(const struct plan *p, FILE *f)
 	    (unsigned)__builtin_popcount(p->legs));
 }
 
+/* Who takes a step, and where: "pid 1", "bwrap", "inner", "child". */
+static const char *
+step_where(const struct plan *p, const struct plan_step *s)
+{
+	if (s->in == STEP_IN_COMMAND)
+		return "command";
+	if (s->by != STEP_BY_CONFINE)
+		return "bwrap";
+	return p->backend == PLAN_BACKEND_BWRAP ? "inner" :
+	    p->backend == PLAN_BACKEND_LANDLOCK ? "child" : "pid 1";
+}
+
+static void
+dump_sequence(const struct plan *p, FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "enforcement sequence (who, step, why there):\n");
+	for (i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+
+		fprintf(f, "  %2zu %-7s %-19s  %s%s\n", i + 1,
+		    step_where(p, s), plan_step_name(s->id),
+		    plan_step_why(s->id), s->by == STEP_BY_BWRAP_CHECKED ?
+		    " (bwrap does it, confine checks)" : "");
+	}
+}
+
 void
 plan_dump(const struct plan *p, FILE *f)
 {
@@ -370,4 +398,5 @@ plan_dump(const struct plan *p, FILE *f)
 		for (i = 0; i < p->ndegraded; i++)
 			fprintf(f, "  %s\n", p->degraded[i]);
 	}
+	dump_sequence(p, f);
 }

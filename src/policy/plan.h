@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "input/values.h"
+#include "policy/sequence.h"
 
 /* The host name inside a uts namespace of its own (native, bwrap). */
 #define PLAN_HOSTNAME	"confine"
@@ -178,6 +179,8 @@ struct plan {
 					   --dry-run ("/usr", "/bin -> usr/bin") */
 	char		*run_refused;	/* why this plan may be printed but not
 					   run (a root caller and leg C) */
+	struct plan_step steps[STEP_COUNT]; /* the enforcement sequence */
+	size_t		 nsteps;
 	struct timespec	 start_after;	/* copies: the command starts once the
 					   coarse clock is past this */
 };

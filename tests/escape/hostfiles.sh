@@ -9,9 +9,9 @@
 # and a host program's lock while the session holds its own); on the
 # command's own files (workspace, home, tmp) they all work.
 #
-# native shows the host's trees through read-only overlays (mount.c);
+# native shows the host's trees through read-only overlays (src/enforce/mounts.c);
 # bwrap and landlock have the supervisor answer the calls (seccomp user
-# notification, unotify.c; tests/escape/notify-files.sh goes further).
+# notification, src/run/notify.c; tests/escape/notify-files.sh goes further).
 # The landlock backend refuses AF_UNIX sockets altogether: the command's
 # own server there is a TODO.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
@@ -279,7 +279,7 @@ t_own() {
 	[ "$RW_OK" = yes ] || fail "$RW_OK"
 	want "$RW_OUT" OK "$1" WS HOME TMP
 }
-# landlock: the supervisor does them on the command's own files (meta.c).
+# landlock: the supervisor does them on the command's own files (src/run/notify-meta.c).
 for c in utimensat futimens setflags fssetxattr setxattr fsetxattr \
     removexattr fremovexattr flock setlk ofd_setlk setlease; do
 	tcase "$c works on the command's own files (workspace, home, tmp)" t_own "$c"

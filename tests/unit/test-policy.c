@@ -868,7 +868,7 @@ test_fixed(void)
  * yes, no) x each way to grant B (or not) x each way to grant C (or not),
  * each given through the profile and, where an option exists, through the
  * options.  The expected verdict is computed here from the table in
- * DESIGN.md, independently of policy.c:
+ * DESIGN.md, independently of src/policy/compute.c:
  *
  *	A unless untrusted = no; sealed = A, offline = A+B, online = A+C,
  *	trusted = B+C and needs untrusted = no; untrusted = no is refused
@@ -2798,6 +2798,80 @@ test_golden(void)
 	}
 }
 
+/* Where step id is in p's sequence, or -1. */
+static int
+step_at(const struct plan *p, enum plan_step_id id)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsteps; i++)
+		if (p->steps[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The enforcement sequence of every backend: the security order, the
+ * steps all three share, and the process each runs in.
+ */
+static void
+test_sequence(void)
+{
+	static const char *const backends[] = { "native", "bwrap",
+	    "landlock" };
+	static const enum plan_step_id shared[] = { STEP_DIE_WITH_SUPERVISOR,
+	    STEP_CAPABILITIES, STEP_NO_NEW_PRIVS, STEP_NOT_DUMPABLE,
+	    STEP_ENVIRONMENT, STEP_SESSION, STEP_FDS, STEP_DIRECTORY,
+	    STEP_LANDLOCK, STEP_FOREGROUND, STEP_EXEC };
+	size_t i, j;
+
+	for (i = 0; i < nitems(backends); i++) {
+		const char *b = backends[i];
+		struct plan p = { 0 };
+		int mounts, caps, nnp, ll, sc, cmd = -1;
+		bool ok_in = true;
+
+		if (!golden_plan(&p, b))
+			continue;
+		mounts = step_at(&p, STEP_MOUNTS);
+		caps = step_at(&p, STEP_CAPABILITIES);
+		nnp = step_at(&p, STEP_NO_NEW_PRIVS);
+		ll = step_at(&p, STEP_LANDLOCK);
+		sc = step_at(&p, streq(b, "bwrap") ? STEP_SECCOMP_BY_BWRAP :
+		    STEP_SECCOMP);
+		for (j = 0; j < nitems(shared); j++)
+			ok(step_at(&p, shared[j]) >= 0, "%s: runs step %s", b,
+			    plan_step_name(shared[j]));
+		ok(streq(b, "landlock") ? mounts < 0 : mounts >= 0 &&
+		    mounts < caps, "%s: mounts before capabilities", b);
+		ok(caps >= 0 && caps < nnp, "%s: capabilities before "
+		    "no_new_privs", b);
+		ok(nnp >= 0 && nnp < ll, "%s: no_new_privs before landlock", b);
+		/* bwrap loads confine's filter itself, before the inner
+		 * stage; the filter allows Landlock's calls. */
+		ok(streq(b, "bwrap") ? sc > nnp && sc < ll : sc > ll,
+		    "%s: seccomp %s", b, streq(b, "bwrap") ? "by bwrap, "
+		    "after no_new_privs" : "after landlock");
+		ok(step_at(&p, STEP_EXEC) == (int)p.nsteps - 1,
+		    "%s: exec last", b);
+		if (!streq(b, "landlock"))
+			ok(step_at(&p, STEP_NETWORK) < 0 ||
+			    streq(b, "bwrap") ||
+			    step_at(&p, STEP_NETWORK) < caps,
+			    "%s: network before the capabilities go", b);
+		/* Set-up steps first, then the command's, never mixed. */
+		for (j = 0; j < p.nsteps; j++) {
+			if (p.steps[j].in == STEP_IN_COMMAND && cmd < 0)
+				cmd = (int)j;
+			if (cmd >= 0 && p.steps[j].in != STEP_IN_COMMAND)
+				ok_in = false;
+		}
+		ok(ok_in && cmd == step_at(&p, STEP_SESSION),
+		    "%s: the command's steps begin with its session", b);
+		plan_free(&p);
+	}
+}
+
 /* The bwrap backend's command line for the golden plan. */
 static void
 test_bwrap_argv(void)
@@ -2906,6 +2980,7 @@ main(void)
 	test_reshown_sockets();
 	test_loader_to_policy();
 	test_golden();
+	test_sequence();
 	test_bwrap_argv();
 	test_deterministic();
 	return done();

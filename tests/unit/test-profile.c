@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: ISC
 /*
- * test-profile.c - the profile loader (profile.c) and the value checks it
- * shares with the options (syntax.c).
+ * test-profile.c - the profile loader (src/input/profile.c) and the value checks it
+ * shares with the options (src/input/values.c).
  *
  * The data is in $TESTS_SRCDIR/data/profiles:
  *   bad/NAME.ini	one defect each; NAME.err holds the first line of the
@@ -311,7 +311,7 @@ heap_setup(char **argv)
 }
 
 /* ---------------------------------------------------------------------- */
-/* syntax.c */
+/* input/values.c */
 
 struct row {
 	const char	*s;
