@@ -15,17 +15,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/spawn.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "run/session-dir.h"
@@ -440,31 +439,16 @@ workspace_export_run(char *const args[])
 {
 	autofree char *prog = export_program();
 	char *argv[8] = { prog };
+	/* Killed with confine: an apply stops where confine did. */
+	struct spawn_opts o = { .in = -1, .out = -1, .err = -1,
+	    .die_with_parent = true, .clean_mask = true, .name = "export",
+	    .fail_status = 125 };
 	size_t i;
 	int status;
-	pid_t pid, parent = getpid();
 
 	for (i = 0; args[i] && i + 2 < nitems(argv); i++)
 		argv[i + 1] = args[i];
-
-	if ((pid = fork()) == 0) {
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* Killed with confine: an apply stops where confine did. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(125);
-		execv(prog, argv);
-		dprintf(STDERR_FILENO, "confine: export: cannot run '%s': %s\n",
-		    prog, strerror(errno));
-		_exit(125);
-	}
-	if (pid < 0)
+	if ((status = spawn_run(prog, argv, &o)) < 0)
 		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
