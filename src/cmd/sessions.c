@@ -360,6 +360,23 @@ session_diff(const struct cli_opts *o, char *const *env)
 	return 0;
 }
 
+/*
+ * Does the export's patch change no file?  confine-export's summary says;
+ * a session exported by an older confine has none: its patch is empty.
+ */
+static bool
+nothing_to_apply(const char *sdir)
+{
+	autofree char *files = session_summary_get(sdir, "files");
+	autofree char *patch = NULL;
+	struct stat st;
+
+	if (files)
+		return streq(files, "0");
+	patch = path_join(sdir, "changes.patch");
+	return stat(patch, &st) == 0 && st.st_size == 0;
+}
+
 /* confine-export --apply SDIR [--commits] [--check]: its exit status. */
 static int
 export_apply(const char *sdir, bool commits, bool check)
@@ -379,11 +396,9 @@ session_apply(const struct cli_opts *o, char *const *env)
 {
 	autofree char *dir = sessions_dir(env);
 	autofree char *sdir = pick(dir, o->argv[0]);
-	autofree char *patch = path_join(sdir, "changes.patch");
 	autofree char *report = path_join(sdir, "report");
 	autofree char *ws = session_meta_get(sdir, "workspace");
 	autofree char *applied = path_join(sdir, "applied");
-	struct stat st;
 	int fd, r;
 
 	if (ws == NULL)
@@ -400,7 +415,7 @@ session_apply(const struct cli_opts *o, char *const *env)
 	if (o->commits && !has(sdir, "commits"))
 		die_hint(EXIT_CONFINE, 0, "use 'confine apply'", "session made "
 		    "no commits");
-	if (!o->commits && stat(patch, &st) == 0 && st.st_size == 0) {
+	if (!o->commits && nothing_to_apply(sdir)) {
 		log_msg("nothing to apply");
 		return 0;
 	}

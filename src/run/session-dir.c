@@ -29,6 +29,7 @@
 #include "lib/util.h"
 #include "run/session-dir.h"
 #include "run/workspace-copy.h"
+#include "store/session-meta.h"
 
 static void	remove_tree(int, const char *, int);
 
@@ -387,9 +388,10 @@ workspace_note_network(const struct plan *p, unsigned allowed,
 {
 	autofree char *tmp = path_join(p->session_dir, "network.tmp");
 	autofree char *dst = path_join(p->session_dir, "network");
+	autofree char *counts = NULL;
 	FILE *f;
 	size_t i;
-	int fd;
+	int fd, r;
 
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
 	    O_NOFOLLOW, 0600)) < 0 || (f = fdopen(fd, "w")) == NULL)
@@ -403,6 +405,13 @@ workspace_note_network(const struct plan *p, unsigned allowed,
 		rename(tmp, dst);
 	else
 		unlink(tmp);
+	/* The same facts for confine-export (store/session-meta.h). */
+	counts = xasprintf("allowed=%u\nrefused=%u\nlisted=%zu\n", allowed,
+	    refused, i);
+	if ((r = session_file_put(p->session_dir, "network.counts",
+	    counts)) < 0)
+		log_warn("session: cannot write '%s/network.counts': %s",
+		    p->session_dir, strerror(-r));
 }
 
 static char *
