@@ -386,31 +386,25 @@ void
 workspace_note_network(const struct plan *p, unsigned allowed,
     unsigned refused, char *const *refusals)
 {
-	autofree char *tmp = path_join(p->session_dir, "network.tmp");
-	autofree char *dst = path_join(p->session_dir, "network");
-	autofree char *counts = NULL;
-	FILE *f;
+	autofree char *text = NULL, *counts = NULL, *more = NULL;
 	size_t i;
-	int fd, r;
+	int r;
 
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-	    O_NOFOLLOW, 0600)) < 0 || (f = fdopen(fd, "w")) == NULL)
-		return;
-	fprintf(f, "network: %u connection%s through the proxy, %u refused\n",
-	    allowed, allowed == 1 ? "" : "s", refused);
+	text = xasprintf("network: %u connection%s through the proxy, %u "
+	    "refused\n", allowed, allowed == 1 ? "" : "s", refused);
 	/* Names the proxy parsed: printable ASCII only, by its rules. */
-	for (i = 0; refusals[i]; i++)
-		fprintf(f, "  refused %s\n", refusals[i]);
-	if (fclose(f) == 0)
-		rename(tmp, dst);
-	else
-		unlink(tmp);
-	/* The same facts for confine-export (store/session-meta.h). */
+	for (i = 0; refusals[i]; i++) {
+		more = xasprintf("%s  refused %s\n", text, refusals[i]);
+		free(text);
+		text = steal_ptr(&more);
+	}
+	/* For people (the report shows it), and the facts for the export. */
 	counts = xasprintf("allowed=%u\nrefused=%u\nlisted=%zu\n", allowed,
 	    refused, i);
-	if ((r = session_file_put(p->session_dir, "network.counts",
+	if ((r = session_file_put(p->session_dir, "network", text)) < 0 ||
+	    (r = session_file_put(p->session_dir, "network.counts",
 	    counts)) < 0)
-		log_warn("session: cannot write '%s/network.counts': %s",
+		log_warn("session: cannot note the proxy's counts in '%s': %s",
 		    p->session_dir, strerror(-r));
 }
 
