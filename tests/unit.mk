@@ -273,6 +273,13 @@ tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
 tests_unit_test_proxy_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_proxy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
 
+# lib/fdio: bounded reads, openat2 beneath.
+UNIT_TESTS += tests/unit/test-fdio
+check_PROGRAMS += tests/unit/test-fdio
+tests_unit_test_fdio_SOURCES = tests/unit/test-fdio.c
+tests_unit_test_fdio_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_fdio_LDADD = src/libconfine.a
+
 # The review flags: paths, contents, and confine(1)'s FLAGGED PATHS.
 UNIT_TESTS += tests/unit/test-flag
 check_PROGRAMS += tests/unit/test-flag

@@ -16,10 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +24,7 @@
 #include "input/host-probe.h"
 #include "lib/log.h"
 #include "lib/sha256.h"
+#include "lib/spawn.h"
 #include "lib/term-escape.h"
 #include "lib/util.h"
 #include "run/session-dir.h"
@@ -289,21 +287,51 @@ print_commits(const char *sdir, FILE *out, bool safe)
 	}
 }
 
+/* The pager and the pipe to its stdin. */
+struct pager {
+	FILE	*in;
+	pid_t	 pid;
+};
+
 /*
- * The user's pager, reading sanitised bytes from a pipe; less -FX when
- * $PAGER is unset, stdout when there is none.  Never anything of the
- * session's: the environment is the user's own.
+ * The user's pager, reading sanitised bytes from a pipe, run by sh -c as
+ * popen(3) would; less -FX when $PAGER is unset, stdout when there is
+ * none.  Never anything of the session's: the environment is the user's
+ * own.
  */
-static FILE *
-open_pager(void)
+static bool
+pager_open(struct pager *pg)
 {
 	const char *p = getenv("PAGER");
+	struct spawn_opts o = SPAWN_OPTS_INIT;
+	char *argv[] = { (char *)"sh", (char *)"-c", NULL, NULL };
+	int fds[2];
 
 	if (p && p[0] != '\0')
-		return popen(p, "w");
-	if (access("/usr/bin/less", X_OK) == 0)
-		return popen("/usr/bin/less -FX", "w");
-	return NULL;
+		argv[2] = (char *)p;
+	else if (access("/usr/bin/less", X_OK) == 0)
+		argv[2] = (char *)"/usr/bin/less -FX";
+	else
+		return false;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return false;
+	o.in = fds[0];
+	pg->pid = spawn_start("/bin/sh", argv, &o);
+	close(fds[0]);
+	if (pg->pid < 0 || (pg->in = fdopen(fds[1], "w")) == NULL) {
+		close(fds[1]);
+		if (pg->pid > 0)
+			spawn_wait(pg->pid);
+		return false;
+	}
+	return true;
+}
+
+static void
+pager_close(struct pager *pg)
+{
+	fclose(pg->in);
+	spawn_wait(pg->pid);
 }
 
 int
@@ -312,24 +340,41 @@ session_diff(const struct cli_opts *o, char *const *env)
 	autofree char *dir = sessions_dir(env);
 	autofree char *sdir = pick(dir, o->argv[0]);
 	autofree char *patch = path_join(sdir, "changes.patch");
-	bool tty = isatty(STDOUT_FILENO);
+	bool tty = isatty(STDOUT_FILENO), paged = false;
+	struct pager pg;
 	FILE *out = stdout;
-	FILE *pager = NULL;
 
 	if (ensure_export(sdir) < 0)
 		die("session '%s': cannot export its changes", sdir);
 	/* Exact bytes for a pipe or file: "git apply" takes them. */
-	if (tty && (pager = open_pager()) != NULL)
-		out = pager;
+	if (tty && (paged = pager_open(&pg)))
+		out = pg.in;
 	if (o->commits)
 		print_commits(sdir, out, tty);
 	else
 		print_file(AT_FDCWD, patch, out, tty);
-	if (pager)
-		pclose(pager);
+	if (paged)
+		pager_close(&pg);
 	else
 		fflush(stdout);
 	return 0;
+}
+
+/*
+ * Does the export's patch change no file?  confine-export's summary says;
+ * a session exported by an older confine has none: its patch is empty.
+ */
+static bool
+nothing_to_apply(const char *sdir)
+{
+	autofree char *files = session_summary_get(sdir, "files");
+	autofree char *patch = NULL;
+	struct stat st;
+
+	if (files)
+		return streq(files, "0");
+	patch = path_join(sdir, "changes.patch");
+	return stat(patch, &st) == 0 && st.st_size == 0;
 }
 
 /* confine-export --apply SDIR [--commits] [--check]: its exit status. */
@@ -351,11 +396,9 @@ session_apply(const struct cli_opts *o, char *const *env)
 {
 	autofree char *dir = sessions_dir(env);
 	autofree char *sdir = pick(dir, o->argv[0]);
-	autofree char *patch = path_join(sdir, "changes.patch");
 	autofree char *report = path_join(sdir, "report");
 	autofree char *ws = session_meta_get(sdir, "workspace");
 	autofree char *applied = path_join(sdir, "applied");
-	struct stat st;
 	int fd, r;
 
 	if (ws == NULL)
@@ -372,7 +415,7 @@ session_apply(const struct cli_opts *o, char *const *env)
 	if (o->commits && !has(sdir, "commits"))
 		die_hint(EXIT_CONFINE, 0, "use 'confine apply'", "session made "
 		    "no commits");
-	if (!o->commits && stat(patch, &st) == 0 && st.st_size == 0) {
+	if (!o->commits && nothing_to_apply(sdir)) {
 		log_msg("nothing to apply");
 		return 0;
 	}

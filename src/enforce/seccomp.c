@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "enforce/seccomp.h"
+#include "lib/fdio.h"
 #include "lib/util.h"
 
 #ifndef CLONE_NEWCGROUP
@@ -428,35 +429,25 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 	return seccomp_export_bpf(ctx, fd);
 }
 
+/* A classic BPF program is at most BPF_MAXINSNS instructions (filter.h). */
+#define FILTER_MAX	(BPF_MAXINSNS * sizeof(struct sock_filter))
+
 int
 syscall_filter_read(int fd, struct syscall_filter_prog *ret)
 {
-	size_t cap = 4096, len = 0;
-	char *buf = xmalloc(cap);
+	char *buf;
 	ssize_t n;
 
-	for (;;) {
-		if (len == cap) {
-			buf = xreallocarray(buf, 2, cap);
-			cap *= 2;
-		}
-		if ((n = read(fd, buf + len, cap - len)) < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len == 0 || len % sizeof(struct sock_filter) != 0 ||
-	    len / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+	if ((n = fd_read_all(fd, FILTER_MAX, &buf)) == -EFBIG)
+		return -EBADMSG;
+	if (n < 0)
+		return (int)n;
+	if (n == 0 || (size_t)n % sizeof(struct sock_filter) != 0) {
 		free(buf);
 		return -EBADMSG;
 	}
 	ret->insns = buf;
-	ret->len = len / sizeof(struct sock_filter);
+	ret->len = (size_t)n / sizeof(struct sock_filter);
 	return 0;
 }
 

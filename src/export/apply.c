@@ -29,7 +29,6 @@
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +36,12 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "export/apply.h"
 #include "export/commits.h"
 #include "input/host-probe.h"
+#include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/sys.h"
 #include "lib/term-escape.h"
@@ -102,27 +101,26 @@ safe(const char *s)
 
 /* ------------------------------------------------------------ reading */
 
-/* A whole file of the session (agent data), at most max bytes. */
+/*
+ * A whole file of the session (agent data), at most max bytes: NULL when
+ * it is absent or no regular file; more than max is refused.
+ */
 static char *
 read_bounded(const char *path, size_t max, size_t *ret_len)
 {
 	autoclose int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	char *buf;
-	size_t len = 0;
-	ssize_t r;
+	ssize_t n;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	if ((size_t)st.st_size > max)
+	if ((n = fd_read_all(fd, max, &buf)) == -EFBIG)
 		die("'%s' is larger than %zu bytes; nothing was changed", path,
 		    max);
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (len < (size_t)st.st_size &&
-	    (r = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
-		len += (size_t)r;
-	buf[len] = '\0';
-	*ret_len = len;
+	if (n < 0)
+		die_errno((int)-n, "cannot read '%s'", path);
+	*ret_len = (size_t)n;
 	return buf;
 }
 
@@ -391,8 +389,6 @@ parse_patch(const char *sdir, const char *name)
 static int
 open_parent(int wfd, const char *path, const char **base)
 {
-	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
 	const char *slash = strrchr(path, '/');
 	autofree char *dir = NULL;
 	int fd;
@@ -401,7 +397,12 @@ open_parent(int wfd, const char *path, const char **base)
 	if (slash == NULL)
 		return fcntl(wfd, F_DUPFD_CLOEXEC, 0);
 	dir = xstrndup(path, (size_t)(slash - path));
-	fd = (int)syscall(SYS_openat2, wfd, dir, &how, sizeof(how));
+	/* -1 and errno, as open(2): the callers report errno. */
+	if ((fd = fd_open_at(wfd, dir, O_PATH | O_DIRECTORY, 0,
+	    FD_BENEATH)) < 0) {
+		errno = -fd;
+		return -1;
+	}
 	return fd;
 }
 
@@ -1236,8 +1237,7 @@ write_files(struct ctx *c)
 static void
 parent_modes(struct ctx *c, int dfd, const char *path)
 {
-	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC, .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
+	const int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW;
 	autofree char *p = xstrdup(path);
 	char *s = p;
 	struct stat st;
@@ -1246,8 +1246,8 @@ parent_modes(struct ctx *c, int dfd, const char *path)
 		autoclose int hfd = -1, fd = -1;
 
 		*s = '\0';
-		hfd = (int)syscall(SYS_openat2, c->wfd, p, &how, sizeof(how));
-		fd = (int)syscall(SYS_openat2, dfd, p, &how, sizeof(how));
+		hfd = fd_open_at(c->wfd, p, flags, 0, FD_BENEATH);
+		fd = fd_open_at(dfd, p, flags, 0, FD_BENEATH);
 		/* The host's own mode, as git would leave it; else as made. */
 		if (hfd >= 0 && fd >= 0 && fstat(hfd, &st) == 0 &&
 		    fchmodat(dfd, p, st.st_mode & 07777, 0) < 0)
@@ -1270,12 +1270,9 @@ is_whiteout(int dfd, const char *name)
 static bool
 emptied(struct ctx *c, int dfd, const char *dir)
 {
-	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC, .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS };
-	autoclose int hfd = (int)syscall(SYS_openat2, c->wfd, dir, &how,
-	    sizeof(how));
-	autoclose int ufd = (int)syscall(SYS_openat2, dfd, dir, &how,
-	    sizeof(how));
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+	autoclose int hfd = fd_open_at(c->wfd, dir, flags, 0, FD_BENEATH);
+	autoclose int ufd = fd_open_at(dfd, dir, flags, 0, FD_BENEATH);
 	int fds[2] = { hfd, ufd };
 	bool ok = hfd >= 0 && ufd >= 0;
 	struct dirent *e;

@@ -34,9 +34,11 @@
 #include "export/commits.h"
 #include "export/patch.h"
 #include "export/review-flags.h"
+#include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/term-escape.h"
 #include "lib/util.h"
+#include "store/session-meta.h"
 
 struct host_repo {
 	git_repository	*repo;	/* the user's, read only; NULL: none */
@@ -49,6 +51,8 @@ struct host_repo {
 
 struct counts {
 	size_t	added, modified, deleted, renamed, ignored;
+	size_t	files, flagged, skipped;	/* for the summary */
+	long	refused;	/* network refusals; -1: not known */
 };
 
 static const char *
@@ -393,26 +397,46 @@ sink_finish(FILE *f)
 static FILE	*tmp_file(int, const char *);
 static int	 commit_file(int, const char *, FILE *);
 
-/* The proxy's counts and refusals, which the supervisor noted. */
+/*
+ * The most the proxy's record may hold: a line of counts and the first 100
+ * refusals (run/proxy.c), each a host name (at most 255 bytes), a port and
+ * a reason; a larger one was not written by confine.
+ */
+#define NETWORK_MAX	(64 * 1024)
+
+/*
+ * The proxy's counts and refusals, which the supervisor noted, into the
+ * report as they are; whether it names a refusal.  Their number is read
+ * from network.counts (store/session-meta.h), not from the text.
+ */
 static bool
-network(int sdir, FILE *report)
+network(const struct export_opts *o, int sdir, FILE *report,
+    struct counts *c)
 {
 	autoclose int fd = openat(sdir, "network", O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	char buf[16384];
-	bool refused = false;
+	autofree char *buf = NULL, *refused = NULL, *listed = NULL;
 	ssize_t n;
 
+	c->refused = 0;
 	if (fd < 0) {
 		fprintf(report, "network: no connection through the proxy\n");
 		return false;
 	}
-	/* confine wrote it: "  refused HOST:PORT" lines after the counts. */
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		fwrite(buf, 1, (size_t)n, report);
-		refused |= memmem(buf, (size_t)n, "\n  refused ", 11) != NULL;
+	c->refused = -1;
+	if ((n = fd_read_all(fd, NETWORK_MAX, &buf)) < 0) {
+		fprintf(report, "network: cannot read the proxy's record: %s\n",
+		    n == -EFBIG ? "larger than 64 KiB" : strerror((int)-n));
+		return true;
 	}
-	return refused;
+	fwrite(buf, 1, (size_t)n, report);
+	refused = session_file_get(o->session_dir, "network.counts",
+	    "refused");
+	listed = session_file_get(o->session_dir, "network.counts", "listed");
+	if (refused)
+		c->refused = strtol(refused, NULL, 10);
+	/* None: an older confine ran the session; it stays for review. */
+	return listed == NULL || !streq(listed, "0");
 }
 
 /* Open NAME.tmp in the session for writing; renamed by commit_file(). */
@@ -1227,6 +1251,24 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 	return 0;
 }
 
+/* confine's own facts of the export, for cmd/ (store/session-meta.h). */
+static int
+write_summary(const struct export_opts *o, const struct counts *c,
+    const struct series *ser, int ret)
+{
+	autofree char *text = NULL, *refused = NULL;
+
+	refused = c->refused < 0 ? xstrdup("") :
+	    xasprintf("refused=%ld\n", c->refused);
+	text = xasprintf("version=1\nfiles=%zu\nadded=%zu\nmodified=%zu\n"
+	    "deleted=%zu\nrenamed=%zu\ncommits=%zu\ncommit_paths=%zu\n"
+	    "flagged=%zu\nignored=%zu\nskipped=%zu\n%sreview=%d\n",
+	    c->files, c->added, c->modified, c->deleted, c->renamed, ser->n,
+	    ser->npaths, c->flagged, c->ignored, c->skipped, refused,
+	    ret == 0);
+	return session_file_put(o->session_dir, "summary", text);
+}
+
 static int
 run(const struct export_opts *o, git_repository *repo, int lower, int upper,
     int sdir)
@@ -1326,7 +1368,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 		fprintf(report, "  none\n");
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",
 	    cnt.ignored);
-	refused = network(sdir, report);
+	refused = network(o, sdir, report, &cnt);
 	fprintf(report, "skipped:\n");
 	for (i = 0; i < ch.nskipped; i++) {
 		autofree char *safe = term_sanitize(ch.skipped[i],
@@ -1348,6 +1390,15 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	/* A refused connection is worth a look too: the session stays. */
 	ret = git_diff_num_deltas(diff) == 0 && ch.nskipped == 0 &&
 	    !ser.found && !refused ? 1 : 0;
+	cnt.files = git_diff_num_deltas(diff);
+	cnt.flagged = nflag;
+	cnt.skipped = ch.nskipped;
+	if ((r = write_summary(o, &cnt, &ser, ret)) < 0) {
+		log_warn("export: cannot write '%s/summary': %s",
+		    o->session_dir, strerror(-r));
+		ret = -1;
+		goto out;
+	}
 	if (!o->quiet && ret == 0) {
 		if (cnt.ignored)
 			fprintf(stderr, "  %zu ignored by .gitignore, not "

@@ -21,8 +21,9 @@ struct export_opts {
 };
 
 /*
- * Write changes.patch and report into the session directory (each under
- * a temporary name, then renamed), and a summary on stderr.  Returns 0, 1
+ * Write changes.patch, report and summary (confine's facts of the export,
+ * store/session-meta.h) into the session directory (each under a
+ * temporary name, then renamed), and a summary on stderr.  Returns 0, 1
  * when there is nothing to review (no change, commit or skipped file), or
  * -1 after printing why; the layers are kept either way.
  */

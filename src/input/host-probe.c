@@ -22,6 +22,7 @@
 
 #include "input/host-probe.h"
 #include "lib/env.h"
+#include "lib/spawn.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 
@@ -267,29 +268,28 @@ probe_userns_why(uid_t uid)
 static int
 run_quiet(const char *const *argv, char *out, size_t outlen)
 {
-	int p[2], status = -1;
+	autoclose int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	struct spawn_opts o = SPAWN_OPTS_INIT;
+	char *const no_env[] = { NULL };
+	int p[2], status;
 	ssize_t n;
 	size_t len = 0;
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
-	if ((pid = fork()) == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-
-		dup2(devnull, 0);
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		execve(argv[0], (char *const *)argv, (char *[]){ NULL });
-		_exit(127);
-	}
+	o.in = devnull;
+	o.out = o.err = p[1];
+	o.envp = no_env;
+	pid = spawn_start(argv[0], (char *const *)argv, &o);
 	close(p[1]);
+	/* At most outlen - 1 bytes: a version line is all we look at. */
 	while (pid > 0 && len + 1 < outlen &&
 	    (n = read(p[0], out + len, outlen - len - 1)) > 0)
 		len += (size_t)n;
 	out[len] = '\0';
 	close(p[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+	if (pid < 0 || (status = spawn_wait(pid)) < 0)
 		return -1;
 	return status;
 }

@@ -25,6 +25,7 @@
 
 #include "input/profile.h"
 #include "input/values.h"
+#include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/term-escape.h"
 #include "lib/util.h"
@@ -407,9 +408,7 @@ profile_read_file(const char *path, char **ret, size_t *ret_len)
 {
 	autoclose int fd = -1;
 	struct stat st;
-	char *buf;
 	ssize_t n;
-	size_t len = 0;
 
 	/* O_NONBLOCK: opening a fifo must not wait for a writer. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
@@ -420,18 +419,10 @@ profile_read_file(const char *path, char **ret, size_t *ret_len)
 		return -EINVAL;
 	if (st.st_size > PROFILE_MAX_SIZE)
 		return -EFBIG;
-	buf = xmalloc(PROFILE_MAX_SIZE + 1);
-	while ((n = read(fd, buf + len, PROFILE_MAX_SIZE + 1 - len)) > 0)
-		len += (size_t)n;
-	if (n < 0 || len > PROFILE_MAX_SIZE) {
-		int err = n < 0 ? errno : EFBIG;
-
-		free(buf);
-		return -err;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
+	/* The file may grow after fstat: the bound holds anyway. */
+	if ((n = fd_read_all(fd, PROFILE_MAX_SIZE, ret)) < 0)
+		return (int)n;
+	*ret_len = (size_t)n;
 	return 0;
 }
 

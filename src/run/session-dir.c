@@ -15,21 +15,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/spawn.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "run/session-dir.h"
 #include "run/workspace-copy.h"
+#include "store/session-meta.h"
 
 static void	remove_tree(int, const char *, int);
 
@@ -386,24 +386,26 @@ void
 workspace_note_network(const struct plan *p, unsigned allowed,
     unsigned refused, char *const *refusals)
 {
-	autofree char *tmp = path_join(p->session_dir, "network.tmp");
-	autofree char *dst = path_join(p->session_dir, "network");
-	FILE *f;
+	autofree char *text = NULL, *counts = NULL, *more = NULL;
 	size_t i;
-	int fd;
+	int r;
 
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-	    O_NOFOLLOW, 0600)) < 0 || (f = fdopen(fd, "w")) == NULL)
-		return;
-	fprintf(f, "network: %u connection%s through the proxy, %u refused\n",
-	    allowed, allowed == 1 ? "" : "s", refused);
+	text = xasprintf("network: %u connection%s through the proxy, %u "
+	    "refused\n", allowed, allowed == 1 ? "" : "s", refused);
 	/* Names the proxy parsed: printable ASCII only, by its rules. */
-	for (i = 0; refusals[i]; i++)
-		fprintf(f, "  refused %s\n", refusals[i]);
-	if (fclose(f) == 0)
-		rename(tmp, dst);
-	else
-		unlink(tmp);
+	for (i = 0; refusals[i]; i++) {
+		more = xasprintf("%s  refused %s\n", text, refusals[i]);
+		free(text);
+		text = steal_ptr(&more);
+	}
+	/* For people (the report shows it), and the facts for the export. */
+	counts = xasprintf("allowed=%u\nrefused=%u\nlisted=%zu\n", allowed,
+	    refused, i);
+	if ((r = session_file_put(p->session_dir, "network", text)) < 0 ||
+	    (r = session_file_put(p->session_dir, "network.counts",
+	    counts)) < 0)
+		log_warn("session: cannot note the proxy's counts in '%s': %s",
+		    p->session_dir, strerror(-r));
 }
 
 static char *
@@ -440,31 +442,16 @@ workspace_export_run(char *const args[])
 {
 	autofree char *prog = export_program();
 	char *argv[8] = { prog };
+	/* Killed with confine: an apply stops where confine did. */
+	struct spawn_opts o = { .in = -1, .out = -1, .err = -1,
+	    .die_with_parent = true, .clean_mask = true, .name = "export",
+	    .fail_status = 125 };
 	size_t i;
 	int status;
-	pid_t pid, parent = getpid();
 
 	for (i = 0; args[i] && i + 2 < nitems(argv); i++)
 		argv[i + 1] = args[i];
-
-	if ((pid = fork()) == 0) {
-		sigset_t none;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* Killed with confine: an apply stops where confine did. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(125);
-		execv(prog, argv);
-		dprintf(STDERR_FILENO, "confine: export: cannot run '%s': %s\n",
-		    prog, strerror(errno));
-		_exit(125);
-	}
-	if (pid < 0)
+	if ((status = spawn_run(prog, argv, &o)) < 0)
 		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

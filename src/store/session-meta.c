@@ -5,48 +5,108 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/fdio.h"
+#include "lib/log.h"
 #include "lib/sha256.h"
 #include "lib/util.h"
 #include "store/session-meta.h"
 
-char **
-session_meta_all(const char *session_dir, const char *key)
+/*
+ * Every value of key in the session's file name (all, or the first only).
+ * confine wrote the file; it is still read with a bound, as everything in
+ * the session directory is.
+ */
+static char **
+file_values(const char *session_dir, const char *name, const char *key,
+    bool all)
 {
-	autofree char *path = path_join(session_dir, "meta"), *line = NULL;
-	AUTO(fclose_p) FILE *f = fopen(path, "re");
-	size_t cap = 0, n = strlen(key), nv = 0;
-	char **v = xcalloc(1, sizeof(*v));
-	ssize_t len;
+	autofree char *path = path_join(session_dir, name), *buf = NULL;
+	autoclose int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	size_t klen = strlen(key), nv = 0;
+	char **v = xcalloc(1, sizeof(*v)), *line, *end, *nl;
+	ssize_t n;
 
-	while (f && (len = getline(&line, &cap, f)) > 0) {
-		if (line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		if (strncmp(line, key, n) == 0 && line[n] == '=')
-			strv_push(&v, &nv, xstrdup(line + n + 1));
+	if (fd < 0)
+		return v;
+	if ((n = fd_read_all(fd, SESSION_FILE_MAX, &buf)) < 0) {
+		log_warn("session: cannot read '%s': %s", path,
+		    strerror((int)-n));
+		return v;
+	}
+	for (line = buf, end = buf + n; line < end; line = nl + 1) {
+		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
+			nl = end;
+		*nl = '\0';
+		if (strncmp(line, key, klen) != 0 || line[klen] != '=')
+			continue;
+		strv_push(&v, &nv, xstrdup(line + klen + 1));
+		if (!all)
+			break;
 	}
 	return v;
 }
 
 char *
+session_file_get(const char *session_dir, const char *name, const char *key)
+{
+	autostrv char **v = file_values(session_dir, name, key, false);
+
+	return v[0] ? steal_ptr(&v[0]) : NULL;
+}
+
+char **
+session_meta_all(const char *session_dir, const char *key)
+{
+	return file_values(session_dir, "meta", key, true);
+}
+
+char *
 session_meta_get(const char *session_dir, const char *key)
 {
-	autofree char *path = path_join(session_dir, "meta"), *line = NULL;
-	AUTO(fclose_p) FILE *f = fopen(path, "re");
-	size_t cap = 0, n = strlen(key);
-	ssize_t len;
+	return session_file_get(session_dir, "meta", key);
+}
 
-	if (f == NULL)
-		return NULL;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		if (line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		if (strncmp(line, key, n) == 0 && line[n] == '=')
-			return xstrdup(line + n + 1);
+char *
+session_summary_get(const char *session_dir, const char *key)
+{
+	return session_file_get(session_dir, "summary", key);
+}
+
+int
+session_file_put(const char *session_dir, const char *name, const char *text)
+{
+	autofree char *tmp = xasprintf("%s/%s.tmp", session_dir, name);
+	autofree char *dst = path_join(session_dir, name);
+	size_t len = strlen(text), off = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0)
+		return -errno;
+	while (off < len && err == 0) {
+		if ((n = write(fd, text + off, len - off)) >= 0)
+			off += (size_t)n;
+		else if (errno != EINTR)
+			err = errno;
 	}
-	return NULL;
+	if (close(fd) < 0 && err == 0)
+		err = errno;
+	if (err == 0 && rename(tmp, dst) < 0)
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		return -err;
+	}
+	return 0;
 }
 
 char *

@@ -1,21 +1,68 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * store/session-meta.h - the session store: what one part of confine tells
- * another about a session, as data.  $XDG_STATE_HOME/confine/sessions/ID/
- * holds a "meta" file of KEY=VALUE lines (written by run/session-dir.c
- * before the command starts, read by cmd/ and by confine-export), and
- * $XDG_STATE_HOME/confine/journal/NAME an apply's journal, NAME being the
- * workspace's digest.
+ * another about a session, as data, never as prose for people.
+ * $XDG_STATE_HOME/confine/sessions/ID/ holds files of KEY=VALUE lines:
+ *
+ *   meta		written by run/session-dir.c before the command starts;
+ *			read by cmd/ and confine-export.  version, id, started,
+ *			started_ns, workspace, backend, layout, quadrant,
+ *			profile, profile_arg, hidden (repeated), arg (repeated,
+ *			newlines and backslashes escaped).
+ *   network.counts	written by run/session-dir.c when the proxy ran, with
+ *			"network" (the same facts for people); read by
+ *			confine-export.  allowed=N (connections through the
+ *			proxy), refused=N, listed=N (refusals named in
+ *			"network": the first 100 the proxy refused by rule).
+ *   summary		written by confine-export with changes.patch and
+ *			report; read by cmd/.  version=1; files=N (files in
+ *			changes.patch: 0 when it is empty); added, modified,
+ *			deleted, renamed (files, by kind); commits=N (in
+ *			commits/); commit_paths=N; flagged=N (lines under the
+ *			report's "flagged"); ignored=N (by .gitignore);
+ *			skipped=N; refused=N (network refusals); review=0|1
+ *			(1: something to review; 0: confine-export exits
+ *			WORKSPACE_EXPORT_NOTHING).
+ *
+ * Each is written under NAME.tmp, then renamed; a key absent means "not
+ * known" (a session written by an older confine).  And
+ * $XDG_STATE_HOME/confine/journal/NAME holds an apply's journal, NAME
+ * being the workspace's digest.
  *
  * Runs in: confine and confine-export, on the host.
  */
 #ifndef CONFINE_SESSION_META_H
 #define CONFINE_SESSION_META_H
 
+/*
+ * The most a session's KEY=VALUE file may hold.  meta is the largest: the
+ * command's arguments, escaped, and execve(2) takes at most 6 MiB of
+ * arguments and environment (fs/exec.c, since Linux 4.13), twice that
+ * escaped; a larger file was not written by confine.
+ */
+#define SESSION_FILE_MAX	(16UL * 1024 * 1024)
+
 /* A value of the session's metadata file, or NULL.  Heap string. */
 char	*session_meta_get(const char *session_dir, const char *key);
 /* Every value of key, in order; an empty list when none. */
 char	**session_meta_all(const char *session_dir, const char *key);
+
+/* A value of the session's summary (confine-export's facts), or NULL. */
+char	*session_summary_get(const char *session_dir, const char *key);
+
+/*
+ * A value of key in the session's KEY=VALUE file name, or NULL (absent,
+ * or the file unreadable or larger than SESSION_FILE_MAX: said on stderr).
+ */
+char	*session_file_get(const char *session_dir, const char *name,
+	    const char *key);
+
+/*
+ * Write text, KEY=VALUE lines, as the session's file name: under
+ * NAME.tmp, then renamed.  0 or -errno.
+ */
+int	session_file_put(const char *session_dir, const char *name,
+	    const char *text);
 
 /* The workspace's name in the store (its journal's): a SHA-256 in hex. */
 char	*session_ws_name(const char *ws);

@@ -9,7 +9,7 @@
 # leaves no directory.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 16
+plan 17
 
 ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
 
@@ -376,6 +376,27 @@ t_drop_bad() {
 	assert_ws_unchanged
 }
 
+# confine's own facts of the export, as KEY=VALUE lines next to the report
+# for people (store/session-meta.h); cmd/ reads them, not the report.
+t_summary() {
+	ws_new
+	new_session "$EDITS"
+	for kv in version=1 files=13 added=8 modified=2 deleted=2 renamed=1 \
+	    commits=0 ignored=1 skipped=0 review=1; do
+		assert_file_has_content "$SDIR/summary" "^$kv\$"
+	done
+	assert_file_has_content "$SDIR/summary" '^flagged=[1-9][0-9]*$'
+	assert_not_exists "$SDIR/summary.tmp"
+	# apply asks the summary whether the patch changes anything.
+	sed 's/^files=.*/files=0/' "$SDIR/summary" >"$TEST_TMP/summary"
+	cp "$TEST_TMP/summary" "$SDIR/summary"
+	run_confine apply --yes "$SID"
+	assert_status "$RC" 0
+	assert_file_has_content "$ERR" '^confine: nothing to apply$'
+	assert_not_exists "$SDIR/applied"
+	assert_ws_unchanged
+}
+
 t_no_change() {
 	ws_new
 	run_confine -- sh -c 'cat README >/dev/null; echo t >t; mkdir d; echo u >d/u; rm -r t d'
@@ -407,5 +428,6 @@ tcase "apply on a terminal: 'n' applies nothing, 'y' applies" t_apply_tty
 tcase "drop removes the session named, and only it" t_drop
 tcase "drop: mode 000 entries and links in upper; targets survive" t_drop_hostile
 tcase "drop: a bad or unknown id is refused; the others still go" t_drop_bad
+tcase "summary: the export's facts as KEY=VALUE; apply reads them" t_summary
 tcase "a session with no change leaves no directory" t_no_change
 tap_done

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: ISC
+/*
+ * spawn.c - fork, exec and wait for a helper program; see spawn.h.
+ *
+ * Runs in: the child between fork and execve, then the parent.
+ * MUST: the child does nothing but set itself up and execve; it allocates
+ * nothing (signal-safety(7): the parent may have threads).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/spawn.h"
+
+extern char **environ;
+
+/* fd onto target, without O_CLOEXEC; -1 leaves target as inherited. */
+static int
+move_fd(int fd, int target)
+{
+	if (fd < 0)
+		return 0;
+	if (fd == target)
+		return fcntl(fd, F_SETFD, 0);
+	return dup2(fd, target) < 0 ? -1 : 0;
+}
+
+static void __attribute__((noreturn))
+child(const char *prog, char *const argv[], const struct spawn_opts *o,
+    pid_t parent)
+{
+	sigset_t none;
+	int err;
+
+	if (o->clean_mask) {
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+	}
+	if (o->die_with_parent) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* The parent died before prctl: nothing would kill us. */
+		if (getppid() != parent)
+			_exit(o->fail_status);
+	}
+	if (move_fd(o->in, 0) < 0 || move_fd(o->out, 1) < 0 ||
+	    move_fd(o->err, 2) < 0)
+		_exit(o->fail_status);
+	execve(prog, argv, o->envp ? o->envp : environ);
+	err = errno;
+	if (o->name)
+		dprintf(STDERR_FILENO, "confine: %s: cannot run '%s': %s\n",
+		    o->name, prog, strerror(err));
+	_exit(o->fail_status);
+}
+
+pid_t
+spawn_start(const char *prog, char *const argv[], const struct spawn_opts *o)
+{
+	pid_t pid, parent = getpid();
+
+	if ((pid = fork()) < 0)
+		return -errno;
+	if (pid == 0)
+		child(prog, argv, o, parent);
+	return pid;
+}
+
+int
+spawn_wait(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return status;
+}
+
+int
+spawn_run(const char *prog, char *const argv[], const struct spawn_opts *o)
+{
+	pid_t pid;
+
+	if ((pid = spawn_start(prog, argv, o)) < 0)
+		return (int)pid;
+	return spawn_wait(pid);
+}
