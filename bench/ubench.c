@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: ISC
 /*
- * ubench.c - the cost of a call the supervisor answers (unotify.c):
+ * ubench.c - the cost of a call the supervisor answers (src/run/notify.c):
  * connect(2) to a unix socket of the sandbox's own, a datagram sent with
  * an address, connect(2) over TCP on loopback (which goes on in the
  * kernel after a look at its family), and flock(2) on an own file.
