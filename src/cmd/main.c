@@ -188,7 +188,6 @@ main(int argc, char **argv)
 	/* The profile may name the workspace; an option still wins. */
 	if (choose_workspace(&opts, &host, &profile, &cause) < 0)
 		goto refuse;
-again:
 	if (policy_compute(&opts, &host, env, &profile, reason, &plan, &cause,
 	    &hint) < 0)
 		goto refuse;
@@ -229,20 +228,6 @@ again:
 	else
 		session_recover(plan.session_dir, plan.workspace);
 	status = sandbox_run(&plan);
-	if (status == SANDBOX_NO_USERNS && !opts.backend_set &&
-	    !(profile.backend.value && !streq(profile.backend.value, "auto"))) {
-		/* auto: a container's filter said no; the next backend. */
-		free(host.userns_why);
-		host.userns_why = xstrdup("creating them fails (a container's "
-		    "seccomp filter, or a sysctl)");
-		log_info("backend: native cannot start, trying the next");
-		plan_free(&plan);
-		probe_bwrap(&host, true);
-		host.keys_shown = probe_keys_shown();
-		goto again;
-	}
-	if (status == SANDBOX_NO_USERNS)
-		status = EXIT_CONFINE;
 	profile_free(&profile);
 	host_free(&host);
 	plan_free(&plan);

@@ -178,8 +178,6 @@ struct plan {
 					   --dry-run ("/usr", "/bin -> usr/bin") */
 	char		*run_refused;	/* why this plan may be printed but not
 					   run (a root caller and leg C) */
-	struct timespec	 start_after;	/* copies: the command starts once the
-					   coarse clock is past this */
 };
 
 void	plan_free(struct plan *);
