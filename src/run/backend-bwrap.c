@@ -119,10 +119,16 @@ searchable_above(const char *path)
 }
 
 /*
- * The facts policy/bwrap-argv.c needs: is each mount's host dst a directory; is a
- * socket to mask gone since the probe, or in a directory the sandbox
- * cannot search (bwrap cannot make a mount point for it, and the command
- * cannot reach it)?
+ * The facts policy/bwrap-argv.c needs: is each mount's host dst a
+ * directory; is a socket to mask gone since the probe, or in a directory
+ * the sandbox cannot search (bwrap cannot make a mount point for it, and
+ * the command cannot reach it)?
+ *
+ * Run-time facts, not the probe's: they are about the host as bwrap will
+ * find it a moment later (a socket gone since the probe, the session's
+ * copies made just now by the supervisor), as native's mounts look at it
+ * when they mount (enforce/mounts.c).  They choose bwrap's arguments for a
+ * path, never whether it is confined: a wrong one makes bwrap fail.
  */
 static bool *
 dst_facts(const struct plan *p, bool **gone)
@@ -153,7 +159,10 @@ dst_facts(const struct plan *p, bool **gone)
 	return v;
 }
 
-/* A credential is a file: refuse anything else, as the native mounts do. */
+/*
+ * A credential is a file: refuse anything else, as the native mounts do.
+ * A run-time guard: what the path is now, not when the plan was made.
+ */
 static int
 check_files(const struct plan *p, const char **where)
 {
@@ -181,7 +190,8 @@ check_files(const struct plan *p, const char **where)
 /*
  * bwrap makes a missing mount point only where the sandbox can write: in
  * a tmpfs of the plan or a writable bind.  Elsewhere (the read-only root)
- * refuse as native does, before bwrap fails with its own words.
+ * refuse as native does, before bwrap fails with its own words.  A
+ * run-time guard, as native's is at mount time.
  */
 static int
 check_mount_points(const struct plan *p, const char **where)
