@@ -234,7 +234,7 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	autoclose int seccomp = -1, stage = -1, exe = -1;
 	autofree char *empty = path_join(p->session_dir, "empty");
 	autofree bool *is_dir = NULL, *gone = NULL;
-	char **sys_net = sys_net_dirs("/sys");
+	char **sys_net;
 	struct bwrap_in in;
 	char **argv;
 	size_t i;
@@ -251,6 +251,9 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 		return r;
 	if ((exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
+	/* Run-time facts too: the host's network directories in sysfs, read
+	 * now, as native's mounts read them (enforce/mounts.c). */
+	sys_net = sys_net_dirs("/sys");
 	is_dir = dst_facts(p, &gone);
 	in = (struct bwrap_in){ .exe_fd = exe, .stage_fd = stage,
 	    .status_fd = f->status[1], .proxy_fd = f->proxysock[1],
