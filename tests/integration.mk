@@ -11,6 +11,8 @@ check_PROGRAMS += tests/helpers/notify-probe tests/helpers/tree-hash
 tests_helpers_tree_hash_SOURCES = tests/helpers/tree-hash.c src/lib/sha256.c
 tests_helpers_notify_probe_SOURCES = tests/helpers/notify-probe.c
 tests_helpers_procs_SOURCES = tests/helpers/procs.c
+check_PROGRAMS += tests/helpers/no-userns
+tests_helpers_no_userns_SOURCES = tests/helpers/no-userns.c
 
 INTEGRATION_TESTS = \
 	tests/integration/exit-status.sh \

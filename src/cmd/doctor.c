@@ -150,6 +150,7 @@ backends(int abi, const char *overlay_why)
 	int status, keys;
 
 	h.userns_why = probe_userns_why(h.uid);
+	probe_userns_trial(&h);
 	native_why = h.userns_why ? h.userns_why : overlay_why;
 	probe_bwrap_found(&h);
 	probe_bwrap(&h, true);

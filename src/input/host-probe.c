@@ -12,11 +12,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -245,7 +248,8 @@ sysctl_num(const char *path)
 /*
  * Can this user create user namespaces?  The knobs that say no: the
  * namespace limit, Debian's and Ubuntu's switches for unprivileged users.
- * A container's seccomp filter is found only by trying (run/supervisor.c).
+ * A container's seccomp filter is found only by trying:
+ * probe_userns_trial().
  */
 char *
 probe_userns_why(uid_t uid)
@@ -262,6 +266,37 @@ probe_userns_why(uid_t uid)
 		    "is 1 (AppArmor takes the capabilities of the user "
 		    "namespaces of unconfined programs)");
 	return NULL;
+}
+
+/*
+ * When the sysctls say yes, does creating one work?  A container's seccomp
+ * filter (Docker's default, for one) refuses clone(2) with CLONE_NEWUSER,
+ * which no sysctl shows.  One throwaway child, cloned into a new user
+ * namespace, that exits at once: the answer is clone's own return.  See
+ * user_namespaces(7).  Any other error (ENOMEM, EAGAIN) is no verdict:
+ * native is chosen, and its start says what failed.
+ */
+void
+probe_userns_trial(struct host *h)
+{
+	pid_t pid;
+	int err;
+
+	if (h->userns_why)
+		return;
+	pid = (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER |
+	    SIGCHLD), NULL, NULL, NULL, 0);
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0) {
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	err = errno;
+	if (err == EPERM || err == ENOSPC || err == EUSERS || err == EINVAL ||
+	    err == EACCES)
+		h->userns_why = xstrdup("creating them fails (a container's "
+		    "seccomp filter, or a sysctl)");
 }
 
 /* Run argv (no shell, no environment, output to a pipe); its status. */

@@ -77,8 +77,15 @@ void	host_free(struct host *);
 void	probe_bwrap(struct host *, bool trial);
 /* Is BWRAP_PATH there (h->bwrap.found, .setuid)?  A stat only. */
 void	probe_bwrap_found(struct host *);
-/* Why this user cannot create user namespaces, or NULL.  Heap string. */
+/* Why this user cannot create user namespaces, by the sysctls, or NULL.
+ * Heap string. */
 char	*probe_userns_why(uid_t);
+/*
+ * When h->userns_why is NULL, try: clone a throwaway child into a new user
+ * namespace (a fork's cost); if that is refused, h->userns_why says so.
+ * Only called where the backend may be native by auto's choice.
+ */
+void	probe_userns_trial(struct host *h);
 
 /* How many keys /proc/keys shows that are not the kernel's own keyrings. */
 int	probe_keys_shown(void);

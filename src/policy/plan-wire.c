@@ -49,7 +49,7 @@ put_strv(FILE *f, char *const *v)
 }
 
 int
-stage_write(const struct plan *p, FILE *f)
+stage_write(const struct plan *p, const struct timespec *start_after, FILE *f)
 {
 	size_t i;
 
@@ -76,8 +76,9 @@ stage_write(const struct plan *p, FILE *f)
 		put_u64(f, p->landlock.paths[i].access);
 		put_strv(f, p->landlock.paths[i].except);
 	}
-	put_u64(f, (uint64_t)p->start_after.tv_sec);
-	put_u64(f, (uint64_t)p->start_after.tv_nsec);
+	/* The run's state, after the plan's fields. */
+	put_u64(f, (uint64_t)start_after->tv_sec);
+	put_u64(f, (uint64_t)start_after->tv_nsec);
 	put_u64(f, STAGE_MAGIC);
 	return ferror(f) ? -EIO : 0;
 }
@@ -156,9 +157,11 @@ get_strv(struct rd *r)
 }
 
 int
-stage_decode(const char *buf, size_t len, struct plan *p)
+stage_decode(const char *buf, size_t len, struct plan *p,
+    struct timespec *ret_start_after)
 {
 	struct rd r = { .p = buf, .left = len };
+	struct timespec start = { 0 };
 	uint64_t n, i;
 
 	memset(p, 0, sizeof(*p));
@@ -194,8 +197,8 @@ stage_decode(const char *buf, size_t len, struct plan *p)
 		}
 	} else
 		r.bad = true;
-	p->start_after.tv_sec = (time_t)get_u64(&r);
-	p->start_after.tv_nsec = (long)get_u64(&r);
+	start.tv_sec = (time_t)get_u64(&r);
+	start.tv_nsec = (long)get_u64(&r);
 	if (get_u64(&r) != STAGE_MAGIC || r.left != 0 || p->argv == NULL ||
 	    p->argv[0] == NULL || p->envp == NULL || p->cwd == NULL ||
 	    p->net > PLAN_NET_HOST)
@@ -204,5 +207,6 @@ stage_decode(const char *buf, size_t len, struct plan *p)
 		plan_free(p);
 		return -EBADMSG;
 	}
+	*ret_start_after = start;
 	return 0;
 }

@@ -11,20 +11,28 @@
 #define CONFINE_STAGE_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "policy/plan.h"
 
 /* The most a stage may take: the inner stage reads no more. */
 #define STAGE_MAX	(64U << 20)
 
-/* Encode the stage of p to f.  0, or -EIO if f is in error. */
-int	stage_write(const struct plan *p, FILE *f);
+/*
+ * Encode the stage of p to f, and after it what the run learned that the
+ * inner stage needs: start_after (the command starts once the coarse clock
+ * is past it; zero: at once).  0, or -EIO if f is in error.
+ */
+int	stage_write(const struct plan *p, const struct timespec *start_after,
+	    FILE *f);
 
 /*
  * Decode what stage_write() wrote into a zeroed plan: argv, envp, cwd,
- * net, tty, landlock.  0, or -EBADMSG for bytes that are not a stage.
- * plan_free() frees it.
+ * net, tty, landlock; and *ret_start_after.  0, or -EBADMSG for bytes
+ * that are not a stage.  plan_free() frees it.
  */
-int	stage_decode(const char *buf, size_t len, struct plan *ret);
+int	stage_decode(const char *buf, size_t len, struct plan *ret,
+	    struct timespec *ret_start_after);
 
 #endif

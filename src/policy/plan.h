@@ -181,8 +181,6 @@ struct plan {
 					   run (a root caller and leg C) */
 	struct plan_step steps[STEP_COUNT]; /* the enforcement sequence */
 	size_t		 nsteps;
-	struct timespec	 start_after;	/* copies: the command starts once the
-					   coarse clock is past this */
 };
 
 void	plan_free(struct plan *);

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * run/backend.h - what the backends share with the supervisor in
- * run/supervisor.c: the fds between them, the status records, the command's
- * last steps.  Private to run/supervisor.c and run/backends.c.
+ * run/backend.h - a backend, as the supervisor (run/supervisor.c) sees it:
+ * an ops table it calls, in the manner of a kernel driver; a backend never
+ * calls back into the supervisor.  Also the fds between them, the status
+ * records, and what the run learns (struct run_state).
+ *
+ * Private to run/: the supervisor, the backends (run/backend-*.c), the
+ * command's last steps (run/command-exec.c) and the inner stage.
  */
-#ifndef CONFINE_SANDBOX_INT_H
-#define CONFINE_SANDBOX_INT_H
+#ifndef CONFINE_BACKEND_H
+#define CONFINE_BACKEND_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
-#include "lib/log.h"
 #include "policy/plan.h"
 
 /* Status records: the first byte says what happened. */
@@ -29,42 +32,57 @@ struct fds {
 	int	slave;
 };
 
-/* The caller's SIGPIPE disposition, for the command. */
-extern struct sigaction sandbox_saved_sigpipe;
-
 /*
- * The sandbox's first process, first: die with the supervisor (and exit
- * if it is gone already), close the supervisor's ends, report failures on
- * the status pipe.
+ * What the run learns as it goes; the plan stays as policy_compute() made
+ * it, const from there on.
  */
-void	sandbox_child_begin(struct fds *);
+struct run_state {
+	struct timespec	 start_after;	/* copies: the command starts once the
+					   coarse clock is past this; zero:
+					   at once (run/session-dir.c) */
+	pid_t		 child;		/* the sandbox's first process */
+};
 
-/* The same without dying with the supervisor, which stays watched
- * through f->parent (the landlock backend's keeper). */
-void	sandbox_child_ends(struct fds *);
+/* What the supervisor must make or do for a backend, around its start. */
+enum backend_flag {
+	/* It loads the seccomp filter itself (bwrap's --seccomp): no
+	 * filter pipe, nothing for the supervisor to compile meanwhile. */
+	BACKEND_OWN_FILTER	= 1 << 0,
+	/* Its pty is on the host's devpts, opened by the supervisor; else
+	 * the sandbox opens it and passes the master out (ptysock). */
+	BACKEND_HOST_PTY	= 1 << 1,
+	/* The sandbox passes out the full user-notification listener
+	 * (run/notify.c), its pid along with it. */
+	BACKEND_UNOTIFY		= 1 << 2,
+	/* With the plan's sys.no_path_metadata, the command passes out the
+	 * listener for chmod and utimes (run/notify-meta.c). */
+	BACKEND_META_NOTIFY	= 1 << 3,
+	/* The workspace is an overlay: a deletion is a whiteout. */
+	BACKEND_OVERLAY		= 1 << 4,
+};
 
-/* Pass fd out to the supervisor on sock, and close both; fatal if not. */
-void	sandbox_send_out(int sock, int fd, const char *what);
+struct backend_ops {
+	const char	*name;
+	unsigned	 flags;		/* enum backend_flag */
+	/*
+	 * A run-time guard, before the session is made; NULL: none.  0, or
+	 * -errno with *where the path refused.
+	 */
+	int		(*check)(const struct plan *, const char **where);
+	/*
+	 * Start the sandbox; its first process's pid, or -errno with *where
+	 * set (or NULL).  The supervisor has made the fds the flags ask for.
+	 */
+	pid_t		(*start)(const struct plan *, const struct run_state *,
+			    struct fds *, const char **where);
+	/* start() failed: say why in the backend's words, and exit 125
+	 * (it does not return). */
+	void		(*refuse)(int err, const char *where);
+};
 
-/* With a pty in the plan, open one here and pass its master out on sock;
- * the slave, or -1 without. */
-int	sandbox_pty_out(const struct plan_tty *, int sock);
-
-/*
- * Terminal, fds, Landlock, seccomp (bpf_fd < 0: loaded already), exec.
- * notify_fd >= 0: the filter's listener goes out on it (landlock).
- */
-noreturn void	sandbox_command(const struct plan *, int slave, int status_fd,
-		    int bpf_fd, int notify_fd);
-
-/*
- * Start the backend's sandbox; its first process's pid, or -errno with
- * *where set.  The supervisor has made the fds the backend uses.
- */
-pid_t	backend_bwrap_start(const struct plan *, struct fds *,
-	    const char **where);
-pid_t	backend_landlock_start(const struct plan *, struct fds *,
-	    const char **where);
+extern const struct backend_ops backend_native;
+extern const struct backend_ops backend_bwrap;
+extern const struct backend_ops backend_landlock;
 
 /*
  * bwrap and landlock: a profile's path through a symlink (one planted in

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * run/inner-stage.h - confine's inner stage, run by bwrap inside its sandbox as
- * "confine --inner-stage STAGE_FD STATUS_FD PROXY_FD PTY_FD" (run/backends.c).
+ * "confine --inner-stage STAGE_FD STATUS_FD PROXY_FD PTY_FD NOTIFY_FD"
+ * (run/backend-bwrap.c, policy/bwrap-argv.c).
  */
 #ifndef CONFINE_INNER_H
 #define CONFINE_INNER_H

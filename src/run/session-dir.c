@@ -311,7 +311,8 @@ remove_tree(int dirfd, const char *name, int depth)
 }
 
 bool
-workspace_session_finish(const struct plan *p)
+workspace_session_finish(const struct plan *p,
+    const struct timespec *start)
 {
 	autoclose int fd = -1;
 	size_t i;
@@ -331,7 +332,7 @@ workspace_session_finish(const struct plan *p)
 		/* Untouched: nothing to export (the export would say so). */
 		if (p->reenter || faccessat(fd, "network", F_OK,
 		    AT_SYMLINK_NOFOLLOW) == 0 ||
-		    copy_changed_since(upper, &p->start_after))
+		    copy_changed_since(upper, start))
 			return true;
 		workspace_session_remove(p);
 		return false;

@@ -25,10 +25,12 @@ int	workspace_session_create(const struct plan *, const char **where,
 
 /*
  * After the sandbox is gone: remove overlayfs's work directory; when the
- * command wrote nothing, remove the whole session and return false; else
- * keep it and return true.
+ * command wrote nothing (for copies: nothing changed since start, what
+ * workspace_session_create() gave), remove the whole session and return
+ * false; else keep it and return true.
  */
-bool	workspace_session_finish(const struct plan *);
+bool	workspace_session_finish(const struct plan *,
+	    const struct timespec *start);
 
 /* Remove the whole session directory (its layers hold nothing to review). */
 void	workspace_session_remove(const struct plan *);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * run/supervisor.h - run the plan with its backend, and supervise it.
+ * The backend is the plan's: nothing else is tried if it cannot start.
  *
  * Runs in: the supervisor, which stays outside the sandbox.
  */
@@ -16,9 +17,5 @@
  * command could not be executed or found.
  */
 int	sandbox_run(const struct plan *);
-
-/* sandbox_run(): the native backend found no user namespaces (auto goes on
- * to the next backend); nothing ran and the session is gone. */
-#define SANDBOX_NO_USERNS	(-2)
 
 #endif

@@ -6,12 +6,16 @@
 # with the sysctl at 0, or a container).  auto must fall back to a backend
 # that confines (here: landlock, as bwrap cannot drop the bounding set as
 # uid 0 without a user namespace of its own), say which and why, and never
-# run the command unconfined.  Run once, not per backend: it is about auto.
+# run the command unconfined.  The last cases run confine under a seccomp
+# filter that refuses user namespaces while the sysctls allow them (as a
+# container's does; tests/helpers/no-userns.c): the probe finds it before
+# the plan, and nothing is retried.  Run once, not per backend: it is
+# about auto.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 unset CONFINE_BACKEND
 BACKEND=auto
 require_userns
-plan 6
+plan 9
 
 # no_userns CMD...: run CMD where no user namespace can be created.
 no_userns() {
@@ -93,6 +97,53 @@ t_native_refused() {
 	assert_no_session
 }
 
+# A container's filter refuses user namespaces while the sysctls say yes:
+# the probe tries one up front, and auto chooses once, from that.
+NO_USERNS_FILTER=$TESTS_BUILDDIR/helpers/no-userns
+
+# run_filtered CONFINE-ARG...: run_confine under the no-userns filter.
+run_filtered() {
+	[ -x "$NO_USERNS_FILTER" ] || {
+		echo "Bail out! no helper at $NO_USERNS_FILTER (make check builds it)"
+		exit 1
+	}
+	RC=0
+	(
+		cd "${RUN_CWD:-$WS}" || exit 1
+		exec timeout -k 5 "$CONFINE_TIMEOUT" "$NO_USERNS_FILTER" \
+		    "$CONFINE" "$@" </dev/null >"$OUT" 2>"$ERR"
+	) || RC=$?
+}
+
+t_filter_dry_run() {
+	ws_new
+	run_filtered --dry-run -- true
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" \
+	    '^backend: (landlock|bwrap) \(auto: no user namespaces( for confine)?: creating them fails \(a container'"'"'s seccomp filter, or a sysctl\)'
+}
+
+t_filter_runs() {
+	ws_new
+	run_filtered -v -- sh -c 'echo RAN'
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^RAN$'
+	assert_file_has_content "$ERR" \
+	    '^confine: backend: (landlock|bwrap) \(auto: no user namespaces( for confine)?: creating them fails'
+	assert_not_file_has_content "$ERR" 'backend: native|cannot start, trying'
+	assert_ws_unchanged
+}
+
+t_filter_native_refused() {
+	ws_new
+	run_filtered --backend native -- sh -c 'echo RAN'
+	assert_status "$RC" 125
+	assert_not_file_has_content "$OUT" RAN
+	assert_file_has_content "$ERR" \
+	    '^confine: namespaces: cannot create them: Operation not permitted'
+	assert_no_session
+}
+
 # The network stays closed on the fallback: no socket but AF_UNIX.
 t_network_closed() {
 	ws_new
@@ -108,4 +159,7 @@ tcase "auto without user namespaces: the command runs confined" t_runs_confined
 tcase "auto without user namespaces: proxy mode refused, nothing runs" t_proxy_refused
 tcase "--backend native without user namespaces: refused with the reason" t_native_refused
 tcase "auto without user namespaces: no socket family but AF_UNIX" t_network_closed
+tcase "auto under a filter refusing user namespaces: chosen up front" t_filter_dry_run
+tcase "auto under a filter refusing user namespaces: runs, native never tried" t_filter_runs
+tcase "--backend native under such a filter: refused with the reason" t_filter_native_refused
 tap_done

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: ISC
+/*
+ * run/backend-bwrap.c - the bwrap backend's start.
+ *
+ * The supervisor compiles the seccomp filter into a sealed memfd, writes
+ * the stage (policy/plan-wire.c) into another, and runs bwrap with the
+ * argv policy/bwrap-argv.c builds and an empty environment.  bwrap makes
+ * the namespaces and mounts, drops the capabilities and loads the filter,
+ * then runs confine again from /proc/self/fd as the inner stage
+ * (run/inner-stage.c): it takes the terminal, makes the proxy's socket in
+ * bwrap's network namespace, applies Landlock (after bwrap's mounts, which
+ * it would forbid) and execs the command.
+ *
+ * Runs in: the supervisor, and the child that execs bwrap.
+ * MUST: bwrap gets no fd but 0, 1, 2 and those named on its command line.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "enforce/seccomp.h"
+#include "lib/log.h"
+#include "lib/sys.h"
+#include "lib/util.h"
+#include "policy/bwrap-argv.h"
+#include "policy/plan-wire.h"
+#include "run/backend.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC	(1U << 2)
+#endif
+
+/* An fd of a memfd that nobody can change once written, at its start. */
+static int
+seal(int *fd)
+{
+	if (fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) < 0 || lseek(*fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return steal_fd(fd);
+}
+
+/* The filter's BPF, for bwrap's --seccomp. */
+static int
+sealed_filter(const struct plan *p, const char **where)
+{
+	autoclose int fd = memfd_create("confine-seccomp", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if ((r = syscall_filter_export(&p->sys, fd, where)) < 0)
+		return r;
+	*where = "seal the filter";
+	return seal(&fd);
+}
+
+/* The inner stage's plan, and what the run learned so far. */
+static int
+sealed_stage(const struct plan *p, const struct run_state *rs)
+{
+	autoclose int fd = memfd_create("confine-stage", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING);
+	FILE *f;
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if ((f = fdopen(dup(fd), "w")) == NULL)
+		return -errno;
+	r = stage_write(p, &rs->start_after, f);
+	if (fclose(f) != 0 && r == 0)
+		r = -EIO;
+	if (r < 0)
+		return r;
+	return seal(&fd);
+}
+
+/*
+ * Can this user, without any capability (as in the sandbox), search every
+ * directory above path?  By the mode bits, for root too.
+ */
+static bool
+searchable_above(const char *path)
+{
+	autofree char *p = xstrdup(path);
+	gid_t groups[256];
+	int ngroups = getgroups((int)nitems(groups), groups), i;
+	uid_t uid = geteuid();
+	char *slash = p;
+	struct stat st;
+
+	while ((slash = strchr(slash + 1, '/')) != NULL) {
+		bool in_group = false;
+		mode_t bit;
+
+		*slash = '\0';
+		if (stat(p[0] ? p : "/", &st) < 0)
+			return false;
+		*slash = '/';
+		for (i = 0; i < ngroups; i++)
+			in_group |= groups[i] == st.st_gid;
+		bit = st.st_uid == uid ? S_IXUSR : (in_group ||
+		    st.st_gid == getegid()) ? S_IXGRP : S_IXOTH;
+		if (!(st.st_mode & bit))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The facts policy/bwrap-argv.c needs: is each mount's host dst a
+ * directory; is a socket to mask gone since the probe, or in a directory
+ * the sandbox cannot search (bwrap cannot make a mount point for it, and
+ * the command cannot reach it)?
+ *
+ * Run-time facts, not the probe's: they are about the host as bwrap will
+ * find it a moment later (a socket gone since the probe, the session's
+ * copies made just now by the supervisor), as native's mounts look at it
+ * when they mount (enforce/mounts.c).  They choose bwrap's arguments for a
+ * path, never whether it is confined: a wrong one makes bwrap fail.
+ */
+static bool *
+dst_facts(const struct plan *p, bool **gone)
+{
+	bool *v = xcalloc(p->mounts.n + 1, sizeof(*v));
+	struct stat st;
+	size_t i;
+
+	*gone = xcalloc(p->mounts.n + 1, sizeof(**gone));
+	for (i = 0; i < p->mounts.n; i++) {
+		v[i] = stat(p->mounts.v[i].dst, &st) == 0 &&
+		    S_ISDIR(st.st_mode);
+		(*gone)[i] = p->mounts.v[i].kind == PLAN_MOUNT_MASK &&
+		    ((lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT) ||
+		    !searchable_above(p->mounts.v[i].dst));
+		/* /proc/keys: a kernel without keys has nothing to hide. */
+		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_HIDE &&
+		    path_has_prefix(p->mounts.v[i].dst, "/proc") &&
+		    lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT;
+		/* A scratch path missing on the host has no copy: its place
+		 * (checked by check_mount_points()) is scratch already. */
+		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_COPY &&
+		    lstat(p->mounts.v[i].upper, &st) < 0 && errno == ENOENT;
+		/* No machine id on the host: none of the host's to replace. */
+		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_DATA &&
+		    lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT;
+	}
+	return v;
+}
+
+/*
+ * A credential is a file: refuse anything else, as the native mounts do.
+ * A run-time guard: what the path is now, not when the plan was made.
+ */
+static int
+check_files(const struct plan *p, const char **where)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (!m->file_only)
+			continue;
+		*where = m->src;
+		if (stat(m->src, &st) < 0) {
+			if (errno == ENOENT)
+				continue;	/* not there: nothing shown */
+			return -errno;
+		}
+		if (!S_ISREG(st.st_mode))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+
+/*
+ * bwrap makes a missing mount point only where the sandbox can write: in
+ * a tmpfs of the plan or a writable bind.  Elsewhere (the read-only root)
+ * refuse as native does, before bwrap fails with its own words.  A
+ * run-time guard, as native's is at mount time.
+ */
+static int
+check_mount_points(const struct plan *p, const char **where)
+{
+	struct stat st;
+	size_t i, j;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i], *top = NULL;
+
+		if (m->kind == PLAN_MOUNT_MASK || m->kind == PLAN_MOUNT_HIDE ||
+		    m->kind == PLAN_MOUNT_DATA || m->kind == PLAN_MOUNT_SYMLINK ||
+		    m->kind == PLAN_MOUNT_EMPTY_ROOT || lstat(m->dst, &st) == 0)
+			continue;
+		/* Nothing to show (bwrap's -try), or a missing scratch path,
+		 * which needs a place the command can create it in. */
+		if ((m->kind == PLAN_MOUNT_BIND_RO ||
+		    m->kind == PLAN_MOUNT_BIND_RW) && lstat(m->src, &st) < 0)
+			continue;
+		for (j = 0; j < i; j++)
+			if (path_has_prefix(m->dst, p->mounts.v[j].dst) &&
+			    !streq(m->dst, p->mounts.v[j].dst))
+				top = &p->mounts.v[j];
+		/* The allow-list view's root is bwrap's own tmpfs. */
+		if (top && (top->kind == PLAN_MOUNT_TMPFS ||
+		    top->kind == PLAN_MOUNT_EMPTY_ROOT ||
+		    top->kind == PLAN_MOUNT_COPY ||
+		    top->kind == PLAN_MOUNT_BIND_RW))
+			continue;
+		*where = m->dst;
+		return -EROFS;
+	}
+	return 0;
+}
+
+static pid_t
+bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
+    const char **where)
+{
+	autoclose int seccomp = -1, stage = -1, exe = -1;
+	autofree char *empty = path_join(p->session_dir, "empty");
+	autofree bool *is_dir = NULL, *gone = NULL;
+	char **sys_net;
+	struct bwrap_in in;
+	char **argv;
+	size_t i;
+	pid_t pid;
+	int r, keep[8], nkeep = 0;
+
+	if ((r = check_files(p, where)) < 0 ||
+	    (r = check_mount_points(p, where)) < 0)
+		return r;
+	if ((r = seccomp = sealed_filter(p, where)) < 0)
+		return r;
+	*where = "the inner stage";
+	if ((r = stage = sealed_stage(p, rs)) < 0)
+		return r;
+	if ((exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	/* Run-time facts too: the host's network directories in sysfs, read
+	 * now, as native's mounts read them (enforce/mounts.c). */
+	sys_net = sys_net_dirs("/sys");
+	is_dir = dst_facts(p, &gone);
+	in = (struct bwrap_in){ .exe_fd = exe, .stage_fd = stage,
+	    .status_fd = f->status[1], .proxy_fd = f->proxysock[1],
+	    .pty_fd = f->ptysock[1], .notify_fd = f->notify[1],
+	    .seccomp_fd = seccomp, .empty_file = empty, .is_dir = is_dir,
+	    .gone = gone, .sys_net = sys_net };
+	argv = bwrap_argv(p, &in);
+	strv_free(sys_net);
+	if (log_get_level() >= LOG_DEBUG)
+		for (i = 0; argv[i]; i++)
+			log_debug("bwrap argv[%zu]: %s", i, argv[i]);
+	keep[nkeep++] = exe;
+	keep[nkeep++] = stage;
+	keep[nkeep++] = seccomp;
+	keep[nkeep++] = f->status[1];
+	if (f->proxysock[1] >= 0)
+		keep[nkeep++] = f->proxysock[1];
+	if (f->ptysock[1] >= 0)
+		keep[nkeep++] = f->ptysock[1];
+	keep[nkeep++] = f->notify[1];
+
+	if ((pid = fork()) < 0) {
+		strv_free(argv);
+		return -errno;
+	}
+	if (pid == 0) {
+		sigset_t none;
+		int k;
+
+		/* bwrap's own --die-with-parent covers the sandbox; this, bwrap. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* The user's terminal stays out: the inner stage makes a
+		 * pty on bwrap's own devpts. */
+		if (p->tty.pty && (k = open("/dev/null", O_RDWR)) >= 0) {
+			int t;
+
+			for (t = 0; t < 3; t++)
+				if (p->tty.is_tty[t])
+					dup2(k, t);
+			if (k > 2)
+				close(k);
+		}
+		/* Only 0, 1, 2 and the fds named on bwrap's command line. */
+		sys_close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+		for (k = 0; k < nkeep; k++)
+			fcntl(keep[k], F_SETFD, 0);
+		execve(argv[0], argv, (char *[]){ NULL });
+		dprintf(STDERR_FILENO, "confine: cannot run %s: %s\n", argv[0],
+		    strerror(errno));
+		_exit(EXIT_CONFINE);
+	}
+	strv_free(argv);
+	return pid;
+}
+
+static noreturn void
+bwrap_refuse(int err, const char *where)
+{
+	if (where && where[0] == '/')
+		die_errno(err, "mount: cannot set up '%s'", where);
+	die_errno(err, "bwrap: cannot start the sandbox%s%s", where ? ": " :
+	    "", where ? where : "");
+}
+
+const struct backend_ops backend_bwrap = {
+	.name = "bwrap",
+	.flags = BACKEND_OWN_FILTER | BACKEND_UNOTIFY,
+	.check = backend_check_paths,
+	.start = bwrap_start,
+	.refuse = bwrap_refuse,
+};

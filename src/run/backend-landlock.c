@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: ISC
+/*
+ * run/backend-landlock.c - the landlock backend: no namespaces at all.
+ *
+ * The supervisor forks the keeper (in a Landlock domain that scopes
+ * signals, a subreaper), which forks the command's process: that drops
+ * capabilities, sets no_new_privs, applies Landlock (a domain nested in
+ * the keeper's) and the filter, and execs.  The keeper ends the session
+ * with kill(-1, SIGKILL), which its domain confines to the session's
+ * processes.
+ *
+ * Runs in: the supervisor (start), the keeper and the command.
+ * MUST: every failure in the keeper or the command is fatal and reported
+ * on the status pipe.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "enforce/capabilities.h"
+#include "enforce/landlock.h"
+#include "lib/env.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "run/backend.h"
+#include "run/command-exec.h"
+
+/* The command's process: capabilities, no_new_privs, then as native. */
+static noreturn void
+landlock_command(const struct plan *p, const struct run_state *rs,
+    struct fds *f)
+{
+	const char *what;
+	char ready = REC_READY;
+	int r;
+
+	sandbox_child_begin(f);
+	/*
+	 * With capabilities (root): drop them all.  Without (anyone else,
+	 * or root inside another sandbox): check there are none;
+	 * no_new_privs keeps execve from raising any.
+	 */
+	if (caps_verify(false, &what) < 0 && (r = caps_drop_all(&what)) < 0)
+		die_errno(-r, "capabilities: cannot drop (%s)", what);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die_errno(errno, "cannot set no_new_privs");
+	if (write(f->status[1], &ready, 1) != 1)
+		die_errno(errno, "status pipe");
+	if (f->notify[0] >= 0)
+		close(f->notify[0]);
+	sandbox_command(p, &rs->start_after, f->slave, f->status[1], f->bpf[0],
+	    f->notify[1]);
+}
+
+/*
+ * Kill every process of the session and reap them all.  kill(-1) from
+ * the keeper's domain reaches its domain and those nested in it only
+ * (the signal scope), whoever the caller is, root included; the kernel
+ * walks the task list under its lock, and a fork whose parent has a
+ * fatal signal pending does not complete, so nothing is born behind the
+ * walk.  Every orphan comes to the keeper (a subreaper): when it has no
+ * child left, nothing of the session is left.  One round does it; the
+ * second finds nothing.
+ */
+static void
+keeper_end(void)
+{
+	size_t n;
+
+	do {
+		kill(-1, SIGKILL);
+		for (n = 0; waitpid(-1, NULL, __WALL) > 0; n++)
+			;
+	} while (n > 0);
+}
+
+/*
+ * The keeper: the command's parent, the landlock backend's pid 1.  Its
+ * Landlock domain (D1) scopes signals and handles nothing else; the
+ * command adds the plan's domain (D2) below it.  It forwards confine's
+ * signals, and when the command exits, or confine is gone (its pidfd,
+ * which SIGKILL closes as well), it ends the session (keeper_end) and
+ * exits with the command's status.  The command cannot signal or trace
+ * it (D1 is not below D2), nor renice or limit it (the filter: another
+ * process's pid is refused).
+ */
+static noreturn void
+keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
+{
+	int sigfd, devnull, status, r;
+	sigset_t set;
+	pid_t cmd, pid;
+
+	sandbox_child_ends(f);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die_errno(errno, "cannot set no_new_privs");
+	if ((r = landlock_scope_signals()) < 0)
+		die_errno(-r, "landlock: cannot scope the keeper's signals "
+		    "(it ends the session's processes)");
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		die_errno(errno, "the keeper: prctl");
+	/* The supervisor's blocked set: SIGCHLD and the forwarded ones. */
+	if (sigprocmask(SIG_BLOCK, NULL, &set) < 0 ||
+	    (sigfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0)
+		die_errno(errno, "the keeper: signalfd");
+	if ((cmd = fork()) < 0)
+		die_errno(errno, "fork");
+	if (cmd == 0) {
+		close(sigfd);
+		landlock_command(p, rs, f);
+	}
+	/* Only the command holds the status pipe, the terminal, stdio. */
+	close(f->status[1]);
+	close(f->bpf[0]);
+	if (f->notify[0] >= 0)
+		close(f->notify[0]);
+	if (f->notify[1] >= 0)
+		close(f->notify[1]);
+	if (f->slave >= 0)
+		close(f->slave);
+	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		close(devnull);
+	}
+	env_scrub();
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = sigfd, .events = POLLIN },
+		    { .fd = f->parent, .events = POLLIN } };
+		struct signalfd_siginfo si;
+		int sig;
+
+		if (poll(pfd, 2, -1) < 0)
+			continue;
+		if (pfd[1].revents) {
+			/* confine is gone, killed maybe: so is the session. */
+			keeper_end();
+			_exit(EXIT_CONFINE);
+		}
+		if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		sig = (int)si.ssi_signo;
+		if (sig != SIGCHLD) {
+			if (sig != SIGWINCH && kill(-cmd, sig) < 0)
+				kill(cmd, sig);
+			continue;
+		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (pid != cmd)
+				continue;
+			keeper_end();
+			_exit(WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+			    WEXITSTATUS(status));
+		}
+	}
+}
+
+static pid_t
+landlock_start(const struct plan *p, const struct run_state *rs,
+    struct fds *f, const char **where)
+{
+	pid_t pid;
+
+	*where = NULL;
+	if ((pid = fork()) < 0)
+		return -errno;
+	if (pid == 0)
+		keeper(p, rs, f);
+	return pid;
+}
+
+static noreturn void
+landlock_refuse(int err, const char *where)
+{
+	die_errno(err, "landlock: cannot start the sandbox%s%s", where ?
+	    ": " : "", where ? where : "");
+}
+
+const struct backend_ops backend_landlock = {
+	.name = "landlock",
+	.flags = BACKEND_HOST_PTY | BACKEND_META_NOTIFY,
+	.check = backend_check_paths,
+	.start = landlock_start,
+	.refuse = landlock_refuse,
+};

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * run/command-exec.h - the last steps of the sandboxed command, shared by
+ * the three backends and bwrap's inner stage: the first process's fds, the
+ * terminal and fds passed out, then Landlock, seccomp and exec.
+ *
+ * Runs in: the sandbox's processes (native pid 1 and command, bwrap's
+ * inner stage, the landlock keeper and command).  Calls no backend and
+ * not the supervisor.
+ */
+#ifndef CONFINE_COMMAND_EXEC_H
+#define CONFINE_COMMAND_EXEC_H
+
+#include <signal.h>
+#include <stdnoreturn.h>
+#include <time.h>
+
+#include "policy/plan.h"
+#include "run/backend.h"
+
+/* The caller's SIGPIPE disposition, for the command (the supervisor
+ * saves it before it ignores SIGPIPE). */
+extern struct sigaction sandbox_saved_sigpipe;
+
+/* The signals the supervisor blocks and takes from a signalfd, and a
+ * namespace's pid 1 waits for: SIGCHLD, SIGWINCH and the forwarded ones. */
+void	sandbox_sigset(sigset_t *);
+
+/*
+ * A copy's changes are told by ctime >= the start (run/session-dir.c):
+ * return only once the coarse clock is past t.  Zero: at once.
+ */
+void	sandbox_wait_start(const struct timespec *t);
+
+/*
+ * The sandbox's first process, first: die with the supervisor (and exit
+ * if it is gone already), close the supervisor's ends, report failures on
+ * the status pipe.
+ */
+void	sandbox_child_begin(struct fds *);
+
+/* The same without dying with the supervisor, which stays watched
+ * through f->parent (the landlock backend's keeper). */
+void	sandbox_child_ends(struct fds *);
+
+/* Pass fd out to the supervisor on sock, and close both; fatal if not. */
+void	sandbox_send_out(int sock, int fd, const char *what);
+
+/* With a pty in the plan, open one here and pass its master out on sock;
+ * the slave, or -1 without. */
+int	sandbox_pty_out(const struct plan_tty *, int sock);
+
+/*
+ * Terminal, fds, Landlock, seccomp (bpf_fd < 0: loaded already), exec,
+ * once the coarse clock is past start_after.  notify_fd >= 0: the
+ * filter's listener goes out on it (landlock).
+ */
+noreturn void	sandbox_command(const struct plan *,
+		    const struct timespec *start_after, int slave,
+		    int status_fd, int bpf_fd, int notify_fd);
+
+#endif
