@@ -141,7 +141,10 @@ syms=$(for o in $objs; do
 	d=${f%%/*}
 	b=${f##*/}
 	b=${b%.o}
-	b=${b#*-}	# automake's per-target prefix
+	b=${b#libconfine_a-}	# automake's per-target prefixes
+	b=${b#confine_export-}
+	# An object left from a source file since removed: not the tree's.
+	[ -f "$src/$d/$b.c" ] || continue
 	case $d/$b in
 	export/main | cmd/main) ;;
 	*)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "lib/util.h"
 #include "policy/plan-wire.h"
 
@@ -49,7 +50,7 @@ put_strv(FILE *f, char *const *v)
 }
 
 int
-stage_write(const struct plan *p, const struct timespec *start_after, FILE *f)
+stage_write(const struct plan *p, const struct stage_run *run, FILE *f)
 {
 	size_t i;
 
@@ -77,8 +78,16 @@ stage_write(const struct plan *p, const struct timespec *start_after, FILE *f)
 		put_strv(f, p->landlock.paths[i].except);
 	}
 	/* The run's state, after the plan's fields. */
-	put_u64(f, (uint64_t)start_after->tv_sec);
-	put_u64(f, (uint64_t)start_after->tv_nsec);
+	put_u64(f, (uint64_t)p->backend);
+	put_u64(f, p->nsteps);
+	for (i = 0; i < p->nsteps; i++) {
+		put_u64(f, (uint64_t)p->steps[i].id);
+		put_u64(f, (uint64_t)p->steps[i].by);
+		put_u64(f, (uint64_t)p->steps[i].in);
+	}
+	put_u64(f, (uint64_t)run->start_after.tv_sec);
+	put_u64(f, (uint64_t)run->start_after.tv_nsec);
+	put_u64(f, (uint64_t)(int64_t)run->log_level);
 	put_u64(f, STAGE_MAGIC);
 	return ferror(f) ? -EIO : 0;
 }
@@ -158,11 +167,12 @@ get_strv(struct rd *r)
 
 int
 stage_decode(const char *buf, size_t len, struct plan *p,
-    struct timespec *ret_start_after)
+    struct stage_run *ret_run)
 {
 	struct rd r = { .p = buf, .left = len };
 	struct timespec start = { 0 };
 	uint64_t n, i;
+	int level;
 
 	memset(p, 0, sizeof(*p));
 	if (get_u64(&r) != STAGE_MAGIC)
@@ -197,16 +207,33 @@ stage_decode(const char *buf, size_t len, struct plan *p,
 		}
 	} else
 		r.bad = true;
+	p->backend = (enum plan_backend)get_u64(&r);
+	n = get_u64(&r);
+	if (n > nitems(p->steps))
+		r.bad = true;
+	for (i = 0; i < n && !r.bad; i++) {
+		struct plan_step *s = &p->steps[p->nsteps++];
+
+		s->id = (enum plan_step_id)get_u64(&r);
+		s->by = (enum plan_step_by)get_u64(&r);
+		s->in = (enum plan_step_in)get_u64(&r);
+		if (s->id >= STEP_COUNT || s->by > STEP_BY_BWRAP_CHECKED ||
+		    s->in > STEP_IN_COMMAND)
+			r.bad = true;
+	}
 	start.tv_sec = (time_t)get_u64(&r);
 	start.tv_nsec = (long)get_u64(&r);
+	level = (int)(int64_t)get_u64(&r);
 	if (get_u64(&r) != STAGE_MAGIC || r.left != 0 || p->argv == NULL ||
 	    p->argv[0] == NULL || p->envp == NULL || p->cwd == NULL ||
-	    p->net > PLAN_NET_HOST)
+	    p->net > PLAN_NET_HOST || p->backend > PLAN_BACKEND_LANDLOCK ||
+	    level < LOG_QUIET || level > LOG_DEBUG)
 		r.bad = true;
 	if (r.bad) {
 		plan_free(p);
 		return -EBADMSG;
 	}
-	*ret_start_after = start;
+	ret_run->start_after = start;
+	ret_run->log_level = level;
 	return 0;
 }

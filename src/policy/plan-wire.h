@@ -19,20 +19,25 @@
 /* The most a stage may take: the inner stage reads no more. */
 #define STAGE_MAX	(64U << 20)
 
+/* What the run learned, or was told, that the inner stage needs too. */
+struct stage_run {
+	struct timespec	 start_after;	/* the command starts once the coarse
+					   clock is past it; zero: at once */
+	int		 log_level;	/* -q, -v, -vv */
+};
+
 /*
- * Encode the stage of p to f, and after it what the run learned that the
- * inner stage needs: start_after (the command starts once the coarse clock
- * is past it; zero: at once).  0, or -EIO if f is in error.
+ * Encode the stage of p to f, then run.  0, or -EIO if f is in error.
  */
-int	stage_write(const struct plan *p, const struct timespec *start_after,
+int	stage_write(const struct plan *p, const struct stage_run *run,
 	    FILE *f);
 
 /*
  * Decode what stage_write() wrote into a zeroed plan: argv, envp, cwd,
- * net, tty, landlock; and *ret_start_after.  0, or -EBADMSG for bytes
- * that are not a stage.  plan_free() frees it.
+ * net, backend, tty, landlock, the enforcement sequence; and *ret_run.
+ * 0, or -EBADMSG for bytes that are not a stage.  plan_free() frees it.
  */
 int	stage_decode(const char *buf, size_t len, struct plan *ret,
-	    struct timespec *ret_start_after);
+	    struct stage_run *ret_run);
 
 #endif

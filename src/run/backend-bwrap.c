@@ -78,7 +78,8 @@ sealed_stage(const struct plan *p, const struct run_state *rs)
 		return -errno;
 	if ((f = fdopen(dup(fd), "w")) == NULL)
 		return -errno;
-	r = stage_write(p, &rs->start_after, f);
+	r = stage_write(p, &(struct stage_run){ .start_after = rs->start_after,
+	    .log_level = log_get_level() }, f);
 	if (fclose(f) != 0 && r == 0)
 		r = -EIO;
 	if (r < 0)

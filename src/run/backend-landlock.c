@@ -3,9 +3,10 @@
  * run/backend-landlock.c - the landlock backend: no namespaces at all.
  *
  * The supervisor forks the keeper (in a Landlock domain that scopes
- * signals, a subreaper), which forks the command's process: that drops
- * capabilities, sets no_new_privs, applies Landlock (a domain nested in
- * the keeper's) and the filter, and execs.  The keeper ends the session
+ * signals, a subreaper), which forks the command's process: that takes
+ * the plan's enforcement sequence (run/steps.c: capabilities,
+ * no_new_privs, Landlock in a domain nested in the keeper's, the filter)
+ * and execs.  The keeper ends the session
  * with kill(-1, SIGKILL), which its domain confines to the session's
  * processes.
  *
@@ -24,39 +25,38 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "enforce/capabilities.h"
 #include "enforce/landlock.h"
 #include "lib/env.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "run/backend.h"
 #include "run/command-exec.h"
+#include "run/steps.h"
 
-/* The command's process: capabilities, no_new_privs, then as native. */
+/*
+ * The command's process: the plan's set-up steps (capabilities,
+ * no_new_privs, ...), then the command's, as on every backend.
+ */
 static noreturn void
 landlock_command(const struct plan *p, const struct run_state *rs,
     struct fds *f)
 {
-	const char *what;
+	struct step_ctx c;
 	char ready = REC_READY;
-	int r;
 
-	sandbox_child_begin(f);
-	/*
-	 * With capabilities (root): drop them all.  Without (anyone else,
-	 * or root inside another sandbox): check there are none;
-	 * no_new_privs keeps execve from raising any.
-	 */
-	if (caps_verify(false, &what) < 0 && (r = caps_drop_all(&what)) < 0)
-		die_errno(-r, "capabilities: cannot drop (%s)", what);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		die_errno(errno, "cannot set no_new_privs");
+	steps_ctx_init(&c, p);
+	c.f = f;
+	c.start_after = rs->start_after;
+	c.status_fd = f->status[1];
+	c.bpf_fd = f->bpf[0];
+	c.notify_sock = f->notify[1];
+	c.slave = f->slave;
+	steps_run(&c, STEP_IN_SETUP);
 	if (write(f->status[1], &ready, 1) != 1)
 		die_errno(errno, "status pipe");
 	if (f->notify[0] >= 0)
 		close(f->notify[0]);
-	sandbox_command(p, &rs->start_after, f->slave, f->status[1], f->bpf[0],
-	    f->notify[1]);
+	steps_run_command(&c);
 }
 
 /*

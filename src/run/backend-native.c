@@ -9,8 +9,9 @@
  * with its status and the kernel kills everything else in the namespace;
  * when confine dies, even by SIGKILL, pid 1 gets SIGKILL (PR_SET_PDEATHSIG).
  *
- * Runs in: the supervisor (start), the sandbox's pid 1.  The order of the
- * steps in the sandbox is fixed and commented below; see STYLE.md section 3.
+ * Runs in: the supervisor (start), the sandbox's pid 1.  The steps in the
+ * sandbox are the plan's enforcement sequence (policy/sequence.c), taken
+ * by run/steps.c; see STYLE.md section 3.
  * MUST: every failure after clone is fatal and reported over the status
  * pipe; nothing warns and carries on once enforcement has begun.
  */
@@ -26,15 +27,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "enforce/capabilities.h"
-#include "enforce/mounts.h"
-#include "enforce/namespaces.h"
-#include "enforce/network.h"
-#include "lib/env.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "run/backend.h"
 #include "run/command-exec.h"
+#include "run/steps.h"
 
 /* pid 1: reap, forward signals, and leave with the command's status. */
 static noreturn void
@@ -64,65 +61,38 @@ reaper(pid_t cmd)
 	}
 }
 
-/* The sandbox's first process.  The order below is the security order. */
+/*
+ * The sandbox's first process: the plan's set-up steps (run/steps.c), in
+ * the plan's order, then the command in a process of its own, which takes
+ * the command's steps; this one stays pid 1 and reaps.
+ */
 static noreturn void
 sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f)
 {
-	int slave, listener = -1, devnull, r;
-	const char *where, *what;
+	struct step_ctx c;
 	char ready = REC_READY;
+	int devnull;
 	pid_t cmd;
 
-	/* 0. Die with the supervisor; keep only the sandbox's ends. */
-	sandbox_child_begin(f);
+	steps_ctx_init(&c, p);
+	c.f = f;
+	c.start_after = rs->start_after;
+	c.status_fd = f->status[1];
+	c.pty_sock = f->ptysock[1];
+	c.proxy_sock = f->proxysock[1];
+	c.bpf_fd = f->bpf[0];
+	steps_run(&c, STEP_IN_SETUP);
 
-	/* 1. Identity: the caller's own uid and gid. */
-	if ((r = ns_map_ids(p->uid, p->gid)) < 0)
-		die_errno(-r, "user namespace: cannot map uid %u and gid %u",
-		    (unsigned)p->uid, (unsigned)p->gid);
-	if ((p->clone_flags & CLONE_NEWUTS) && (r = ns_name_uts()) < 0)
-		die_errno(-r, "uts namespace: cannot set the host name");
-	/* 2. The filesystem view; before Landlock, which forbids mounts. */
-	if ((r = mount_setup(&p->mounts, &where)) < 0)
-		die_hint(EXIT_CONFINE, -r, mount_hint ? mount_hint :
-		    r == -EINVAL && strstr(where, "/") ?
-		    "the filesystem holding the session directory may not "
-		    "support overlayfs upper layers in a user namespace "
-		    "(it needs user extended attributes)" : NULL,
-		    "mount: cannot set up '%s'", where);
-	/* 3. The terminal, on the sandbox's own devpts. */
-	slave = sandbox_pty_out(&p->tty, f->ptysock[1]);
-	/* 4. The network; needs CAP_NET_ADMIN, so before the caps go. */
-	if ((r = net_setup(p->net, &listener)) < 0)
-		die_errno(-r, "network: cannot set up mode '%s'",
-		    plan_net_name(p->net));
-	if (listener >= 0)
-		sandbox_send_out(f->proxysock[1], listener, "network: the "
-		    "proxy's socket");
-	/* 5. Capabilities: every set empty, and checked. */
-	if ((r = caps_drop_all(&what)) < 0)
-		die_errno(-r, "capabilities: cannot drop (%s)", what);
-	/* 6. no_new_privs: needed by Landlock without CAP_SYS_ADMIN. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		die_errno(errno, "cannot set no_new_privs");
-	/* This process keeps a copy of confine's memory: keep it unreadable. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-		die_errno(errno, "cannot make the sandbox's pid 1 "
-		    "non-dumpable");
-	env_scrub();
-
-	/* 7. The command: Landlock, seccomp and exec happen in it. */
 	if (write(f->status[1], &ready, 1) != 1)
 		die_errno(errno, "status pipe");
 	if ((cmd = fork()) < 0)
 		die_errno(errno, "fork");
 	if (cmd == 0)
-		sandbox_command(p, &rs->start_after, slave, f->status[1],
-		    f->bpf[0], -1);
+		steps_run_command(&c);
 	close(f->status[1]);
 	close(f->bpf[0]);
-	if (slave >= 0)
-		close(slave);
+	if (c.slave >= 0)
+		close(c.slave);
 	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		dup2(devnull, 0);
 		dup2(devnull, 1);

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: ISC
 /*
- * run/command-exec.c - the sandboxed command's last steps, the same for
- * every backend: terminal, fds, Landlock, seccomp, exec; and the helpers
- * a sandbox's first process starts with (its fds, passing fds out).
+ * run/command-exec.c - what the sandbox's processes share around the
+ * enforcement steps (run/steps.c): the exec itself, the helpers a
+ * sandbox's first process starts with (its fds, passing fds out), the
+ * start time a copy's command waits for.
  *
  * Runs in: the sandbox's processes, after the backend's own set-up.
  * MUST: every failure is fatal (die*(), reported on the status pipe once
  * log_set_child() ran); nothing warns and carries on.
- * MUST: only fds 0, 1 and 2 reach the command.
- * MUST: seccomp last before exec: the filter may deny any step above it.
  */
 #include "config.h"
 
@@ -23,15 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "enforce/landlock.h"
 #include "enforce/pty.h"
-#include "enforce/seccomp.h"
 #include "lib/env.h"
 #include "lib/log.h"
-#include "lib/sys.h"
 #include "lib/util.h"
 #include "run/command-exec.h"
-#include "run/job-control.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 struct sigaction sandbox_saved_sigpipe;
@@ -49,7 +44,7 @@ sandbox_sigset(sigset_t *set)
 }
 
 /* execvp(3) with the PATH of the command's environment, not confine's. */
-static noreturn void
+noreturn void
 exec_command(const struct plan *p)
 {
 	const char *path = env_get(p->envp, "PATH");
@@ -120,74 +115,6 @@ sandbox_wait_start(const struct timespec *t)
 			return;
 		nanosleep(&(struct timespec){ .tv_nsec = 500000 }, NULL);
 	}
-}
-
-/*
- * The command's process: terminal, fds, then Landlock and seccomp, exec.
- * bpf_fd < 0: the filter is loaded already (bwrap loads it).
- */
-noreturn void
-sandbox_command(const struct plan *p, const struct timespec *start_after,
-    int slave, int status_fd, int bpf_fd, int notify_fd)
-{
-	struct syscall_filter_prog prog;
-	const char *where;
-	sigset_t none;
-	int i, r;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	sigaction(SIGPIPE, &sandbox_saved_sigpipe, NULL);
-	/* A new session: no controlling terminal of the user's (TIOCSTI). */
-	if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
-		die_errno(errno, "setsid");
-	if (slave >= 0) {
-		if (ioctl(slave, TIOCSCTTY, 0) < 0)
-			die_errno(errno, "pty: cannot make it the controlling "
-			    "terminal");
-		for (i = 0; i < 3; i++)
-			if (p->tty.is_tty[i] && dup2(slave, i) < 0)
-				die_errno(errno, "pty: dup2");
-		close(slave);
-	}
-	/* The supervisor compiled the filter while we were setting up. */
-	if (bpf_fd >= 0 && (r = syscall_filter_read(bpf_fd, &prog)) < 0)
-		die_errno(-r, "seccomp: no filter from the supervisor");
-	/*
-	 * Only 0, 1, 2 (and the status pipe, closed at exec) stay open; and
-	 * the socket the filter's listener goes out on, closed below.
-	 */
-	if (notify_fd >= 0 && notify_fd != status_fd + 1 &&
-	    (dup2(notify_fd, status_fd + 1) < 0 ||
-	    fcntl(status_fd + 1, F_SETFD, FD_CLOEXEC) < 0))
-		die_errno(errno, "seccomp: the listener's socket");
-	if (notify_fd >= 0)
-		notify_fd = status_fd + 1;
-	if (sys_close_range(3, (unsigned)status_fd - 1, 0) < 0 ||
-	    sys_close_range((unsigned)(notify_fd >= 0 ? notify_fd :
-	    status_fd) + 1, ~0U, 0) < 0)
-		die_errno(errno, "close inherited file descriptors");
-	if (chdir(p->cwd) < 0)
-		die_errno(errno, "cannot enter '%s'", p->cwd);
-	if ((r = landlock_apply(&p->landlock, &where)) < 0)
-		die_errno(-r, "landlock: cannot restrict (%s)", where);
-	/* Last: the filter may deny any of the steps above. */
-	if (bpf_fd >= 0 && (r = syscall_filter_load(&prog, notify_fd >= 0)) <
-	    0)
-		die_errno(-r, "seccomp: cannot load the filter");
-	if (notify_fd >= 0) {
-		/* The supervisor answers chmod and utimes (run/notify-meta.c); the
-		 * command must never hold the listener: it could answer. */
-		sandbox_send_out(notify_fd, r, "seccomp: the listener");
-	}
-	/* On a pty: a process group of the command's own (job control). */
-	for (i = 0; i < 3 && slave >= 0; i++)
-		if (p->tty.is_tty[i]) {
-			job_foreground(i);
-			break;
-		}
-	sandbox_wait_start(start_after);
-	exec_command(p);
 }
 
 void

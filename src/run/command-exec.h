@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * run/command-exec.h - the last steps of the sandboxed command, shared by
- * the three backends and bwrap's inner stage: the first process's fds, the
- * terminal and fds passed out, then Landlock, seccomp and exec.
+ * run/command-exec.h - what the sandbox's processes share around the
+ * enforcement steps (run/steps.h): the first process's fds, fds passed
+ * out to the supervisor, the start time, and the exec.
  *
  * Runs in: the sandbox's processes (native pid 1 and command, bwrap's
  * inner stage, the landlock keeper and command).  Calls no backend and
@@ -50,13 +50,8 @@ void	sandbox_send_out(int sock, int fd, const char *what);
  * the slave, or -1 without. */
 int	sandbox_pty_out(const struct plan_tty *, int sock);
 
-/*
- * Terminal, fds, Landlock, seccomp (bpf_fd < 0: loaded already), exec,
- * once the coarse clock is past start_after.  notify_fd >= 0: the
- * filter's listener goes out on it (landlock).
- */
-noreturn void	sandbox_command(const struct plan *,
-		    const struct timespec *start_after, int slave,
-		    int status_fd, int bpf_fd, int notify_fd);
+/* execvp(3) with the PATH of the plan's environment; on failure, die
+ * with 127 (not found) or 126. */
+noreturn void	exec_command(const struct plan *);
 
 #endif

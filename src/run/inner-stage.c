@@ -17,20 +17,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "enforce/capabilities.h"
-#include "enforce/network.h"
 #include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/plan-wire.h"
 #include "run/backend.h"
-#include "run/command-exec.h"
 #include "run/inner-stage.h"
-#include "run/notify.h"
+#include "run/steps.h"
 
 /*
  * The inner stage, inside bwrap's sandbox: confine STAGE_FD STATUS_FD
@@ -41,9 +37,9 @@ int
 inner_main(int argc, char **argv)
 {
 	struct plan p;
-	struct timespec start_after;
-	int stage, status, proxy, ptysock, notify, slave, r = 0;
-	const char *what;
+	struct stage_run run;
+	struct step_ctx c;
+	int stage, status, proxy, ptysock, notify, r = 0;
 	char ready = REC_READY;
 	autofree char *wire = NULL;
 	ssize_t n;
@@ -59,37 +55,23 @@ inner_main(int argc, char **argv)
 		return EXIT_CONFINE;
 	log_set_child(status);
 	if ((n = fd_read_all(stage, STAGE_MAX, &wire)) < 0 ||
-	    (r = stage_decode(wire, (size_t)n, &p, &start_after)) < 0)
+	    (r = stage_decode(wire, (size_t)n, &p, &run)) < 0)
 		die_errno(n < 0 ? (int)-n : -r,
 		    "bwrap: the inner stage cannot read its plan");
+	if (p.backend != PLAN_BACKEND_BWRAP)
+		die("bwrap: the inner stage's plan is not bwrap's");
 	close(stage);
-	/* What bwrap promised, checked. */
-	if ((r = caps_verify(true, &what)) < 0)
-		die_errno(-r, "capabilities: bwrap left the %s non-empty", what);
-	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
-		die("bwrap did not set no_new_privs");
-	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
-		die("seccomp: bwrap did not load the filter");
-	/* A pty on bwrap's own devpts; the master goes out. */
-	slave = sandbox_pty_out(&p.tty, ptysock < 3 ? -1 : ptysock);
-	if (p.net == PLAN_NET_PROXY) {
-		int l;
-
-		if ((l = net_proxy_listener()) < 0)
-			die_errno(-l, "network: cannot listen for the proxy");
-		sandbox_send_out(proxy < 3 ? -1 : proxy, l,
-		    "network: the proxy's socket");
-	}
-	/*
-	 * Last before the command, as it hands sendmsg(2) to the supervisor:
-	 * unix connects and sends, and file locks (run/notify.c).
-	 */
-	if (notify < 3)
-		die("seccomp: no channel for the listener");
-	if ((r = unotify_install(notify, &what)) < 0)
-		die_errno(-r, "seccomp: %s", what);
-	close(notify);
+	log_set_level(run.log_level);
+	/* What bwrap promised, checked; the terminal, the proxy's socket
+	 * and the listener out; then the command's steps. */
+	steps_ctx_init(&c, &p);
+	c.start_after = run.start_after;
+	c.status_fd = status;
+	c.pty_sock = ptysock < 3 ? -1 : ptysock;
+	c.proxy_sock = proxy < 3 ? -1 : proxy;
+	c.notify_sock = notify < 3 ? -1 : notify;
+	steps_run(&c, STEP_IN_SETUP);
 	if (write(status, &ready, 1) != 1)
 		die_errno(errno, "status pipe");
-	sandbox_command(&p, &start_after, slave, status, -1, -1);
+	steps_run_command(&c);
 }

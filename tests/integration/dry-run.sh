@@ -3,7 +3,38 @@
 # dry-run.sh - --dry-run prints the plan, runs nothing and creates no
 # session.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
-plan 6
+plan 7
+
+# The steps --dry-run prints (those confine takes: not bwrap's alone), and
+# the steps a run logs with -vv as it takes them: the same, in one order.
+t_sequence() {
+	ws_new
+	run_confine --dry-run -- true
+	assert_status "$RC" 0
+	sed -n '/^enforcement sequence/,$p' "$OUT" |
+	    awk 'NR > 1 && $1 ~ /^[0-9]+$/ && !($2 == "bwrap" && !/confine checks/) { print $1 ": " $(3 + ($2 == "pid")) }' \
+	    >"$TEST_TMP/planned"
+	# The security order, on this backend's printed sequence.
+	for pair in "mounts capabilities" "capabilities no-new-privs" \
+	    "no-new-privs landlock" "landlock exec"; do
+		set -- $pair
+		a=$(grep -n " $1\$" "$TEST_TMP/planned" | cut -d: -f1)
+		b=$(grep -n " $2\$" "$TEST_TMP/planned" | cut -d: -f1)
+		[ -z "$a" ] && [ "$1" = mounts ] && [ "$BACKEND" != native ] &&
+		    continue
+		[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ] ||
+		    fail "$1 is not before $2: $(cat "$TEST_TMP/planned")"
+	done
+	run_confine -vv -- sh -c 'echo ran'
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^ran$'
+	sed -n 's/^confine: debug: step \([0-9]*\): \([a-z-]*\).*/\1: \2/p' \
+	    "$ERR" >"$TEST_TMP/taken"
+	[ -s "$TEST_TMP/taken" ] || fail "no step logged with -vv: $(cat "$ERR")"
+	cmp -s "$TEST_TMP/planned" "$TEST_TMP/taken" ||
+	    fail "planned and taken differ: $(diff "$TEST_TMP/planned" "$TEST_TMP/taken")"
+	assert_ws_unchanged
+}
 
 t_plan() {
 	ws_new
@@ -87,6 +118,7 @@ t_refusal() {
 }
 
 tcase "the plan: sealed, namespaces, network, workspace, session" t_plan
+tcase "a run takes the printed enforcement sequence's steps, in its order" t_sequence
 tcase "no session directory is created" t_no_session
 tcase "the command is not run" t_runs_nothing
 tcase "the workspace and working directory it would use" t_workspace_option
