@@ -26,6 +26,7 @@
 
 #include "export/changes.h"
 #include "export/commits.h"
+#include "lib/fdio.h"
 #include "lib/util.h"
 
 /* One object inflated, and all of them: agent data, in memory. */
@@ -45,13 +46,13 @@ hex40(const char *s)
 
 /* The commit the session's HEAD names, through its ref or packed-refs. */
 static int
-session_head(int lower, int upper, git_oid *ret)
+session_head(const struct changes_src *src, git_oid *ret)
 {
 	autofree char *head = NULL, *ref = NULL, *path = NULL, *packed = NULL;
 	size_t len;
 	char *nl, *line, *save = NULL;
 
-	if (upper_read_merged(lower, upper, ".git/HEAD", &head, &len) < 0)
+	if (upper_read_merged(src, ".git/HEAD", &head, &len) < 0)
 		return -1;
 	head = xreallocarray(head, 1, len + 1);
 	head[len] = '\0';
@@ -63,12 +64,12 @@ session_head(int lower, int upper, git_oid *ret)
 	    strlen(head) > 250)
 		return -1;
 	path = xasprintf(".git/%s", head + 5);
-	if (upper_read_merged(lower, upper, path, &ref, &len) == 0 &&
+	if (upper_read_merged(src, path, &ref, &len) == 0 &&
 	    len >= 40 && hex40(ref)) {
 		ref[40] = '\0';
 		return git_oid_fromstr(ret, ref);
 	}
-	if (upper_read_merged(lower, upper, ".git/packed-refs", &packed,
+	if (upper_read_merged(src, ".git/packed-refs", &packed,
 	    &len) < 0)
 		return -1;
 	packed = xreallocarray(packed, 1, len + 1);
@@ -191,7 +192,8 @@ commits_add_host_objects(git_odb *odb, const char *dir)
  * in the private database; *budget is what is left of MAX_IMPORT.
  */
 static int
-import(git_odb *odb, int dirfd, const char *name, size_t *budget)
+import(git_odb *odb, const struct changes_src *src, int dirfd,
+    const char *name, size_t *budget)
 {
 	autoclose int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC | O_NONBLOCK);
@@ -209,7 +211,7 @@ import(git_odb *odb, int dirfd, const char *name, size_t *budget)
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -1;
 	/* A whole copy holds the host's objects too: only the new ones. */
-	if (upper_copy_unchanged(&st))
+	if (upper_copy_unchanged(src, &st))
 		return 0;
 	if (!S_ISREG(st.st_mode))
 		return -1;
@@ -255,15 +257,15 @@ bad:
  * history, read as missing objects).
  */
 static int
-import_all(git_odb *odb, int upper)
+import_all(git_odb *odb, const struct changes_src *src)
 {
 	autoclose int objs = -1;
 	DIR *d;
 	struct dirent *e;
 	size_t budget = MAX_IMPORT;
 
-	if ((objs = openat(upper, ".git/objects", O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if ((objs = fd_open_at(src->upper, ".git/objects", O_RDONLY |
+	    O_DIRECTORY, 0, FD_BENEATH)) < 0)
 		return 0;
 	if ((d = fdopendir(dup(objs))) == NULL)
 		return 0;
@@ -281,7 +283,7 @@ import_all(git_odb *odb, int upper)
 			continue;
 		while ((f = readdir(sd)) != NULL)
 			if (strlen(f->d_name) == 38)
-				import(odb, sub, f->d_name, &budget);
+				import(odb, src, sub, f->d_name, &budget);
 		closedir(sd);
 	}
 	closedir(d);
@@ -290,7 +292,7 @@ import_all(git_odb *odb, int upper)
 
 int
 commits_find(git_repository *repo, const char *host_objects,
-    const git_oid *base, int lower, int upper, git_oid **ret_ids,
+    const git_oid *base, const struct changes_src *src, git_oid **ret_ids,
     char **note)
 {
 	git_odb *odb = NULL;
@@ -302,14 +304,14 @@ commits_find(git_repository *repo, const char *host_objects,
 
 	*note = NULL;
 	*ret_ids = NULL;
-	if (session_head(lower, upper, &head) < 0)
+	if (session_head(src, &head) < 0)
 		return 0;	/* no readable HEAD: nothing to say */
 	if (base && git_oid_equal(&head, base))
 		return 0;
 	if (git_repository_odb(&odb, repo) < 0)
 		goto giterr;
 	/* Import first: the private database has only its own backend yet. */
-	if (import_all(odb, upper) < 0) {
+	if (import_all(odb, src) < 0) {
 		*note = xasprintf("not exported: the session's objects "
 		    "are over %lu MiB", MAX_IMPORT >> 20);
 		goto out;
@@ -361,7 +363,7 @@ giterr:
 
 		free(*note);
 		/* libgit2 walks no cut history: say what the user has. */
-		if (faccessat(lower, ".git/shallow", F_OK,
+		if (faccessat(src->lower, ".git/shallow", F_OK,
 		    AT_SYMLINK_NOFOLLOW) == 0)
 			*note = xasprintf("not exported: the workspace "
 			    "is a shallow clone, whose history is cut (%s)",

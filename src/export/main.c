@@ -132,6 +132,7 @@ int
 main(int argc, char **argv)
 {
 	struct export_opts o = { 0 };
+	struct changes_copy copy = { 0 };
 	autofree char *ws = NULL, *started = NULL, *id = NULL, *layout = NULL;
 	autostrv char **hidden = NULL;
 	struct upper_dir *dirs = NULL;
@@ -181,7 +182,11 @@ main(int argc, char **argv)
 			die("export: session '%s' has no start time", id);
 		hidden = session_meta_all(o.session_dir, "hidden");
 		dirs = read_dirs(o.session_dir, &ndirs);
-		upper_set_copy(&o.started, hidden, dirs, ndirs);
+		copy.since = o.started;
+		copy.hidden = hidden;
+		copy.dirs = dirs;
+		copy.ndirs = ndirs;
+		o.copy = &copy;
 	}
 	r = export_session(&o);
 	while (ndirs > 0)

@@ -141,7 +141,7 @@ count_lines(const char *buf, size_t len)
  * read with a bound, never whole); -1 on an error.
  */
 static int
-add_side(git_repository *repo, git_index *idx, int lower, int upper,
+add_side(git_repository *repo, git_index *idx, const struct changes_src *src,
     const char *path, const struct upper_state *st, struct budget *b,
     char **why)
 {
@@ -150,7 +150,7 @@ add_side(git_repository *repo, git_index *idx, int lower, int upper,
 	size_t len = 0;
 	int r;
 
-	r = upper_read(lower, upper, path, st, b->left < UPPER_MAX_FILE ?
+	r = upper_read(src, path, st, b->left < UPPER_MAX_FILE ?
 	    b->left : UPPER_MAX_FILE, &buf, &len);
 	if (r == -EFBIG) {
 		*why = xstrdup(b->left < UPPER_MAX_FILE ? "too large, not "
@@ -523,7 +523,7 @@ count(git_diff *diff, struct counts *c)
  * either side) or a commit's tree.
  */
 struct repo_cache {
-	int		 lower, upper;	/* the layers, when tree is NULL */
+	const struct changes_src *src;	/* the layers, when tree is NULL */
 	git_tree	*tree;
 	char		*dir[REPO_DEPTH];
 	bool		 is[REPO_DEPTH];
@@ -571,7 +571,7 @@ nested_repo(struct repo_cache *rc, const char *path)
 			is = rc->is[depth];
 		} else {
 			is = rc->tree ? tree_git_layout(rc->tree, dir) :
-			    upper_git_layout(rc->lower, rc->upper, dir);
+			    upper_git_layout(rc->src, dir);
 			if (depth < REPO_DEPTH) {
 				free(rc->dir[depth]);
 				rc->dir[depth] = steal_ptr(&dir);
@@ -844,6 +844,8 @@ write_rest(git_repository *repo, git_commit *last, char **paths,
 	git_diff *diff = NULL;
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	struct budget b = { UPPER_MAX_TOTAL };
+	/* The host's side only: upper_lower_state() never says in_upper. */
+	const struct changes_src host = { .lower = lower, .upper = -1 };
 	autostrv char **all = NULL;
 	size_t nall = 0, i;
 	git_oid oid;
@@ -869,8 +871,8 @@ write_rest(git_repository *repo, git_commit *last, char **paths,
 		    in_changes))
 			continue;
 		upper_lower_state(lower, paths[i], &st);
-		if (st.type != UPPER_ABSENT && add_side(repo, irest, lower,
-		    lower, paths[i], &st, &b, &why) != 0)
+		if (st.type != UPPER_ABSENT && add_side(repo, irest, &host,
+		    paths[i], &st, &b, &why) != 0)
 			goto out;
 	}
 	dopts.flags = GIT_DIFF_SHOW_BINARY;
@@ -1046,7 +1048,7 @@ say_flagged(const char *text, size_t len)
 /* The command's own commits, as commits/, and the report's lines. */
 static void
 commits(git_repository *repo,
-    struct host_repo *h, int lower, int upper, int sdir,
+    struct host_repo *h, const struct changes_src *src, int sdir,
     const struct upper_changes *ch, git_index *inew, struct series *s)
 {
 	autofree char *objects = NULL, *note = NULL;
@@ -1060,7 +1062,7 @@ commits(git_repository *repo,
 	if (h->repo)
 		objects = path_join(git_repository_path(h->repo), "objects");
 	n = commits_find(repo, objects, h->has_head ? &h->head_id : NULL,
-	    lower, upper, &ids, &note);
+	    src, &ids, &note);
 	s->found = n != 0;
 	if (n > MAX_COMMITS) {
 		free(note);
@@ -1073,7 +1075,7 @@ commits(git_repository *repo,
 
 		git_oid_tostr(base, sizeof(base), &h->head_id);
 		fprintf(sect, "commits: %d, in commits/, on %s\n", n, base);
-		if (write_series(repo, h, ids, (size_t)n, ch, inew, lower,
+		if (write_series(repo, h, ids, (size_t)n, ch, inew, src->lower,
 		    sdir, sect, flagged, s) < 0) {
 			fprintf(sect, "commits: cannot be exported: %s\n",
 			    errno ? strerror(errno) : git_err());
@@ -1120,7 +1122,8 @@ tracked(struct host_repo *h, const char *path)
  * without saying what replaced it (or not apply).
  */
 static bool
-kind_changed(const struct upper_changes *ch, size_t i, int lower, int upper)
+kind_changed(const struct upper_changes *ch, size_t i,
+    const struct changes_src *src)
 {
 	const struct upper_change *c = &ch->v[i], *a;
 	autofree char *anc = xstrdup(c->path);
@@ -1131,7 +1134,7 @@ kind_changed(const struct upper_changes *ch, size_t i, int lower, int upper)
 	if (c->old.type != UPPER_ABSENT && c->now_dir)
 		return true;
 	if (c->new.type == UPPER_ABSENT &&
-	    upper_ancestor_replaced(lower, upper, c->path))
+	    upper_ancestor_replaced(src, c->path))
 		return true;
 	if (c->old.type != UPPER_ABSENT)
 		return false;
@@ -1154,7 +1157,7 @@ kind_changed(const struct upper_changes *ch, size_t i, int lower, int upper)
  */
 static int
 collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
-    int lower, int upper, git_index *iold, git_index *inew,
+    const struct changes_src *src, git_index *iold, git_index *inew,
     struct counts *cnt, char ***extra, size_t *nextra)
 {
 	struct budget b = { UPPER_MAX_TOTAL };
@@ -1182,16 +1185,16 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 			    cut[k]));
 			continue;
 		}
-		if (ign && !kind_changed(ch, i, lower, upper)) {
+		if (ign && !kind_changed(ch, i, src)) {
 			cnt->ignored++;
 			continue;
 		}
 		r = 0;
 		if (c->old.type != UPPER_ABSENT)
-			r = add_side(repo, iold, lower, upper, c->path, &c->old,
+			r = add_side(repo, iold, src, c->path, &c->old,
 			    &b, &why);
 		if (r == 0 && c->new.type != UPPER_ABSENT)
-			r = add_side(repo, inew, lower, upper, c->path, &c->new,
+			r = add_side(repo, inew, src, c->path, &c->new,
 			    &b, &why);
 		if (r < 0)
 			return -1;
@@ -1228,8 +1231,8 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 }
 
 static int
-run(const struct export_opts *o, git_repository *repo, int lower, int upper,
-    int sdir)
+run(const struct export_opts *o, git_repository *repo,
+    const struct changes_src *src, int sdir)
 {
 	struct upper_changes ch = { 0 };
 	struct host_repo host;
@@ -1244,19 +1247,19 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	const char *where;
 	autostrv char **extra = NULL;
 	struct series ser = { 0 };
-	struct repo_cache rc = { .lower = lower, .upper = upper };
+	struct repo_cache rc = { .src = src };
 	size_t i, nflag, nextra = 0;
 	int r, ret = -1;
 	bool refused;
 
-	if ((r = upper_changes(lower, upper, &ch, &where)) < 0) {
+	if ((r = upper_changes(src, &ch, &where)) < 0) {
 		log_warn("export: cannot read the %s: %s", where, strerror(-r));
 		return -1;
 	}
 	host_open(o->workspace, &host);
 	if (git_index_new(&iold) < 0 || git_index_new(&inew) < 0)
 		goto out;
-	if (collect(repo, &host, &ch, lower, upper, iold, inew, &cnt,
+	if (collect(repo, &host, &ch, src, iold, inew, &cnt,
 	    &extra, &nextra) < 0)
 		goto out;
 	if (git_index_write_tree_to(&toid, iold, repo) < 0 ||
@@ -1293,7 +1296,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 
 	fprintf(report, "session %s\nworkspace %s\n", o->session_id,
 	    o->workspace);
-	commits(repo, &host, lower, upper, sdir, &ch, inew, &ser);
+	commits(repo, &host, src, sdir, &ch, inew, &ser);
 	fprintf(report, "changes: %zu added, %zu modified, %zu deleted, "
 	    "%zu renamed", cnt.added, cnt.modified, cnt.deleted, cnt.renamed);
 	if (ser.n > 0)
@@ -1386,6 +1389,7 @@ export_session(const struct export_opts *o)
 	git_odb *odb = NULL;
 	git_odb_backend *mem = NULL;
 	autoclose int lower = -1, upper = -1, sdir = -1;
+	struct changes_src src = { .copy = o->copy };
 	int r = -1;
 
 	if ((lower = open(o->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
@@ -1406,7 +1410,9 @@ export_session(const struct export_opts *o)
 	}
 	mem = NULL;
 	git_repository_set_odb(repo, odb);
-	r = run(o, repo, lower, upper, sdir);
+	src.lower = lower;
+	src.upper = upper;
+	r = run(o, repo, &src, sdir);
 out:
 	if (mem)
 		mem->free(mem);
