@@ -823,7 +823,8 @@ bind_host(struct mnt *mc, const struct plan_mount *m, bool writable)
 			return 0;
 		return show_file(mc, src, &st, dst, host, m->dst);
 	}
-	if (mount(fdpath(src).s, fdpath(dst).s, NULL, MS_BIND | MS_REC, NULL) < 0)
+	if (mount(fdpath(src).s, fdpath(dst).s, NULL, MS_BIND | MS_REC,
+	    NULL) < 0)
 		return -errno;
 	if ((top = walk(mc, m->dst, false)) < 0)
 		return top;
@@ -975,8 +976,8 @@ scratch(struct mnt *mc, const struct plan_mount *m, unsigned int index)
 		work = ovl_escape(OLDROOT, m->work);
 		opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr,"
 		    "volatile", fdpath(src).s, upper, work);
-		return mount_fs(mc, m->dst, true, "overlay", MS_NOSUID | MS_NODEV,
-		    opts);
+		return mount_fs(mc, m->dst, true, "overlay", MS_NOSUID |
+		    MS_NODEV, opts);
 	}
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
@@ -1035,8 +1036,8 @@ apply(struct mnt *mc, const struct plan_mount *m, char *const *nodes,
 		return sysfs(mc, m);
 	case PLAN_MOUNT_TMPFS:
 		snprintf(mode, sizeof(mode), "mode=%04o", m->mode);
-		return mount_fs(mc, m->dst, true, "tmpfs", MS_NOSUID | MS_NODEV |
-		    (m->exec ? 0 : MS_NOEXEC), mode);
+		return mount_fs(mc, m->dst, true, "tmpfs", MS_NOSUID |
+		    MS_NODEV | (m->exec ? 0 : MS_NOEXEC), mode);
 	case PLAN_MOUNT_OVERLAY:
 		return overlay(mc, m);
 	case PLAN_MOUNT_MASK:
