@@ -42,8 +42,8 @@
 
 struct walk {
 	struct upper_changes		*out;
-	char				**paths;	/* candidates, unsorted */
-	size_t				 npaths;
+	char				**untrusted_paths;	/* candidates */
+	size_t				 nuntrusted;
 	int				 lower;
 	const struct changes_copy	*copy;		/* NULL: an overlay */
 };
@@ -62,21 +62,21 @@ by_ino(const void *k, const void *e)
  * looked at.
  */
 static bool
-moved(const struct changes_copy *cp, ino_t ino, const char *path)
+moved(const struct changes_copy *cp, ino_t ino, const char *untrusted_path)
 {
 	const struct upper_dir *d = cp->ndirs ? bsearch(&ino, cp->dirs,
 	    cp->ndirs, sizeof(*cp->dirs), by_ino) : NULL;
 
-	return d && !streq(d->path, path);
+	return d && !streq(d->path, untrusted_path);
 }
 
 static bool
-is_hidden(const struct changes_copy *cp, const char *path)
+is_hidden(const struct changes_copy *cp, const char *untrusted_path)
 {
 	size_t i;
 
 	for (i = 0; cp && cp->hidden && cp->hidden[i]; i++)
-		if (path_has_prefix(path, cp->hidden[i]))
+		if (path_has_prefix(untrusted_path, cp->hidden[i]))
 			return true;
 	return false;
 }
@@ -90,9 +90,9 @@ changed_since(const struct walk *w, const struct stat *st)
 
 /* Below root, following no link of the agent's (fdio.h). */
 static int
-open_beneath(int root, const char *path, int flags)
+open_beneath(int root, const char *untrusted_path, int flags)
 {
-	return fd_open_at(root, path, flags, 0, FD_BENEATH);
+	return fd_open_at(root, untrusted_path, flags, 0, FD_BENEATH);
 }
 
 static bool
@@ -120,24 +120,24 @@ open_up(int dirfd, const char *name, mode_t mode)
 }
 
 static void
-skip(struct walk *w, const char *path, const char *why)
+skip(struct walk *w, const char *untrusted_path, const char *why)
 {
-	strv_push(&w->out->skipped, &w->out->nskipped,
-	    xasprintf("%s (%s)", path, why));
+	strv_push(&w->out->untrusted_skipped, &w->out->nskipped,
+	    xasprintf("%s (%s)", untrusted_path, why));
 }
 
 static void
-candidate(struct walk *w, const char *path)
+candidate(struct walk *w, const char *untrusted_path)
 {
 	/* Left out of the copy, so absent there: not a deletion. */
-	if (is_hidden(w->copy, path))
+	if (is_hidden(w->copy, untrusted_path))
 		return;
-	strv_push(&w->paths, &w->npaths, xstrdup(path));
+	strv_push(&w->untrusted_paths, &w->nuntrusted, xstrdup(untrusted_path));
 }
 
 /* Every file and link below lower's dir path: each may be gone now. */
 static int
-lower_subtree(struct walk *w, const char *path, int depth)
+lower_subtree(struct walk *w, const char *untrusted_path, int depth)
 {
 	autoclose int fd = -1;
 	DIR *d;
@@ -145,11 +145,11 @@ lower_subtree(struct walk *w, const char *path, int depth)
 	int r = 0;
 
 	if (depth > MAX_DEPTH) {
-		skip(w, path, TOO_DEEP);
+		skip(w, untrusted_path, TOO_DEEP);
 		return 0;
 	}
-	if ((fd = open_beneath(w->lower, path, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW)) < 0)
+	if ((fd = open_beneath(w->lower, untrusted_path, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW)) < 0)
 		return fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP ? 0 : fd;
 	if ((d = fdopendir(dup(fd))) == NULL)
 		return -errno;
@@ -159,7 +159,7 @@ lower_subtree(struct walk *w, const char *path, int depth)
 		if (streq(e->d_name, ".") || streq(e->d_name, "..") ||
 		    strcasecmp(e->d_name, ".git") == 0)
 			continue;
-		sub = path_join_rel(path, e->d_name);
+		sub = path_join_rel(untrusted_path, e->d_name);
 		if (e->d_type == DT_DIR)
 			r = lower_subtree(w, sub, depth + 1);
 		else
@@ -183,9 +183,10 @@ type_of(const struct stat *st)
 
 /* The type of path in lower, following no link; ABSENT when not there. */
 static enum upper_type
-lower_type(struct walk *w, const char *path)
+lower_type(struct walk *w, const char *untrusted_path)
 {
-	autoclose int fd = open_beneath(w->lower, path, O_PATH | O_NOFOLLOW);
+	autoclose int fd = open_beneath(w->lower, untrusted_path, O_PATH |
+	    O_NOFOLLOW);
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -208,16 +209,17 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 	if ((d = fdopendir(dup(dirfd))) == NULL)
 		return -errno;
 	while (r == 0 && (e = readdir(d)) != NULL) {
-		autofree char *path = NULL;
+		autofree char *untrusted_path = NULL;
 		struct stat st;
 
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
-		path = path_join_rel(prefix, e->d_name);
+		untrusted_path = path_join_rel(prefix, e->d_name);
 		/* Any case: git on a case-insensitive filesystem, and
 		 * libgit2, treat ".GIT" as ".git". */
 		if (strcasecmp(e->d_name, ".git") == 0) {
-			skip(w, path, "git internals are never exported");
+			skip(w, untrusted_path,
+			    "git internals are never exported");
 			continue;
 		}
 		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -227,13 +229,13 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 		}
 		if (is_whiteout(&st)) {
 			/* Deleted: the file, or everything in the dir. */
-			if (lower_type(w, path) == UPPER_DIR)
-				r = lower_subtree(w, path, depth + 1);
+			if (lower_type(w, untrusted_path) == UPPER_DIR)
+				r = lower_subtree(w, untrusted_path, depth + 1);
 			else
-				candidate(w, path);
+				candidate(w, untrusted_path);
 		} else if (S_ISDIR(st.st_mode)) {
 			autoclose int sub = -1;
-			enum upper_type lt = lower_type(w, path);
+			enum upper_type lt = lower_type(w, untrusted_path);
 
 			/* A directory the command made 000: its own, opened. */
 			if ((st.st_mode & S_IRWXU) != S_IRWXU &&
@@ -248,19 +250,22 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 				break;
 			}
 			if (lt == UPPER_FILE || lt == UPPER_LINK)
-				candidate(w, path);	/* replaced by a dir */
+				/* Replaced by a dir. */
+				candidate(w, untrusted_path);
 			else if (lt == UPPER_DIR && is_opaque(sub))
-				r = lower_subtree(w, path, depth + 1);
+				r = lower_subtree(w, untrusted_path, depth + 1);
 			if (r == 0)
-				r = walk_upper(w, sub, path, depth + 1, where);
+				r = walk_upper(w, sub, untrusted_path,
+				    depth + 1, where);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
 			/* A file or link where lower has a dir: its files go. */
-			if (lower_type(w, path) == UPPER_DIR)
-				r = lower_subtree(w, path, depth + 1);
-			candidate(w, path);
+			if (lower_type(w, untrusted_path) == UPPER_DIR)
+				r = lower_subtree(w, untrusted_path, depth + 1);
+			candidate(w, untrusted_path);
 		} else {
-			skip(w, path, S_ISFIFO(st.st_mode) ? "a fifo" :
-			    S_ISSOCK(st.st_mode) ? "a socket" : "a device node");
+			skip(w, untrusted_path, S_ISFIFO(st.st_mode) ?
+			    "a fifo" : S_ISSOCK(st.st_mode) ? "a socket" :
+			    "a device node");
 		}
 	}
 	closedir(d);
@@ -303,13 +308,13 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 	if ((d = fdopendir(dup(dirfd))) == NULL)
 		return -errno;
 	while (r == 0 && (e = readdir(d)) != NULL) {
-		autofree char *path = NULL;
+		autofree char *untrusted_path = NULL;
 		struct stat st;
 		enum upper_type lt;
 
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
-		path = path_join_rel(prefix, e->d_name);
+		untrusted_path = path_join_rel(prefix, e->d_name);
 		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			*where = "the workspace's copy";
 			r = -errno;
@@ -318,8 +323,9 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 		/* As an overlay's upper layer would hold it: when written. */
 		if (strcasecmp(e->d_name, ".git") == 0) {
 			if (changed_since(w, &st) || (dir_changed &&
-			    lower_type(w, path) != type_of(&st)))
-				skip(w, path, "git internals are never exported");
+			    lower_type(w, untrusted_path) != type_of(&st)))
+				skip(w, untrusted_path,
+				    "git internals are never exported");
 			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
@@ -335,21 +341,23 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 				break;
 			}
 			if (dir_changed) {
-				lt = lower_type(w, path);
+				lt = lower_type(w, untrusted_path);
 				if (lt == UPPER_FILE || lt == UPPER_LINK)
-					candidate(w, path);
+					candidate(w, untrusted_path);
 			}
-			r = walk_copy(w, sub, path, depth + 1, force ||
-			    moved(w->copy, st.st_ino, path), where);
+			r = walk_copy(w, sub, untrusted_path, depth + 1,
+			    force || moved(w->copy, st.st_ino, untrusted_path),
+			    where);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
 			if (!dir_changed && !changed_since(w, &st))
 				continue;
-			if (lower_type(w, path) == UPPER_DIR)
-				r = lower_subtree(w, path, depth + 1);
-			candidate(w, path);
+			if (lower_type(w, untrusted_path) == UPPER_DIR)
+				r = lower_subtree(w, untrusted_path, depth + 1);
+			candidate(w, untrusted_path);
 		} else if (changed_since(w, &st)) {
-			skip(w, path, S_ISFIFO(st.st_mode) ? "a fifo" :
-			    S_ISSOCK(st.st_mode) ? "a socket" : "a device node");
+			skip(w, untrusted_path, S_ISFIFO(st.st_mode) ?
+			    "a fifo" : S_ISSOCK(st.st_mode) ? "a socket" :
+			    "a device node");
 		}
 	}
 	closedir(d);
@@ -364,17 +372,17 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 		if (lfd < 0 || (d = fdopendir(dup(lfd))) == NULL)
 			return 0;
 		while (r == 0 && (e = readdir(d)) != NULL) {
-			autofree char *path = NULL;
+			autofree char *untrusted_path = NULL;
 
 			if (streq(e->d_name, ".") || streq(e->d_name, "..") ||
 			    strcasecmp(e->d_name, ".git") == 0 ||
 			    has_entry(dirfd, e->d_name))
 				continue;
-			path = path_join_rel(prefix, e->d_name);
-			if (lower_type(w, path) == UPPER_DIR)
-				r = lower_subtree(w, path, depth + 1);
+			untrusted_path = path_join_rel(prefix, e->d_name);
+			if (lower_type(w, untrusted_path) == UPPER_DIR)
+				r = lower_subtree(w, untrusted_path, depth + 1);
 			else
-				candidate(w, path);
+				candidate(w, untrusted_path);
 		}
 		closedir(d);
 	}
@@ -386,10 +394,10 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
  * and opaque directories, one component at a time.
  */
 static void
-merged_state(const struct changes_src *src, const char *path,
+merged_state(const struct changes_src *src, const char *untrusted_path,
     struct upper_state *st)
 {
-	autofree char *copy = xstrdup(path);
+	autofree char *copy = xstrdup(untrusted_path);
 	int ufd = dup(src->upper), lfd = src->copy ? -1 : dup(src->lower), next;
 	char *comp, *save = NULL, *following;
 	struct stat s;
@@ -462,9 +470,10 @@ done:
 }
 
 static void
-lower_state(int lower, const char *path, struct upper_state *st)
+lower_state(int lower, const char *untrusted_path, struct upper_state *st)
 {
-	autoclose int fd = open_beneath(lower, path, O_PATH | O_NOFOLLOW);
+	autoclose int fd = open_beneath(lower, untrusted_path, O_PATH |
+	    O_NOFOLLOW);
 	struct stat s;
 
 	memset(st, 0, sizeof(*st));
@@ -476,16 +485,17 @@ lower_state(int lower, const char *path, struct upper_state *st)
 }
 
 void
-upper_lower_state(int lower_fd, const char *path, struct upper_state *st)
+upper_lower_state(int lower_fd, const char *untrusted_path,
+    struct upper_state *st)
 {
-	lower_state(lower_fd, path, st);
+	lower_state(lower_fd, untrusted_path, st);
 	if (st->type == UPPER_DIR || st->type == UPPER_OTHER)
 		st->type = UPPER_ABSENT;
 }
 
 /* Copy mode: same type, mode and bytes (or link target) on both sides? */
 static bool
-same(const struct changes_src *src, const char *path,
+same(const struct changes_src *src, const char *untrusted_path,
     const struct upper_change *c)
 {
 	autofree char *a = NULL, *b = NULL;
@@ -496,8 +506,9 @@ same(const struct changes_src *src, const char *path,
 	    (c->old.mode & 0111) != (c->new.mode & 0111)))
 		return false;
 	/* Over the export's bound: a change, and the export says why. */
-	if (upper_read(src, path, &c->old, UPPER_MAX_FILE, &a, &na) < 0 ||
-	    upper_read(src, path, &c->new, UPPER_MAX_FILE, &b, &nb) < 0)
+	if (upper_read(src, untrusted_path, &c->old, UPPER_MAX_FILE, &a,
+	    &na) < 0 || upper_read(src, untrusted_path, &c->new,
+	    UPPER_MAX_FILE, &b, &nb) < 0)
 		return false;
 	return na == nb && memcmp(a, b, na) == 0;
 }
@@ -520,19 +531,21 @@ upper_changes(const struct changes_src *src, struct upper_changes *ret,
 	*where = "upper layer";
 	if ((r = src->copy ? walk_copy(&w, src->upper, "", 0, false, where) :
 	    walk_upper(&w, src->upper, "", 0, where)) < 0) {
-		strv_free(w.paths);
+		strv_free(w.untrusted_paths);
 		upper_changes_free(&out);
 		return r;
 	}
-	if (w.npaths)
-		qsort(w.paths, w.npaths, sizeof(*w.paths), cmp);
-	for (i = 0; i < w.npaths; i++) {
+	if (w.nuntrusted)
+		qsort(w.untrusted_paths, w.nuntrusted,
+		    sizeof(*w.untrusted_paths), cmp);
+	for (i = 0; i < w.nuntrusted; i++) {
 		struct upper_change c = { 0 };
 
-		if (i > 0 && streq(w.paths[i], w.paths[i - 1]))
+		if (i > 0 && streq(w.untrusted_paths[i],
+		    w.untrusted_paths[i - 1]))
 			continue;
-		lower_state(src->lower, w.paths[i], &c.old);
-		merged_state(src, w.paths[i], &c.new);
+		lower_state(src->lower, w.untrusted_paths[i], &c.old);
+		merged_state(src, w.untrusted_paths[i], &c.new);
 		/* Git tracks files and links; a directory is no change. */
 		c.was_dir = c.old.type == UPPER_DIR;
 		c.now_dir = c.new.type == UPPER_DIR;
@@ -543,13 +556,13 @@ upper_changes(const struct changes_src *src, struct upper_changes *ret,
 		if (c.old.type == UPPER_ABSENT && c.new.type == UPPER_ABSENT)
 			continue;
 		/* A copy's candidate may be as it was: not a change. */
-		if (src->copy && same(src, w.paths[i], &c))
+		if (src->copy && same(src, w.untrusted_paths[i], &c))
 			continue;
-		c.path = xstrdup(w.paths[i]);
+		c.untrusted_path = xstrdup(w.untrusted_paths[i]);
 		out.v = xreallocarray(out.v, out.n + 1, sizeof(*out.v));
 		out.v[out.n++] = c;
 	}
-	strv_free(w.paths);
+	strv_free(w.untrusted_paths);
 	*ret = out;
 	return 0;
 }
@@ -566,9 +579,9 @@ upper_changes_free(struct upper_changes *c)
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		free(c->v[i].path);
+		free(c->v[i].untrusted_path);
 	free(c->v);
-	strv_free(c->skipped);
+	strv_free(c->untrusted_skipped);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -578,11 +591,11 @@ upper_changes_free(struct upper_changes *c)
  * search) permission back.
  */
 static int
-readable(int root, const char *path)
+readable(int root, const char *untrusted_path)
 {
-	autofree char *parent = xstrdup(path);
+	autofree char *parent = xstrdup(untrusted_path);
 	char *slash = strrchr(parent, '/');
-	const char *name = slash ? slash + 1 : path;
+	const char *name = slash ? slash + 1 : untrusted_path;
 	autoclose int pfd = -1;
 	struct stat st;
 
@@ -602,7 +615,7 @@ readable(int root, const char *path)
 }
 
 int
-upper_read(const struct changes_src *src, const char *path,
+upper_read(const struct changes_src *src, const char *untrusted_path,
     const struct upper_state *st, size_t max, char **ret, size_t *ret_len)
 {
 	int root = st->in_upper ? src->upper : src->lower;
@@ -613,7 +626,8 @@ upper_read(const struct changes_src *src, const char *path,
 	if (st->type == UPPER_LINK) {
 		char target[PATH_MAX + 1];
 
-		if ((fd = open_beneath(root, path, O_PATH | O_NOFOLLOW)) < 0)
+		if ((fd = open_beneath(root, untrusted_path, O_PATH |
+		    O_NOFOLLOW)) < 0)
 			return fd;
 		if ((n = readlinkat(fd, "", target, sizeof(target) - 1)) < 0)
 			return -errno;
@@ -621,10 +635,10 @@ upper_read(const struct changes_src *src, const char *path,
 		*ret_len = (size_t)n;
 		return 0;
 	}
-	if ((fd = open_beneath(root, path, O_RDONLY | O_NOFOLLOW |
+	if ((fd = open_beneath(root, untrusted_path, O_RDONLY | O_NOFOLLOW |
 	    O_NOCTTY | O_NONBLOCK)) == -EACCES && st->in_upper &&
-	    readable(root, path) == 0)
-		fd = open_beneath(root, path, O_RDONLY | O_NOFOLLOW |
+	    readable(root, untrusted_path) == 0)
+		fd = open_beneath(root, untrusted_path, O_RDONLY | O_NOFOLLOW |
 		    O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
@@ -643,17 +657,18 @@ upper_read(const struct changes_src *src, const char *path,
 }
 
 int
-upper_read_merged(const struct changes_src *src, const char *path,
+upper_read_merged(const struct changes_src *src, const char *untrusted_path,
     char **ret, size_t *ret_len)
 {
 	struct upper_state st;
 
-	merged_state(src, path, &st);
+	merged_state(src, untrusted_path, &st);
 	if (st.type == UPPER_ABSENT)
 		return -ENOENT;
 	if (st.type != UPPER_FILE)
 		return -EINVAL;
-	return upper_read(src, path, &st, UPPER_MAX_FILE, ret, ret_len);
+	return upper_read(src, untrusted_path, &st, UPPER_MAX_FILE, ret,
+	    ret_len);
 }
 
 /* The type of dir/name on one side: the host's, or the merged view. */
@@ -706,9 +721,10 @@ upper_git_layout(const struct changes_src *src, const char *dir)
 }
 
 bool
-upper_ancestor_replaced(const struct changes_src *src, const char *path)
+upper_ancestor_replaced(const struct changes_src *src,
+    const char *untrusted_path)
 {
-	autofree char *p = xstrdup(path);
+	autofree char *p = xstrdup(untrusted_path);
 	char *slash;
 
 	while ((slash = strrchr(p, '/')) != NULL) {

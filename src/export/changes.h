@@ -5,7 +5,8 @@
  *
  * Runs in: the export, after the sandbox is gone.  The upper layer is
  * agent-written: it is reached only through fds beneath its root, never
- * through a path that could follow a link.
+ * through a path that could follow a link.  Every path named here is the
+ * agent's, and so is every byte read: untrusted_* (lib/untrusted.h).
  */
 #ifndef CONFINE_UPPER_H
 #define CONFINE_UPPER_H
@@ -28,7 +29,7 @@ struct upper_state {
 };
 
 struct upper_change {
-	char			*path;	/* relative to the workspace */
+	char			*untrusted_path;	/* relative */
 	struct upper_state	 old, new;
 	bool			 was_dir;	/* lower had a directory here */
 	bool			 now_dir;	/* the merged view has one */
@@ -37,7 +38,7 @@ struct upper_change {
 struct upper_changes {
 	struct upper_change	*v;
 	size_t			 n;
-	char			**skipped;	/* "path (why)", reported */
+	char			**untrusted_skipped;	/* "path (why)" */
 	size_t			 nskipped;
 };
 
@@ -86,26 +87,28 @@ void	upper_changes_free(struct upper_changes *);
 bool	upper_copy_unchanged(const struct changes_src *, const struct stat *);
 
 /* The host's side of path, as a change's old side (a file or a link). */
-void	upper_lower_state(int lower_fd, const char *path, struct upper_state *);
+void	upper_lower_state(int lower_fd, const char *untrusted_path,
+	    struct upper_state *);
 
 /* Is an ancestor of path a file or link in the merged view (a directory
  * replaced by one)? */
-bool	upper_ancestor_replaced(const struct changes_src *, const char *path);
+bool	upper_ancestor_replaced(const struct changes_src *,
+	    const char *untrusted_path);
 
 /*
  * Does dir ("" for the root) hold a git repository's layout (a HEAD, and
  * objects/ and refs/ or a commondir file), on the host's side or in the
  * merged view?  A bare repository, or a .git kept as data, in the tree.
  */
-bool	upper_git_layout(const struct changes_src *, const char *dir);
+bool	upper_git_layout(const struct changes_src *, const char *untrusted_dir);
 
 /*
  * Read path as the merged view shows it (upper over lower), a regular file
  * only; for the repository's own HEAD and refs.  0 or -errno (-ENOENT when
  * it is not there).
  */
-int	upper_read_merged(const struct changes_src *, const char *path,
-	    char **ret, size_t *ret_len);
+int	upper_read_merged(const struct changes_src *,
+	    const char *untrusted_path, char **ret, size_t *ret_len);
 
 /*
  * The export's bounds (confine(1)): one file's bytes and lines, and the
@@ -120,7 +123,7 @@ int	upper_read_merged(const struct changes_src *, const char *path,
  * it is in, at most max bytes (told by fstat before reading).  0 or
  * -errno: -EFBIG when the file is over max.
  */
-int	upper_read(const struct changes_src *, const char *path,
+int	upper_read(const struct changes_src *, const char *untrusted_path,
 	    const struct upper_state *, size_t max, char **ret,
 	    size_t *ret_len);
 

@@ -48,36 +48,37 @@ hex40(const char *s)
 static int
 session_head(const struct changes_src *src, git_oid *ret)
 {
-	autofree char *head = NULL, *ref = NULL, *path = NULL, *packed = NULL;
+	autofree char *untrusted_head = NULL, *untrusted_ref = NULL;
+	autofree char *untrusted_packed = NULL, *path = NULL;
 	size_t len;
 	char *nl, *line, *save = NULL;
 
-	if (upper_read_merged(src, ".git/HEAD", &head, &len) < 0)
+	if (upper_read_merged(src, ".git/HEAD", &untrusted_head, &len) < 0)
 		return -1;
-	head = xreallocarray(head, 1, len + 1);
-	head[len] = '\0';
-	if ((nl = strchr(head, '\n')))
+	untrusted_head = xreallocarray(untrusted_head, 1, len + 1);
+	untrusted_head[len] = '\0';
+	if ((nl = strchr(untrusted_head, '\n')))
 		*nl = '\0';
-	if (strlen(head) == 40 && hex40(head))
-		return git_oid_fromstr(ret, head);
-	if (strncmp(head, "ref: refs/", 10) != 0 || strstr(head, "..") ||
-	    strlen(head) > 250)
+	if (strlen(untrusted_head) == 40 && hex40(untrusted_head))
+		return git_oid_fromstr(ret, untrusted_head);
+	if (strncmp(untrusted_head, "ref: refs/", 10) != 0 ||
+	    strstr(untrusted_head, "..") || strlen(untrusted_head) > 250)
 		return -1;
-	path = xasprintf(".git/%s", head + 5);
-	if (upper_read_merged(src, path, &ref, &len) == 0 &&
-	    len >= 40 && hex40(ref)) {
-		ref[40] = '\0';
-		return git_oid_fromstr(ret, ref);
+	path = xasprintf(".git/%s", untrusted_head + 5);
+	if (upper_read_merged(src, path, &untrusted_ref, &len) == 0 &&
+	    len >= 40 && hex40(untrusted_ref)) {
+		untrusted_ref[40] = '\0';
+		return git_oid_fromstr(ret, untrusted_ref);
 	}
-	if (upper_read_merged(src, ".git/packed-refs", &packed,
+	if (upper_read_merged(src, ".git/packed-refs", &untrusted_packed,
 	    &len) < 0)
 		return -1;
-	packed = xreallocarray(packed, 1, len + 1);
-	packed[len] = '\0';
-	for (line = strtok_r(packed, "\n", &save); line;
+	untrusted_packed = xreallocarray(untrusted_packed, 1, len + 1);
+	untrusted_packed[len] = '\0';
+	for (line = strtok_r(untrusted_packed, "\n", &save); line;
 	    line = strtok_r(NULL, "\n", &save))
 		if (strlen(line) > 41 && hex40(line) && line[40] == ' ' &&
-		    streq(line + 41, head + 5)) {
+		    streq(line + 41, untrusted_head + 5)) {
 			line[40] = '\0';
 			return git_oid_fromstr(ret, line);
 		}
@@ -197,8 +198,8 @@ import(git_odb *odb, const struct changes_src *src, int dirfd,
 {
 	autoclose int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC | O_NONBLOCK);
-	autofree unsigned char *out = NULL;
-	unsigned char in[65536];
+	autofree unsigned char *untrusted_out = NULL;
+	unsigned char untrusted_in[65536];
 	size_t cap = 65536, len = 0, hdr;
 	z_stream z = { 0 };
 	git_object_t type;
@@ -217,18 +218,20 @@ import(git_odb *odb, const struct changes_src *src, int dirfd,
 		return -1;
 	if (inflateInit(&z) != Z_OK)
 		return -1;
-	out = xmalloc(cap);
-	while (zr != Z_STREAM_END && (n = read(fd, in, sizeof(in))) > 0) {
-		z.next_in = in;
+	untrusted_out = xmalloc(cap);
+	while (zr != Z_STREAM_END &&
+	    (n = read(fd, untrusted_in, sizeof(untrusted_in))) > 0) {
+		z.next_in = untrusted_in;
 		z.avail_in = (unsigned)n;
 		do {
 			if (len == cap) {
 				if (cap >= MAX_OBJECT || cap >= *budget)
 					goto bad;
-				out = xreallocarray(out, 2, cap);
+				untrusted_out = xreallocarray(untrusted_out, 2,
+				    cap);
 				cap *= 2;
 			}
-			z.next_out = out + len;
+			z.next_out = untrusted_out + len;
 			z.avail_out = (unsigned)(cap - len);
 			zr = inflate(&z, Z_NO_FLUSH);
 			len = cap - z.avail_out;
@@ -237,15 +240,18 @@ import(git_odb *odb, const struct changes_src *src, int dirfd,
 		} while (z.avail_in > 0 && zr != Z_STREAM_END);
 	}
 	inflateEnd(&z);
-	if (zr != Z_STREAM_END || (hdr = strnlen((char *)out, len)) >= len)
+	if (zr != Z_STREAM_END ||
+	    (hdr = strnlen((char *)untrusted_out, len)) >= len)
 		return -1;
-	if ((sp = memchr(out, ' ', hdr)) == NULL)
+	if ((sp = memchr(untrusted_out, ' ', hdr)) == NULL)
 		return -1;
 	*sp = '\0';
-	if ((type = git_object_string2type((char *)out)) == GIT_OBJECT_INVALID)
+	if ((type = git_object_string2type((char *)untrusted_out)) ==
+	    GIT_OBJECT_INVALID)
 		return -1;
 	*budget = len > *budget ? 0 : *budget - len;
-	return git_odb_write(&oid, odb, out + hdr + 1, len - hdr - 1, type);
+	return git_odb_write(&oid, odb, untrusted_out + hdr + 1,
+	    len - hdr - 1, type);
 bad:
 	inflateEnd(&z);
 	return -1;

@@ -36,6 +36,7 @@
 #include "export/review-flags.h"
 #include "lib/log.h"
 #include "lib/term-escape.h"
+#include "lib/untrusted.h"
 #include "lib/util.h"
 
 struct host_repo {
@@ -142,16 +143,16 @@ count_lines(const char *buf, size_t len)
  */
 static int
 add_side(git_repository *repo, git_index *idx, const struct changes_src *src,
-    const char *path, const struct upper_state *st, struct budget *b,
-    char **why)
+    const char *untrusted_path, const struct upper_state *st,
+    struct budget *b, char **why)
 {
 	git_index_entry e;
-	autofree char *buf = NULL;
+	autofree char *untrusted_buf = NULL, *safe = NULL;
 	size_t len = 0;
 	int r;
 
-	r = upper_read(src, path, st, b->left < UPPER_MAX_FILE ?
-	    b->left : UPPER_MAX_FILE, &buf, &len);
+	r = upper_read(src, untrusted_path, st, b->left < UPPER_MAX_FILE ?
+	    b->left : UPPER_MAX_FILE, &untrusted_buf, &len);
 	if (r == -EFBIG) {
 		*why = xstrdup(b->left < UPPER_MAX_FILE ? "too large, not "
 		    "exported: over the export's total of 256 MiB" : "too "
@@ -159,20 +160,23 @@ add_side(git_repository *repo, git_index *idx, const struct changes_src *src,
 		return 1;
 	}
 	if (r < 0) {
-		log_warn("export: cannot read '%s': %s", path, strerror(-r));
+		safe = untrusted_display(untrusted_wrap(untrusted_path,
+		    strlen(untrusted_path)), 0);
+		log_warn("export: cannot read '%s': %s", safe, strerror(-r));
 		return -1;
 	}
-	if (st->type == UPPER_FILE && count_lines(buf, len) > UPPER_MAX_LINES) {
+	if (st->type == UPPER_FILE &&
+	    count_lines(untrusted_buf, len) > UPPER_MAX_LINES) {
 		*why = xstrdup("too large, not exported: over 200000 lines");
 		return 1;
 	}
 	b->left -= len;
 	memset(&e, 0, sizeof(e));
-	e.path = path;
+	e.path = untrusted_path;	/* git_index_add() refuses a bad one */
 	e.mode = st->type == UPPER_LINK ? GIT_FILEMODE_LINK :
 	    (st->mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE :
 	    GIT_FILEMODE_BLOB;
-	if (git_blob_create_from_buffer(&e.id, repo, buf, len) < 0)
+	if (git_blob_create_from_buffer(&e.id, repo, untrusted_buf, len) < 0)
 		return -1;
 	/* A name git refuses (".GIT/x", "a/../b"): skipped, and said. */
 	if (git_index_add(idx, &e) < 0) {
@@ -697,7 +701,8 @@ flags_host(const struct upper_changes *ch, char *const *extra, size_t nextra,
 		if (c->old.type == UPPER_ABSENT ||
 		    !timespec_ge(&c->old.ctime, &o->started))
 			continue;
-		safe = term_sanitize(c->path, strlen(c->path), 0);
+		safe = untrusted_display(untrusted_wrap(c->untrusted_path,
+		    strlen(c->untrusted_path)), 0);
 		fprintf(report, "  %s: changed on the host during the session; "
 		    "the patch would undo that change\n", safe);
 		if (say)
@@ -826,7 +831,7 @@ out:
 static int
 in_changes(const void *key, const void *elem)
 {
-	return strcmp(key, ((const struct upper_change *)elem)->path);
+	return strcmp(key, ((const struct upper_change *)elem)->untrusted_path);
 }
 
 /*
@@ -853,7 +858,7 @@ write_rest(git_repository *repo, git_commit *last, char **paths,
 	int r = -1;
 
 	for (i = 0; i < ch->n; i++)
-		strv_push(&all, &nall, xstrdup(ch->v[i].path));
+		strv_push(&all, &nall, xstrdup(ch->v[i].untrusted_path));
 	for (i = 0; i < npaths; i++)
 		strv_push(&all, &nall, xstrdup(paths[i]));
 	if (git_commit_tree(&lt, last) < 0 ||
@@ -1126,7 +1131,7 @@ kind_changed(const struct upper_changes *ch, size_t i,
     const struct changes_src *src)
 {
 	const struct upper_change *c = &ch->v[i], *a;
-	autofree char *anc = xstrdup(c->path);
+	autofree char *anc = xstrdup(c->untrusted_path);
 	char *slash;
 
 	if (c->was_dir && c->new.type != UPPER_ABSENT)
@@ -1134,7 +1139,7 @@ kind_changed(const struct upper_changes *ch, size_t i,
 	if (c->old.type != UPPER_ABSENT && c->now_dir)
 		return true;
 	if (c->new.type == UPPER_ABSENT &&
-	    upper_ancestor_replaced(src, c->path))
+	    upper_ancestor_replaced(src, c->untrusted_path))
 		return true;
 	if (c->old.type != UPPER_ABSENT)
 		return false;
@@ -1171,18 +1176,19 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 		autofree char *why = NULL;
 		const char *verb = c->new.type == UPPER_ABSENT ? "deletes" :
 		    "replaces";
-		bool ign = ignored(h, c->path);
+		bool ign = ignored(h, c->untrusted_path);
 
 		/*
 		 * Beneath a directory whose replacement is not exported: its
 		 * deletions would remove host files for nothing shown.
 		 */
-		for (k = 0; k < ncut && !path_has_prefix(c->path, cut[k]); k++)
+		for (k = 0; k < ncut && !path_has_prefix(c->untrusted_path,
+		    cut[k]); k++)
 			;
 		if (k < ncut) {
-			strv_push(&ch->skipped, &ch->nskipped, xasprintf("%s "
-			    "(beneath %s, which is not exported)", c->path,
-			    cut[k]));
+			strv_push(&ch->untrusted_skipped, &ch->nskipped,
+			    xasprintf("%s (beneath %s, which is not exported)",
+			    c->untrusted_path, cut[k]));
 			continue;
 		}
 		if (ign && !kind_changed(ch, i, src)) {
@@ -1191,23 +1197,24 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 		}
 		r = 0;
 		if (c->old.type != UPPER_ABSENT)
-			r = add_side(repo, iold, src, c->path, &c->old,
-			    &b, &why);
+			r = add_side(repo, iold, src, c->untrusted_path,
+			    &c->old, &b, &why);
 		if (r == 0 && c->new.type != UPPER_ABSENT)
-			r = add_side(repo, inew, src, c->path, &c->new,
-			    &b, &why);
+			r = add_side(repo, inew, src, c->untrusted_path,
+			    &c->new, &b, &why);
 		if (r < 0)
 			return -1;
 		if (r > 0) {
-			git_index_remove_bypath(iold, c->path);
-			git_index_remove_bypath(inew, c->path);
-			strv_push(&ch->skipped, &ch->nskipped, xasprintf("%s "
-			    "(%s)", c->path, why));
+			git_index_remove_bypath(iold, c->untrusted_path);
+			git_index_remove_bypath(inew, c->untrusted_path);
+			strv_push(&ch->untrusted_skipped, &ch->nskipped,
+			    xasprintf("%s (%s)", c->untrusted_path, why));
 			if (c->was_dir)
-				strv_push(&cut, &ncut, xstrdup(c->path));
+				strv_push(&cut, &ncut,
+				    xstrdup(c->untrusted_path));
 			if (strncmp(why, "too large", 9) == 0)
 				strv_push(extra, nextra, xasprintf("%s: %s",
-				    c->path, why));
+				    c->untrusted_path, why));
 			continue;
 		}
 		if (h->repo == NULL)
@@ -1215,17 +1222,18 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 		if (ign && c->was_dir)
 			strv_push(extra, nextra, xasprintf("%s: replaces an "
 			    "ignored host directory (untracked, git has no "
-			    "copy): applying deletes what it holds", c->path));
+			    "copy): applying deletes what it holds",
+			    c->untrusted_path));
 		if (c->old.type == UPPER_ABSENT)
 			continue;
 		if (ign)
 			strv_push(extra, nextra, xasprintf("%s: ignored host "
 			    "data (untracked, git has no copy): applying %s it",
-			    c->path, verb));
-		else if (!tracked(h, c->path))
+			    c->untrusted_path, verb));
+		else if (!tracked(h, c->untrusted_path))
 			strv_push(extra, nextra, xasprintf("%s: untracked host "
-			    "data (git has no copy): applying %s it", c->path,
-			    verb));
+			    "data (git has no copy): applying %s it",
+			    c->untrusted_path, verb));
 	}
 	return 0;
 }
@@ -1332,8 +1340,9 @@ run(const struct export_opts *o, git_repository *repo,
 	refused = network(sdir, report);
 	fprintf(report, "skipped:\n");
 	for (i = 0; i < ch.nskipped; i++) {
-		autofree char *safe = term_sanitize(ch.skipped[i],
-		    strlen(ch.skipped[i]), 0);
+		const char *untrusted_s = ch.untrusted_skipped[i];
+		autofree char *safe = untrusted_display(untrusted_wrap(
+		    untrusted_s, strlen(untrusted_s)), 0);
 
 		fprintf(report, "  %s\n", safe);
 	}
