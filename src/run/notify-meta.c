@@ -65,6 +65,7 @@ read_mem(pid_t pid, uint64_t addr, void *untrusted_buf, size_t len)
 {
 	struct iovec local = { untrusted_buf, len },
 	    remote = { (void *)addr, len };
+	/* Bounded: len, each caller's sizeof or checked length. */
 	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 
 	return n == (ssize_t)len ? 0 : -EFAULT;
@@ -88,6 +89,7 @@ read_path(pid_t pid, uint64_t addr, char *untrusted_buf, size_t len)
 			chunk = len - got;
 		local = (struct iovec){ untrusted_buf + got, chunk };
 		remote = (struct iovec){ (void *)(addr + got), chunk };
+		/* Bounded: chunk, at most len - got. */
 		if ((n = process_vm_readv(pid, &local, 1, &remote, 1, 0)) <= 0)
 			return -EFAULT;
 		if (memchr(untrusted_buf + got, '\0', (size_t)n))

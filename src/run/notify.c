@@ -143,6 +143,7 @@ read_mem(pid_t pid, uint64_t addr, void *untrusted_buf, size_t len)
 
 	if (len == 0)
 		return 0;
+	/* Bounded: len, each caller's sizeof or checked length. */
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) ==
 	    (ssize_t)len ? 0 : -EFAULT;
 }
@@ -492,6 +493,7 @@ read_small(const char *path, char *buf, size_t size)
 	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
+	/* Bounded: size, the caller's sizeof. */
 	if (fd < 0 || (n = read(fd, buf, size - 1)) < 0)
 		return -1;
 	buf[n] = '\0';
@@ -1229,7 +1231,7 @@ unotify_install(int sock, const char **where)
 	*where = "passing the listener out";
 	if (write(sock, fds, sizeof(fds)) != sizeof(fds))
 		return -errno;
-	if (read(sock, &ack, 1) != 1)
+	if (read(sock, &ack, sizeof(ack)) != 1)
 		return -EPIPE;
 	close(fds[0]);
 	close(fds[1]);

@@ -627,6 +627,7 @@ buf_fill(struct pbuf *b, int fd, bool *eof)
 
 	if (b->data == NULL)
 		b->data = xmalloc(BUF);
+	/* Bounded: the buffer's BUF bytes. */
 	r = read(fd, b->data + b->len, BUF - b->len);
 	if (r > 0)
 		b->len += (size_t)r;
