@@ -1116,6 +1116,8 @@ mount_setup(const struct plan_mounts *ms, const char **where)
 	for (i = 0; i < mc.nskel; i++)
 		if ((r = set_attr(mc.skel[i], MOUNT_ATTR_RDONLY, false)) < 0)
 			return r;
+	while (mc.nskel > 0)
+		close(mc.skel[--mc.nskel]);
 
 	*where = "make the new root read-only";
 	if (mc.empty_root && (r = set_attr(mc.newroot, MOUNT_ATTR_RDONLY |
