@@ -624,14 +624,15 @@ upper_read(const struct changes_src *src, const char *untrusted_path,
 	ssize_t n;
 
 	if (st->type == UPPER_LINK) {
-		char target[PATH_MAX + 1];
+		char untrusted_target[PATH_MAX + 1];
 
 		if ((fd = open_beneath(root, untrusted_path, O_PATH |
 		    O_NOFOLLOW)) < 0)
 			return fd;
-		if ((n = readlinkat(fd, "", target, sizeof(target) - 1)) < 0)
+		if ((n = readlinkat(fd, "", untrusted_target,
+		    sizeof(untrusted_target) - 1)) < 0)
 			return -errno;
-		*ret = xstrndup(target, (size_t)n);
+		*ret = xstrndup(untrusted_target, (size_t)n);
 		*ret_len = (size_t)n;
 		return 0;
 	}
