@@ -30,13 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "enforce/mounts.h"
+#include "lib/fdio.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 
@@ -51,32 +50,39 @@
 
 const char *mount_hint;
 
-/* The host's mount points (under OLDROOT) and their filesystem types. */
-static struct {
-	char	**path;
-	char	**type;
-	size_t	 n;
-} hm;
+/*
+ * The new root as it is built: mount_setup()'s, in its frame, handed to
+ * every step; nothing of it outlives the call.
+ */
+struct mnt {
+	const struct plan_mounts *plan;
+	int		 newroot;	/* NEWROOT, O_PATH; -1 before */
+	bool		 empty_root;	/* the allow-list view: a tmpfs root */
+	/* The host's mount points (under OLDROOT) and their types. */
+	char		**hm_path;
+	char		**hm_type;
+	size_t		 nhm;
+	/* Skeleton tmpfs mounts (directories holding a host mount point). */
+	int		*skel;
+	size_t		 nskel;
+	unsigned int	 nstage;	/* the next name in STAGE */
+};
 
-/* Skeleton tmpfs mounts (directories holding a host mount point). */
-static int	*skel;
-static size_t	 nskel;
-static unsigned int nstage;
+/*
+ * The path through which mount(2) reaches an fd, via the host's procfs:
+ * returned by value, used as fdpath(fd).s within one expression.
+ */
+struct fdpath {
+	char	s[64];
+};
 
-static int newroot_fd = -1;
-static const struct plan_mount *first_mount;
-static bool empty_root;		/* the allow-list view: a tmpfs root */
-
-/* The path through which mount(2) reaches an fd, via the host's procfs. */
-static const char *
+static struct fdpath
 fdpath(int fd)
 {
-	static char buf[2][64];
-	static int i;
+	struct fdpath p;
 
-	i ^= 1;
-	snprintf(buf[i], sizeof(buf[i]), OLDROOT "/proc/self/fd/%d", fd);
-	return buf[i];
+	snprintf(p.s, sizeof(p.s), OLDROOT "/proc/self/fd/%d", fd);
+	return p;
 }
 
 /*
@@ -84,14 +90,14 @@ fdpath(int fd)
  * time without following symlinks; with mkdirs, make missing directories.
  */
 static int
-walk(const char *path, bool mkdirs)
+walk(struct mnt *mc, const char *path, bool mkdirs)
 {
 	autofree char *copy = xstrdup(path);
 	char *comp, *save = NULL;
 	int fd, next;
 	struct stat st;
 
-	if ((fd = dup(newroot_fd)) < 0)
+	if ((fd = dup(mc->newroot)) < 0)
 		return -errno;
 	for (comp = strtok_r(copy, "/", &save); comp;
 	    comp = strtok_r(NULL, "/", &save)) {
@@ -132,14 +138,14 @@ set_attr(int fd, uint64_t set, bool recursive)
 }
 
 static int
-mount_fs(const char *dst, bool mkdirs, const char *type, unsigned long flags,
-    const char *data)
+mount_fs(struct mnt *mc, const char *dst, bool mkdirs, const char *type,
+    unsigned long flags, const char *data)
 {
 	autoclose int fd = -1;
 
-	if ((fd = walk(dst, mkdirs)) < 0)
+	if ((fd = walk(mc, dst, mkdirs)) < 0)
 		return fd;
-	if (mount(type, fdpath(fd), type, flags, data) < 0)
+	if (mount(type, fdpath(fd).s, type, flags, data) < 0)
 		return -errno;
 	return 0;
 }
@@ -168,15 +174,15 @@ unescape(char *s)
  * The kernel writes it; the lines are still read with a bound.
  */
 static int
-host_mounts(void)
+host_mounts(struct mnt *mc)
 {
 	AUTO(fclose_p) FILE *f = NULL;
 	autofree char *line = NULL;
 	size_t cap = 0, n = 0, nt = 0;
 	ssize_t len;
 
-	hm.path = xcalloc(1, sizeof(char *));
-	hm.type = xcalloc(1, sizeof(char *));
+	mc->hm_path = xcalloc(1, sizeof(char *));
+	mc->hm_type = xcalloc(1, sizeof(char *));
 	if ((f = fopen(OLDROOT "/proc/self/mountinfo", "re")) == NULL)
 		return -errno;
 	while ((len = getline(&line, &cap, f)) > 0) {
@@ -196,22 +202,22 @@ host_mounts(void)
 		if (i < 5 || field[4] == NULL || type == NULL)
 			return -EINVAL;
 		unescape(field[4]);
-		strv_push(&hm.path, &n, xstrdup(field[4]));
-		strv_push(&hm.type, &nt, xstrdup(type));
+		strv_push(&mc->hm_path, &n, xstrdup(field[4]));
+		strv_push(&mc->hm_type, &nt, xstrdup(type));
 	}
-	hm.n = n;
+	mc->nhm = n;
 	return ferror(f) ? -EIO : 0;
 }
 
 /* Is a host mount point strictly below path (under OLDROOT)? */
 static bool
-mounts_below(const char *path)
+mounts_below(struct mnt *mc, const char *path)
 {
 	size_t i;
 
-	for (i = 0; i < hm.n; i++)
-		if (path_has_prefix(hm.path[i], path) &&
-		    !streq(hm.path[i], path))
+	for (i = 0; i < mc->nhm; i++)
+		if (path_has_prefix(mc->hm_path[i], path) &&
+		    !streq(mc->hm_path[i], path))
 			return true;
 	return false;
 }
@@ -238,29 +244,29 @@ pseudo_fs(const char *type)
 
 /* The type of the host mount holding path, or "". */
 static const char *
-mount_type(const char *path)
+mount_type(struct mnt *mc, const char *path)
 {
 	size_t i, best = 0, len = 0;
 
-	for (i = 0; i < hm.n; i++)
-		if (path_has_prefix(path, hm.path[i]) &&
-		    strlen(hm.path[i]) >= len) {
-			len = strlen(hm.path[i]);
+	for (i = 0; i < mc->nhm; i++)
+		if (path_has_prefix(path, mc->hm_path[i]) &&
+		    strlen(mc->hm_path[i]) >= len) {
+			len = strlen(mc->hm_path[i]);
 			best = i + 1;
 		}
-	return best ? hm.type[best - 1] : "";
+	return best ? mc->hm_type[best - 1] : "";
 }
 
 static bool
-pseudo_tree(const char *path)
+pseudo_tree(struct mnt *mc, const char *path)
 {
 	size_t i;
 
-	if (!pseudo_fs(mount_type(path)))
+	if (!pseudo_fs(mount_type(mc, path)))
 		return false;
-	for (i = 0; i < hm.n; i++)
-		if (path_has_prefix(hm.path[i], path) &&
-		    !pseudo_fs(hm.type[i]))
+	for (i = 0; i < mc->nhm; i++)
+		if (path_has_prefix(mc->hm_path[i], path) &&
+		    !pseudo_fs(mc->hm_type[i]))
 			return false;
 	return true;
 }
@@ -274,9 +280,9 @@ pseudo_tree(const char *path)
 static int
 ro_overlay(int src, int dst, const char *host)
 {
-	autofree char *opts = xasprintf("lowerdir=%s:" EMPTY, fdpath(src));
+	autofree char *opts = xasprintf("lowerdir=%s:" EMPTY, fdpath(src).s);
 
-	if (mount("overlay", fdpath(dst), "overlay", MS_RDONLY | MS_NOSUID |
+	if (mount("overlay", fdpath(dst).s, "overlay", MS_RDONLY | MS_NOSUID |
 	    MS_NODEV, opts) < 0) {
 		if (errno == EINVAL)
 			mount_hint = xasprintf("'%s' cannot be a read-only "
@@ -292,14 +298,14 @@ ro_overlay(int src, int dst, const char *host)
 
 /* Bind from (a path) at dst, then make it read-only (reached at in). */
 static int
-ro_bind(const char *from, int dst, const char *in, bool rec)
+ro_bind(struct mnt *mc, const char *from, int dst, const char *in, bool rec)
 {
 	autoclose int top = -1;
 
-	if (mount(from, fdpath(dst), NULL, MS_BIND | (rec ? MS_REC : 0),
+	if (mount(from, fdpath(dst).s, NULL, MS_BIND | (rec ? MS_REC : 0),
 	    NULL) < 0)
 		return -errno;
-	if ((top = walk(in, false)) < 0)
+	if ((top = walk(mc, in, false)) < 0)
 		return top;
 	return set_attr(top, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV, rec);
@@ -315,8 +321,8 @@ static int copy_file(int src, const char *name);
  * (its locks are the host's: said in SECURITY.md).
  */
 static int
-show_file(int src, const struct stat *st, int dst, const char *host,
-    const char *in)
+show_file(struct mnt *mc, int src, const struct stat *st, int dst,
+    const char *host, const char *in)
 {
 	autofree char *dir = xstrdup(host), *stage = NULL, *file = NULL;
 	autoclose int pfd = -1, sfd = -1, ffd = -1;
@@ -324,9 +330,9 @@ show_file(int src, const struct stat *st, int dst, const char *host,
 	int r;
 
 	*slash = '\0';
-	if (!mounts_below(dir) && (pfd = open(dir, O_PATH | O_DIRECTORY |
+	if (!mounts_below(mc, dir) && (pfd = open(dir, O_PATH | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) >= 0) {
-		stage = xasprintf(STAGE "/%u", nstage++);
+		stage = xasprintf(STAGE "/%u", mc->nstage++);
 		if (mkdir(stage, 0700) < 0 ||
 		    (sfd = open(stage, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 			return -errno;
@@ -335,16 +341,16 @@ show_file(int src, const struct stat *st, int dst, const char *host,
 		file = path_join(stage, slash + 1);
 		if ((ffd = open(file, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			return -errno;
-		return ro_bind(fdpath(ffd), dst, in, false);
+		return ro_bind(mc, fdpath(ffd).s, dst, in, false);
 	}
 	if (st->st_size <= COPY_MAX) {
-		file = xasprintf(STAGE "/%u", nstage++);
+		file = xasprintf(STAGE "/%u", mc->nstage++);
 		r = copy_file(src, file);
 		/* Its mode (no set-id bits); the owner is the caller. */
 		if (r == 0 && chmod(file, st->st_mode & 0777) < 0)
 			r = -errno;
 		if (r == 0)
-			return ro_bind(file, dst, in, false);
+			return ro_bind(mc, file, dst, in, false);
 		/*
 		 * Unreadable by this user: nothing inside can open it either,
 		 * and a lock or a lease needs an open file.
@@ -352,19 +358,17 @@ show_file(int src, const struct stat *st, int dst, const char *host,
 		if (r != -EACCES)
 			return r;
 	}
-	return ro_bind(fdpath(src), dst, in, false);
+	return ro_bind(mc, fdpath(src).s, dst, in, false);
 }
-
-static const struct plan_mounts *plan;
 
 /* Will a later mount of the plan replace dst whole (a fresh tree)? */
 static bool
-covered(const char *dst)
+covered(struct mnt *mc, const char *dst)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n; i++) {
-		const struct plan_mount *m = &plan->v[i];
+	for (i = 0; i < mc->plan->n; i++) {
+		const struct plan_mount *m = &mc->plan->v[i];
 
 		if ((m->kind == PLAN_MOUNT_PROC || m->kind == PLAN_MOUNT_DEV ||
 		    m->kind == PLAN_MOUNT_TMPFS || m->kind == PLAN_MOUNT_HIDE) &&
@@ -374,12 +378,13 @@ covered(const char *dst)
 	return false;
 }
 
-static int show_dir(int src, int dst, const char *host, const char *in);
+static int show_dir(struct mnt *mc, int src, int dst, const char *host,
+    const char *in);
 
 /* One entry of a host directory rebuilt in a skeleton tmpfs. */
 static int
-show_entry(int srcdir, int dstdir, const char *name, const char *host,
-    const char *in)
+show_entry(struct mnt *mc, int srcdir, int dstdir, const char *name,
+    const char *host, const char *in)
 {
 	autofree char *h = path_join(host, name), *d = path_join(in, name);
 	autoclose int src = -1, dst = -1;
@@ -394,7 +399,8 @@ show_entry(int srcdir, int dstdir, const char *name, const char *host,
 	 * somewhere the sandbox sees: an empty directory or file in its
 	 * place, never the host's.
 	 */
-	if (streq(mount_type(h), "proc") || streq(mount_type(h), "nsfs")) {
+	if (streq(mount_type(mc, h), "proc") ||
+	    streq(mount_type(mc, h), "nsfs")) {
 		if (S_ISDIR(st.st_mode))
 			return mkdirat(dstdir, name, 0755) < 0 ? -errno : 0;
 		if ((dst = openat(dstdir, name, O_CREAT | O_EXCL | O_WRONLY |
@@ -411,7 +417,7 @@ show_entry(int srcdir, int dstdir, const char *name, const char *host,
 	if (S_ISDIR(st.st_mode)) {
 		if (mkdirat(dstdir, name, st.st_mode & 07777) < 0)
 			return -errno;
-		if (covered(d))
+		if (covered(mc, d))
 			return 0;
 		if ((src = openat(srcdir, name, O_PATH | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) < 0)
@@ -420,7 +426,7 @@ show_entry(int srcdir, int dstdir, const char *name, const char *host,
 		if ((dst = openat(dstdir, name, O_PATH | O_NOFOLLOW |
 		    O_CLOEXEC)) < 0)
 			return -errno;
-		return show_dir(src, dst, h, d);
+		return show_dir(mc, src, dst, h, d);
 	}
 	/* Sockets, FIFOs and device nodes of the host are left out. */
 	if (!S_ISREG(st.st_mode))
@@ -432,12 +438,12 @@ show_entry(int srcdir, int dstdir, const char *name, const char *host,
 	if ((dst = openat(dstdir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    (src = openat(srcdir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -errno;
-	return show_file(src, &st, dst, h, d);
+	return show_file(mc, src, &st, dst, h, d);
 }
 
 /* Rebuild the host directory src in the skeleton tmpfs rd, entry by entry. */
 static int
-populate(int src, int rd, const char *host, const char *in)
+populate(struct mnt *mc, int src, int rd, const char *host, const char *in)
 {
 	struct stat st;
 	struct dirent *de;
@@ -445,17 +451,17 @@ populate(int src, int rd, const char *host, const char *in)
 	int fd, r = 0;
 
 	/* Skeleton tmpfs mounts turn read-only once everything is on them. */
-	if ((fd = open(fdpath(rd), O_PATH | O_CLOEXEC)) < 0)
+	if ((fd = open(fdpath(rd).s, O_PATH | O_CLOEXEC)) < 0)
 		return -errno;
-	skel = xreallocarray(skel, nskel + 1, sizeof(*skel));
-	skel[nskel++] = fd;
+	mc->skel = xreallocarray(mc->skel, mc->nskel + 1, sizeof(*mc->skel));
+	mc->skel[mc->nskel++] = fd;
 	if (fstat(src, &st) == 0)
 		fchmod(rd, st.st_mode & 07777);
 	/*
 	 * A directory this user cannot list (root's, another user's) stays
 	 * empty: its entries could not be listed inside either.
 	 */
-	if ((fd = open(fdpath(src), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((fd = open(fdpath(src).s, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return errno == EACCES ? 0 : -errno;
 	if ((dir = fdopendir(fd)) == NULL) {
 		close(fd);
@@ -464,7 +470,7 @@ populate(int src, int rd, const char *host, const char *in)
 	while (r == 0 && (errno = 0, de = readdir(dir)) != NULL) {
 		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
 			continue;
-		r = show_entry(dirfd(dir), rd, de->d_name, host, in);
+		r = show_entry(mc, dirfd(dir), rd, de->d_name, host, in);
 	}
 	if (r == 0 && errno != 0)
 		r = -errno;
@@ -480,19 +486,19 @@ populate(int src, int rd, const char *host, const char *in)
  * a tmpfs with its entries, each shown the same way, read-only at the end.
  */
 static int
-show_dir(int src, int dst, const char *host, const char *in)
+show_dir(struct mnt *mc, int src, int dst, const char *host, const char *in)
 {
 	autoclose int rd = -1;
 
-	if (pseudo_tree(host))
-		return ro_bind(fdpath(src), dst, in, true);
-	if (!mounts_below(host))
+	if (pseudo_tree(mc, host))
+		return ro_bind(mc, fdpath(src).s, dst, in, true);
+	if (!mounts_below(mc, host))
 		return ro_overlay(src, dst, host);
-	if (mount("tmpfs", fdpath(dst), "tmpfs", MS_NOSUID | MS_NODEV,
+	if (mount("tmpfs", fdpath(dst).s, "tmpfs", MS_NOSUID | MS_NODEV,
 	    "mode=0755") < 0)
 		return -errno;
 	/* dst is the directory under the tmpfs: reach the tmpfs by path. */
-	if ((rd = walk(in, false)) < 0)
+	if ((rd = walk(mc, in, false)) < 0)
 		return rd;
 	{
 		int real = openat(rd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -501,7 +507,7 @@ show_dir(int src, int dst, const char *host, const char *in)
 		if ((rd = real) < 0)
 			return -errno;
 	}
-	return populate(src, rd, host, in);
+	return populate(mc, src, rd, host, in);
 }
 
 /*
@@ -510,18 +516,19 @@ show_dir(int src, int dst, const char *host, const char *in)
  * and an empty tmpfs on NEWROOT.
  */
 static int
-root_begin(void)
+root_begin(struct mnt *mc)
 {
 	int r;
 
-	if ((r = host_mounts()) < 0)
+	if ((r = host_mounts(mc)) < 0)
 		return r;
 	if (mkdir(EMPTY, 0755) < 0 || mkdir(STAGE, 0700) < 0)
 		return -errno;
 	if (mount("tmpfs", NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
 	    "mode=0755") < 0)
 		return -errno;
-	if ((newroot_fd = open(NEWROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((mc->newroot = open(NEWROOT, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
 		return -errno;
 	return 0;
 }
@@ -531,17 +538,17 @@ root_begin(void)
  * always holds mount points: /proc, /sys, /dev).
  */
 static int
-root(void)
+root(struct mnt *mc)
 {
 	autoclose int src = -1, rd = -1;
 	int r;
 
-	if ((r = root_begin()) < 0)
+	if ((r = root_begin(mc)) < 0)
 		return r;
 	if ((src = open(OLDROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    (rd = open(NEWROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	return populate(src, rd, OLDROOT, "/");
+	return populate(mc, src, rd, OLDROOT, "/");
 }
 
 /*
@@ -550,26 +557,26 @@ root(void)
  * they are all there.
  */
 static int
-root_empty(void)
+root_empty(struct mnt *mc)
 {
 	int r;
 
-	if ((r = root_begin()) < 0)
+	if ((r = root_begin(mc)) < 0)
 		return r;
-	empty_root = true;
+	mc->empty_root = true;
 	return 0;
 }
 
 /* A symlink at dst, to the text in src, as the host has it. */
 static int
-symlink_make(const struct plan_mount *m)
+symlink_make(struct mnt *mc, const struct plan_mount *m)
 {
 	autofree char *parent = xstrdup(m->dst);
 	autoclose int pfd = -1, real = -1;
 	char *slash = strrchr(parent, '/');
 
 	*slash = '\0';
-	if ((pfd = walk(parent[0] ? parent : "/", true)) < 0)
+	if ((pfd = walk(mc, parent[0] ? parent : "/", true)) < 0)
 		return pfd;
 	if ((real = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
@@ -580,16 +587,16 @@ symlink_make(const struct plan_mount *m)
 
 /* Bind a path onto itself and make the copy read-only. */
 static int
-ro_self(const char *path)
+ro_self(struct mnt *mc, const char *path)
 {
 	autoclose int fd = -1, top = -1;
 	int r;
 
-	if ((fd = walk(path, false)) < 0)
+	if ((fd = walk(mc, path, false)) < 0)
 		return fd == -ENOENT ? 0 : fd;
-	if (mount(fdpath(fd), fdpath(fd), NULL, MS_BIND | MS_REC, NULL) < 0)
+	if (mount(fdpath(fd).s, fdpath(fd).s, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return -errno;
-	if ((top = walk(path, false)) < 0)
+	if ((top = walk(mc, path, false)) < 0)
 		return top;
 	r = set_attr(top, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true);
@@ -597,20 +604,20 @@ ro_self(const char *path)
 }
 
 static int
-proc(const struct plan_mount *m)
+proc(struct mnt *mc, const struct plan_mount *m)
 {
 	static const char *const ro[] = { "sys", "sysrq-trigger", "irq",
 	    "bus" };
 	size_t i;
 	int r;
 
-	if ((r = mount_fs(m->dst, true, "proc", MS_NOSUID | MS_NODEV |
+	if ((r = mount_fs(mc, m->dst, true, "proc", MS_NOSUID | MS_NODEV |
 	    MS_NOEXEC, NULL)) < 0)
 		return r;
 	for (i = 0; i < nitems(ro); i++) {
 		autofree char *p = path_join(m->dst, ro[i]);
 
-		if ((r = ro_self(p)) < 0)
+		if ((r = ro_self(mc, p)) < 0)
 			return r;
 	}
 	return 0;
@@ -635,13 +642,14 @@ dev_node(int devfd, const char *name)
 	close(dst);
 	if ((dst = openat(devfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -errno;
-	if (mount(fdpath(src), fdpath(dst), NULL, MS_BIND, NULL) < 0)
+	if (mount(fdpath(src).s, fdpath(dst).s, NULL, MS_BIND, NULL) < 0)
 		return -errno;
 	return 0;
 }
 
 static int
-dev(const struct plan_mount *m, char *const *nodes, const char **where)
+dev(struct mnt *mc, const struct plan_mount *m, char *const *nodes,
+    const char **where)
 {
 	static const char *const links[][2] = {
 		{ "/proc/self/fd", "fd" }, { "/proc/self/fd/0", "stdin" },
@@ -652,10 +660,10 @@ dev(const struct plan_mount *m, char *const *nodes, const char **where)
 	size_t i;
 	int r;
 
-	if ((r = mount_fs(m->dst, true, "tmpfs", MS_NOSUID | MS_NOEXEC,
+	if ((r = mount_fs(mc, m->dst, true, "tmpfs", MS_NOSUID | MS_NOEXEC,
 	    "mode=0755")) < 0)
 		return r;
-	if ((devfd = walk(m->dst, false)) < 0)
+	if ((devfd = walk(mc, m->dst, false)) < 0)
 		return devfd;
 	/* An O_PATH fd cannot be used with mkdirat; get a real one. */
 	r = openat(devfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -673,7 +681,7 @@ dev(const struct plan_mount *m, char *const *nodes, const char **where)
 		return -errno;
 	if ((sub = openat(devfd, "pts", O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -errno;
-	if (mount("devpts", fdpath(sub), "devpts", MS_NOSUID | MS_NOEXEC,
+	if (mount("devpts", fdpath(sub).s, "devpts", MS_NOSUID | MS_NOEXEC,
 	    "newinstance,ptmxmode=0666,mode=620") < 0)
 		return -errno;
 	close(sub);
@@ -682,7 +690,7 @@ dev(const struct plan_mount *m, char *const *nodes, const char **where)
 		return -errno;
 	if ((sub = openat(devfd, "shm", O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -errno;
-	if (mount("tmpfs", fdpath(sub), "tmpfs", MS_NOSUID | MS_NODEV |
+	if (mount("tmpfs", fdpath(sub).s, "tmpfs", MS_NOSUID | MS_NODEV |
 	    MS_NOEXEC, "mode=1777") < 0)
 		return -errno;
 	*where = m->dst;
@@ -711,7 +719,7 @@ ovl_escape(const char *prefix, const char *path)
 }
 
 static int
-overlay(const struct plan_mount *m)
+overlay(struct mnt *mc, const struct plan_mount *m)
 {
 	autofree char *lower = ovl_escape(OLDROOT, m->src);
 	autofree char *upper = ovl_escape(OLDROOT, m->upper);
@@ -725,7 +733,8 @@ overlay(const struct plan_mount *m)
 	autofree char *opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,"
 	    "userxattr,volatile", lower, upper, work);
 
-	return mount_fs(m->dst, true, "overlay", MS_NOSUID | MS_NODEV, opts);
+	return mount_fs(mc, m->dst, true, "overlay", MS_NOSUID | MS_NODEV,
+	    opts);
 }
 
 
@@ -736,21 +745,16 @@ overlay(const struct plan_mount *m)
 static int
 host_open(const char *path)
 {
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
 	autoclose int root = -1;
-	int fd;
 
 	if ((root = open(OLDROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	if ((fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how))) < 0)
-		return -errno;
-	return fd;
+	return fd_open_at(root, path, O_PATH, 0, FD_IN_ROOT);
 }
 
 /* A mount point for a file or a directory at dst, made where missing. */
 static int
-target(const char *dst, bool dir)
+target(struct mnt *mc, const char *dst, bool dir)
 {
 	autofree char *parent = xstrdup(dst);
 	autoclose int pfd = -1;
@@ -759,9 +763,9 @@ target(const char *dst, bool dir)
 	int fd;
 
 	if (dir)
-		return walk(dst, true);
+		return walk(mc, dst, true);
 	*slash = '\0';
-	if ((pfd = walk(parent[0] ? parent : "/", true)) < 0)
+	if ((pfd = walk(mc, parent[0] ? parent : "/", true)) < 0)
 		return pfd;
 	if ((fd = openat(pfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) >= 0 ||
 	    errno != ENOENT)
@@ -791,7 +795,7 @@ target(const char *dst, bool dir)
  * and locks too, as its writes are.
  */
 static int
-bind_host(const struct plan_mount *m, bool writable)
+bind_host(struct mnt *mc, const struct plan_mount *m, bool writable)
 {
 	autoclose int src = -1, dst = -1, top = -1;
 	char host[PATH_MAX];
@@ -805,23 +809,24 @@ bind_host(const struct plan_mount *m, bool writable)
 		return -errno;
 	if (m->file_only && !S_ISREG(st.st_mode))
 		return -EISDIR;
-	if ((dst = target(m->dst, S_ISDIR(st.st_mode))) < 0)
+	if ((dst = target(mc, m->dst, S_ISDIR(st.st_mode))) < 0)
 		return dst;
 	if (!writable) {
 		/* Where the link led, under OLDROOT: for the mount points. */
-		if ((n = readlink(fdpath(src), host, sizeof(host) - 1)) < 0)
+		if ((n = readlink(fdpath(src).s, host, sizeof(host) - 1)) < 0)
 			return -errno;
 		host[n] = '\0';
 		if (S_ISDIR(st.st_mode))
-			return show_dir(src, dst, host, m->dst);
+			return show_dir(mc, src, dst, host, m->dst);
 		/* A socket, a FIFO or a device is not shown from the host. */
 		if (!S_ISREG(st.st_mode))
 			return 0;
-		return show_file(src, &st, dst, host, m->dst);
+		return show_file(mc, src, &st, dst, host, m->dst);
 	}
-	if (mount(fdpath(src), fdpath(dst), NULL, MS_BIND | MS_REC, NULL) < 0)
+	if (mount(fdpath(src).s, fdpath(dst).s, NULL, MS_BIND | MS_REC,
+	    NULL) < 0)
 		return -errno;
-	if ((top = walk(m->dst, false)) < 0)
+	if ((top = walk(mc, m->dst, false)) < 0)
 		return top;
 	return set_attr(top, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
 }
@@ -831,24 +836,24 @@ bind_host(const struct plan_mount *m, bool writable)
  * empty mask file over anything else.
  */
 static int
-cover(int fd, const struct stat *st, const char *dst)
+cover(struct mnt *mc, int fd, const struct stat *st, const char *dst)
 {
 	autoclose int top = -1;
 
 	if (S_ISDIR(st->st_mode)) {
-		if (mount("tmpfs", fdpath(fd), "tmpfs", MS_NOSUID | MS_NODEV |
+		if (mount("tmpfs", fdpath(fd).s, "tmpfs", MS_NOSUID | MS_NODEV |
 		    MS_NOEXEC, "mode=0755") < 0)
 			return -errno;
-	} else if (mount(MASK, fdpath(fd), NULL, MS_BIND, NULL) < 0)
+	} else if (mount(MASK, fdpath(fd).s, NULL, MS_BIND, NULL) < 0)
 		return -errno;
-	if ((top = walk(dst, false)) < 0)
+	if ((top = walk(mc, dst, false)) < 0)
 		return top;
 	return set_attr(top, MOUNT_ATTR_RDONLY, false);
 }
 
 /* hide, and mask (a host socket): nothing there is nothing to cover. */
 static int
-hide(const struct plan_mount *m, bool sockets_only)
+hide(struct mnt *mc, const struct plan_mount *m, bool sockets_only)
 {
 	autoclose int fd = -1;
 	struct stat st;
@@ -858,14 +863,14 @@ hide(const struct plan_mount *m, bool sockets_only)
 	 * socket in a directory this user cannot search (another user's,
 	 * seen by root) the command cannot reach either: nothing to cover.
 	 */
-	if ((fd = walk(m->dst, false)) < 0)
+	if ((fd = walk(mc, m->dst, false)) < 0)
 		return fd == -ENOENT || (sockets_only && fd == -EACCES) ? 0 :
 		    fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (sockets_only && !S_ISSOCK(st.st_mode))
 		return 0;
-	return cover(fd, &st, m->dst);
+	return cover(mc, fd, &st, m->dst);
 }
 
 /*
@@ -876,14 +881,14 @@ hide(const struct plan_mount *m, bool sockets_only)
  * each device's; an interface plugged in later under a new device shows.
  */
 static int
-sysfs(const struct plan_mount *m)
+sysfs(struct mnt *mc, const struct plan_mount *m)
 {
 	char **dirs;
 	size_t i;
 	int r;
 
-	r = mount_fs(m->dst, false, "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV |
-	    MS_NOEXEC, NULL);
+	r = mount_fs(mc, m->dst, false, "sysfs", MS_RDONLY | MS_NOSUID |
+	    MS_NODEV | MS_NOEXEC, NULL);
 	if (r != -EPERM && r != -EACCES)
 		return r;
 	dirs = sys_net_dirs(OLDROOT "/sys");
@@ -891,7 +896,7 @@ sysfs(const struct plan_mount *m)
 		struct plan_mount h = { .kind = PLAN_MOUNT_HIDE,
 		    .dst = dirs[i] };
 
-		r = hide(&h, false);
+		r = hide(mc, &h, false);
 	}
 	strv_free(dirs);
 	return r;
@@ -906,7 +911,7 @@ copy_file(int src, const char *name)
 	ssize_t n;
 
 	/* Reopen the O_PATH fd for reading through the host's procfs. */
-	if ((in = open(fdpath(src), O_RDONLY | O_CLOEXEC)) < 0)
+	if ((in = open(fdpath(src).s, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	if ((out = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 	    0600)) < 0)
@@ -919,7 +924,7 @@ copy_file(int src, const char *name)
 
 /* Is the nearest existing ancestor of path, in the new root, a tmpfs? */
 static bool
-in_tmpfs(const char *path)
+in_tmpfs(struct mnt *mc, const char *path)
 {
 	autofree char *p = xstrdup(path);
 	struct statfs sf;
@@ -928,7 +933,7 @@ in_tmpfs(const char *path)
 
 	while ((slash = strrchr(p, '/')) != NULL) {
 		*slash = '\0';
-		if ((fd = walk(p[0] ? p : "/", false)) >= 0) {
+		if ((fd = walk(mc, p[0] ? p : "/", false)) >= 0) {
 			bool tmpfs = fstatfs(fd, &sf) == 0 &&
 			    sf.f_type == TMPFS_MAGIC;
 
@@ -942,7 +947,7 @@ in_tmpfs(const char *path)
 }
 
 static int
-scratch(const struct plan_mount *m, unsigned int index)
+scratch(struct mnt *mc, const struct plan_mount *m, unsigned int index)
 {
 	autoclose int src = -1, dst = -1;
 	autofree char *opts = NULL, *upper = NULL, *work = NULL, *copy = NULL;
@@ -959,9 +964,9 @@ scratch(const struct plan_mount *m, unsigned int index)
 		 * writable directory; in a read-only part of the host, EROFS
 		 * says to create it there.
 		 */
-		if (in_tmpfs(m->dst))
+		if (in_tmpfs(mc, m->dst))
 			return 0;
-		return mount_fs(m->dst, true, "tmpfs", MS_NOSUID | MS_NODEV,
+		return mount_fs(mc, m->dst, true, "tmpfs", MS_NOSUID | MS_NODEV,
 		    "mode=0700");
 	}
 	if (fstat(src, &st) < 0)
@@ -970,18 +975,18 @@ scratch(const struct plan_mount *m, unsigned int index)
 		upper = ovl_escape(OLDROOT, m->upper);
 		work = ovl_escape(OLDROOT, m->work);
 		opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr,"
-		    "volatile", fdpath(src), upper, work);
-		return mount_fs(m->dst, true, "overlay", MS_NOSUID | MS_NODEV,
-		    opts);
+		    "volatile", fdpath(src).s, upper, work);
+		return mount_fs(mc, m->dst, true, "overlay", MS_NOSUID |
+		    MS_NODEV, opts);
 	}
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
 	copy = xasprintf("/scratch-%u", index);
 	if ((r = copy_file(src, copy)) < 0)
 		return r;
-	if ((dst = target(m->dst, false)) < 0)
+	if ((dst = target(mc, m->dst, false)) < 0)
 		return dst;
-	if (mount(copy, fdpath(dst), NULL, MS_BIND, NULL) < 0)
+	if (mount(copy, fdpath(dst).s, NULL, MS_BIND, NULL) < 0)
 		return -errno;
 	return 0;
 }
@@ -992,64 +997,65 @@ scratch(const struct plan_mount *m, unsigned int index)
  * nothing of the host's to replace.
  */
 static int
-data_file(const struct plan_mount *m, unsigned int index)
+data_file(struct mnt *mc, const struct plan_mount *m, unsigned int index)
 {
 	autofree char *name = xasprintf("/data-%u", index);
 	autoclose int fd = -1, dst = -1, top = -1;
 	size_t len = strlen(m->data);
 
-	if ((dst = walk(m->dst, false)) < 0)
+	if ((dst = walk(mc, m->dst, false)) < 0)
 		return dst == -ENOENT ? 0 : dst;
 	if ((fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 	    0444)) < 0)
 		return -errno;
 	if (write(fd, m->data, len) != (ssize_t)len)
 		return -EIO;
-	if (mount(name, fdpath(dst), NULL, MS_BIND, NULL) < 0)
+	if (mount(name, fdpath(dst).s, NULL, MS_BIND, NULL) < 0)
 		return -errno;
-	if ((top = walk(m->dst, false)) < 0)
+	if ((top = walk(mc, m->dst, false)) < 0)
 		return top;
 	return set_attr(top, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false);
 }
 
 static int
-apply(const struct plan_mount *m, char *const *nodes, const char **where)
+apply(struct mnt *mc, const struct plan_mount *m, char *const *nodes,
+    const char **where)
 {
 	char mode[32];
 
 	*where = m->dst;
 	switch (m->kind) {
 	case PLAN_MOUNT_ROOT:
-		return root();
+		return root(mc);
 	case PLAN_MOUNT_PROC:
-		return proc(m);
+		return proc(mc, m);
 	case PLAN_MOUNT_DEV:
-		return dev(m, nodes, where);
+		return dev(mc, m, nodes, where);
 	case PLAN_MOUNT_SYSFS:
-		return sysfs(m);
+		return sysfs(mc, m);
 	case PLAN_MOUNT_TMPFS:
 		snprintf(mode, sizeof(mode), "mode=%04o", m->mode);
-		return mount_fs(m->dst, true, "tmpfs", MS_NOSUID | MS_NODEV |
-		    (m->exec ? 0 : MS_NOEXEC), mode);
+		return mount_fs(mc, m->dst, true, "tmpfs", MS_NOSUID |
+		    MS_NODEV | (m->exec ? 0 : MS_NOEXEC), mode);
 	case PLAN_MOUNT_OVERLAY:
-		return overlay(m);
+		return overlay(mc, m);
 	case PLAN_MOUNT_MASK:
-		return hide(m, true);
+		return hide(mc, m, true);
 	case PLAN_MOUNT_BIND_RO:
-		return bind_host(m, false);
+		return bind_host(mc, m, false);
 	case PLAN_MOUNT_BIND_RW:
-		return bind_host(m, true);
+		return bind_host(mc, m, true);
 	case PLAN_MOUNT_SCRATCH:
-		return scratch(m, (unsigned int)(m - first_mount));
+		return scratch(mc, m, (unsigned int)(m - mc->plan->v));
 	case PLAN_MOUNT_HIDE:
-		return hide(m, false);
+		return hide(mc, m, false);
 	case PLAN_MOUNT_EMPTY_ROOT:
-		return root_empty();
+		return root_empty(mc);
 	case PLAN_MOUNT_SYMLINK:
-		return symlink_make(m);
+		return symlink_make(mc, m);
 	case PLAN_MOUNT_DATA:
-		return data_file(m, (unsigned int)(m - first_mount));
+		return data_file(mc, m, (unsigned int)(m - mc->plan->v));
 	case PLAN_MOUNT_COPY:
 	case PLAN_MOUNT_LINK:
 		/* The other backends' (policy/compute.c never plans them here). */
@@ -1058,9 +1064,25 @@ apply(const struct plan_mount *m, char *const *nodes, const char **where)
 	return -EINVAL;
 }
 
+/* What is left of the build when mount_setup() returns, on any path. */
+static void
+mnt_clear(struct mnt *mc)
+{
+	size_t i;
+
+	for (i = 0; i < mc->nskel; i++)
+		close(mc->skel[i]);
+	free(mc->skel);
+	strv_free(mc->hm_path);
+	strv_free(mc->hm_type);
+	if (mc->newroot >= 0)
+		close(mc->newroot);
+}
+
 int
 mount_setup(const struct plan_mounts *ms, const char **where)
 {
+	AUTO(mnt_clear) struct mnt mc = { .plan = ms, .newroot = -1 };
 	autoclose int fd = -1;
 	size_t i;
 	int r;
@@ -1086,24 +1108,19 @@ mount_setup(const struct plan_mounts *ms, const char **where)
 	if (ms->n == 0 || (ms->v[0].kind != PLAN_MOUNT_ROOT &&
 	    ms->v[0].kind != PLAN_MOUNT_EMPTY_ROOT))
 		return -EINVAL;
-	first_mount = ms->v;
-	plan = ms;
 	for (i = 0; i < ms->n; i++)
-		if ((r = apply(&ms->v[i], ms->dev_nodes, where)) < 0)
+		if ((r = apply(&mc, &ms->v[i], ms->dev_nodes, where)) < 0)
 			return r;
 	/* The rebuilt directories: nothing more is mounted on them. */
 	*where = "make the host's view read-only";
-	for (i = 0; i < nskel; i++)
-		if ((r = set_attr(skel[i], MOUNT_ATTR_RDONLY, false)) < 0)
+	for (i = 0; i < mc.nskel; i++)
+		if ((r = set_attr(mc.skel[i], MOUNT_ATTR_RDONLY, false)) < 0)
 			return r;
-	for (i = 0; i < nskel; i++)
-		close(skel[i]);
-	free(skel);
-	skel = NULL;
-	nskel = 0;
+	while (mc.nskel > 0)
+		close(mc.skel[--mc.nskel]);
 
 	*where = "make the new root read-only";
-	if (empty_root && (r = set_attr(newroot_fd, MOUNT_ATTR_RDONLY |
+	if (mc.empty_root && (r = set_attr(mc.newroot, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false)) < 0)
 		return r;
 
@@ -1113,11 +1130,9 @@ mount_setup(const struct plan_mounts *ms, const char **where)
 	 * (pivot_root(2), NOTES).
 	 */
 	*where = "pivot_root to the new root";
-	if (fchdir(newroot_fd) < 0 || sys_pivot_root(".", ".") < 0)
+	if (fchdir(mc.newroot) < 0 || sys_pivot_root(".", ".") < 0)
 		return -errno;
 	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return -errno;
-	close(newroot_fd);
-	newroot_fd = -1;
 	return 0;
 }

@@ -6,8 +6,10 @@
  *
  * Runs in: the export, outside the sandbox, after it is gone.  The upper
  * layer is untrusted input.
- * MUST: reach both layers only through fds and openat2(RESOLVE_BENEATH |
- * RESOLVE_NO_SYMLINKS), so no agent-made link is ever followed.
+ * MUST: reach both layers only through fds and fd_open_at(FD_BENEATH), so
+ * no agent-made link is ever followed.
+ * MUST: read an agent-written file only with a bound (fd_read_all).
+ * MUST: keep no state: what is read, and how, is the caller's changes_src.
  * MUST: never descend into or export a ".git" component.
  * MUST: cost what the change costs: walk the upper layer, and of the lower
  * layer only the paths the upper one names.
@@ -18,17 +20,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
-#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "export/changes.h"
+#include "lib/fdio.h"
 #include "lib/util.h"
 
 /*
@@ -39,23 +40,13 @@
 #define MAX_DEPTH	256
 #define TOO_DEEP	"deeper than 256 directories: not exported"
 
-/* The upper layer is a whole copy (upper_set_copy()), not an overlay's. */
-static bool copy_mode;
-static struct timespec copy_since;
-static char *const *copy_hidden;
-static const struct upper_dir *copy_dirs;	/* sorted by inode */
-static size_t copy_ndirs;
-
-void
-upper_set_copy(const struct timespec *since, char *const *hidden,
-    const struct upper_dir *dirs, size_t ndirs)
-{
-	copy_mode = true;
-	copy_since = *since;
-	copy_hidden = hidden;
-	copy_dirs = dirs;
-	copy_ndirs = ndirs;
-}
+struct walk {
+	struct upper_changes		*out;
+	char				**untrusted_paths;	/* candidates */
+	size_t				 nuntrusted;
+	int				 lower;
+	const struct changes_copy	*copy;		/* NULL: an overlay */
+};
 
 static int
 by_ino(const void *k, const void *e)
@@ -71,56 +62,37 @@ by_ino(const void *k, const void *e)
  * looked at.
  */
 static bool
-moved(ino_t ino, const char *path)
+moved(const struct changes_copy *cp, ino_t ino, const char *untrusted_path)
 {
-	const struct upper_dir *d = copy_ndirs ? bsearch(&ino, copy_dirs,
-	    copy_ndirs, sizeof(*copy_dirs), by_ino) : NULL;
+	const struct upper_dir *d = cp->ndirs ? bsearch(&ino, cp->dirs,
+	    cp->ndirs, sizeof(*cp->dirs), by_ino) : NULL;
 
-	return d && !streq(d->path, path);
+	return d && !streq(d->path, untrusted_path);
 }
 
 static bool
-is_hidden(const char *path)
+is_hidden(const struct changes_copy *cp, const char *untrusted_path)
 {
 	size_t i;
 
-	for (i = 0; copy_hidden && copy_hidden[i]; i++)
-		if (path_has_prefix(path, copy_hidden[i]))
+	for (i = 0; cp && cp->hidden && cp->hidden[i]; i++)
+		if (path_has_prefix(untrusted_path, cp->hidden[i]))
 			return true;
 	return false;
 }
 
-bool
-upper_copy_unchanged(const struct stat *st)
-{
-	return copy_mode && !timespec_ge(&st->st_ctim, &copy_since);
-}
-
 /* Copy mode: did the command change it (its ctime is the start's or later)? */
 static bool
-changed_since(const struct stat *st)
+changed_since(const struct walk *w, const struct stat *st)
 {
-	return timespec_ge(&st->st_ctim, &copy_since);
+	return timespec_ge(&st->st_ctim, &w->copy->since);
 }
 
-struct walk {
-	struct upper_changes	*out;
-	char			**paths;	/* candidates, unsorted */
-	size_t			 npaths;
-	int			 lower;
-};
-
+/* Below root, following no link of the agent's (fdio.h). */
 static int
-open_beneath(int root, const char *path, int flags)
+open_beneath(int root, const char *untrusted_path, int flags)
 {
-	struct open_how how = { .flags = (uint64_t)flags | O_CLOEXEC,
-	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-	    RESOLVE_NO_MAGICLINKS };
-	int fd;
-
-	if ((fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how))) < 0)
-		return -errno;
-	return fd;
+	return fd_open_at(root, untrusted_path, flags, 0, FD_BENEATH);
 }
 
 static bool
@@ -148,24 +120,24 @@ open_up(int dirfd, const char *name, mode_t mode)
 }
 
 static void
-skip(struct walk *w, const char *path, const char *why)
+skip(struct walk *w, const char *untrusted_path, const char *why)
 {
-	strv_push(&w->out->skipped, &w->out->nskipped,
-	    xasprintf("%s (%s)", path, why));
+	strv_push(&w->out->untrusted_skipped, &w->out->nskipped,
+	    xasprintf("%s (%s)", untrusted_path, why));
 }
 
 static void
-candidate(struct walk *w, const char *path)
+candidate(struct walk *w, const char *untrusted_path)
 {
 	/* Left out of the copy, so absent there: not a deletion. */
-	if (is_hidden(path))
+	if (is_hidden(w->copy, untrusted_path))
 		return;
-	strv_push(&w->paths, &w->npaths, xstrdup(path));
+	strv_push(&w->untrusted_paths, &w->nuntrusted, xstrdup(untrusted_path));
 }
 
 /* Every file and link below lower's dir path: each may be gone now. */
 static int
-lower_subtree(struct walk *w, const char *path, int depth)
+lower_subtree(struct walk *w, const char *untrusted_path, int depth)
 {
 	autoclose int fd = -1;
 	DIR *d;
@@ -173,11 +145,11 @@ lower_subtree(struct walk *w, const char *path, int depth)
 	int r = 0;
 
 	if (depth > MAX_DEPTH) {
-		skip(w, path, TOO_DEEP);
+		skip(w, untrusted_path, TOO_DEEP);
 		return 0;
 	}
-	if ((fd = open_beneath(w->lower, path, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW)) < 0)
+	if ((fd = open_beneath(w->lower, untrusted_path, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW)) < 0)
 		return fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP ? 0 : fd;
 	if ((d = fdopendir(dup(fd))) == NULL)
 		return -errno;
@@ -187,7 +159,7 @@ lower_subtree(struct walk *w, const char *path, int depth)
 		if (streq(e->d_name, ".") || streq(e->d_name, "..") ||
 		    strcasecmp(e->d_name, ".git") == 0)
 			continue;
-		sub = path_join_rel(path, e->d_name);
+		sub = path_join_rel(untrusted_path, e->d_name);
 		if (e->d_type == DT_DIR)
 			r = lower_subtree(w, sub, depth + 1);
 		else
@@ -211,9 +183,10 @@ type_of(const struct stat *st)
 
 /* The type of path in lower, following no link; ABSENT when not there. */
 static enum upper_type
-lower_type(struct walk *w, const char *path)
+lower_type(struct walk *w, const char *untrusted_path)
 {
-	autoclose int fd = open_beneath(w->lower, path, O_PATH | O_NOFOLLOW);
+	autoclose int fd = open_beneath(w->lower, untrusted_path, O_PATH |
+	    O_NOFOLLOW);
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -236,16 +209,17 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 	if ((d = fdopendir(dup(dirfd))) == NULL)
 		return -errno;
 	while (r == 0 && (e = readdir(d)) != NULL) {
-		autofree char *path = NULL;
+		autofree char *untrusted_path = NULL;
 		struct stat st;
 
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
-		path = path_join_rel(prefix, e->d_name);
+		untrusted_path = path_join_rel(prefix, e->d_name);
 		/* Any case: git on a case-insensitive filesystem, and
 		 * libgit2, treat ".GIT" as ".git". */
 		if (strcasecmp(e->d_name, ".git") == 0) {
-			skip(w, path, "git internals are never exported");
+			skip(w, untrusted_path,
+			    "git internals are never exported");
 			continue;
 		}
 		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -255,13 +229,13 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 		}
 		if (is_whiteout(&st)) {
 			/* Deleted: the file, or everything in the dir. */
-			if (lower_type(w, path) == UPPER_DIR)
-				r = lower_subtree(w, path, depth + 1);
+			if (lower_type(w, untrusted_path) == UPPER_DIR)
+				r = lower_subtree(w, untrusted_path, depth + 1);
 			else
-				candidate(w, path);
+				candidate(w, untrusted_path);
 		} else if (S_ISDIR(st.st_mode)) {
 			autoclose int sub = -1;
-			enum upper_type lt = lower_type(w, path);
+			enum upper_type lt = lower_type(w, untrusted_path);
 
 			/* A directory the command made 000: its own, opened. */
 			if ((st.st_mode & S_IRWXU) != S_IRWXU &&
@@ -276,19 +250,22 @@ walk_upper(struct walk *w, int dirfd, const char *prefix, int depth,
 				break;
 			}
 			if (lt == UPPER_FILE || lt == UPPER_LINK)
-				candidate(w, path);	/* replaced by a dir */
+				/* Replaced by a dir. */
+				candidate(w, untrusted_path);
 			else if (lt == UPPER_DIR && is_opaque(sub))
-				r = lower_subtree(w, path, depth + 1);
+				r = lower_subtree(w, untrusted_path, depth + 1);
 			if (r == 0)
-				r = walk_upper(w, sub, path, depth + 1, where);
+				r = walk_upper(w, sub, untrusted_path,
+				    depth + 1, where);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
 			/* A file or link where lower has a dir: its files go. */
-			if (lower_type(w, path) == UPPER_DIR)
-				r = lower_subtree(w, path, depth + 1);
-			candidate(w, path);
+			if (lower_type(w, untrusted_path) == UPPER_DIR)
+				r = lower_subtree(w, untrusted_path, depth + 1);
+			candidate(w, untrusted_path);
 		} else {
-			skip(w, path, S_ISFIFO(st.st_mode) ? "a fifo" :
-			    S_ISSOCK(st.st_mode) ? "a socket" : "a device node");
+			skip(w, untrusted_path, S_ISFIFO(st.st_mode) ?
+			    "a fifo" : S_ISSOCK(st.st_mode) ? "a socket" :
+			    "a device node");
 		}
 	}
 	closedir(d);
@@ -327,17 +304,17 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 	if (fstat(dirfd, &dst) < 0)
 		return -errno;
 	/* Forced: below a moved directory, every entry is a candidate. */
-	dir_changed = force || changed_since(&dst);
+	dir_changed = force || changed_since(w, &dst);
 	if ((d = fdopendir(dup(dirfd))) == NULL)
 		return -errno;
 	while (r == 0 && (e = readdir(d)) != NULL) {
-		autofree char *path = NULL;
+		autofree char *untrusted_path = NULL;
 		struct stat st;
 		enum upper_type lt;
 
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
-		path = path_join_rel(prefix, e->d_name);
+		untrusted_path = path_join_rel(prefix, e->d_name);
 		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			*where = "the workspace's copy";
 			r = -errno;
@@ -345,9 +322,10 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 		}
 		/* As an overlay's upper layer would hold it: when written. */
 		if (strcasecmp(e->d_name, ".git") == 0) {
-			if (changed_since(&st) || (dir_changed &&
-			    lower_type(w, path) != type_of(&st)))
-				skip(w, path, "git internals are never exported");
+			if (changed_since(w, &st) || (dir_changed &&
+			    lower_type(w, untrusted_path) != type_of(&st)))
+				skip(w, untrusted_path,
+				    "git internals are never exported");
 			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
@@ -363,21 +341,23 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 				break;
 			}
 			if (dir_changed) {
-				lt = lower_type(w, path);
+				lt = lower_type(w, untrusted_path);
 				if (lt == UPPER_FILE || lt == UPPER_LINK)
-					candidate(w, path);
+					candidate(w, untrusted_path);
 			}
-			r = walk_copy(w, sub, path, depth + 1, force ||
-			    moved(st.st_ino, path), where);
+			r = walk_copy(w, sub, untrusted_path, depth + 1,
+			    force || moved(w->copy, st.st_ino, untrusted_path),
+			    where);
 		} else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
-			if (!dir_changed && !changed_since(&st))
+			if (!dir_changed && !changed_since(w, &st))
 				continue;
-			if (lower_type(w, path) == UPPER_DIR)
-				r = lower_subtree(w, path, depth + 1);
-			candidate(w, path);
-		} else if (changed_since(&st)) {
-			skip(w, path, S_ISFIFO(st.st_mode) ? "a fifo" :
-			    S_ISSOCK(st.st_mode) ? "a socket" : "a device node");
+			if (lower_type(w, untrusted_path) == UPPER_DIR)
+				r = lower_subtree(w, untrusted_path, depth + 1);
+			candidate(w, untrusted_path);
+		} else if (changed_since(w, &st)) {
+			skip(w, untrusted_path, S_ISFIFO(st.st_mode) ?
+			    "a fifo" : S_ISSOCK(st.st_mode) ? "a socket" :
+			    "a device node");
 		}
 	}
 	closedir(d);
@@ -392,17 +372,17 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
 		if (lfd < 0 || (d = fdopendir(dup(lfd))) == NULL)
 			return 0;
 		while (r == 0 && (e = readdir(d)) != NULL) {
-			autofree char *path = NULL;
+			autofree char *untrusted_path = NULL;
 
 			if (streq(e->d_name, ".") || streq(e->d_name, "..") ||
 			    strcasecmp(e->d_name, ".git") == 0 ||
 			    has_entry(dirfd, e->d_name))
 				continue;
-			path = path_join_rel(prefix, e->d_name);
-			if (lower_type(w, path) == UPPER_DIR)
-				r = lower_subtree(w, path, depth + 1);
+			untrusted_path = path_join_rel(prefix, e->d_name);
+			if (lower_type(w, untrusted_path) == UPPER_DIR)
+				r = lower_subtree(w, untrusted_path, depth + 1);
 			else
-				candidate(w, path);
+				candidate(w, untrusted_path);
 		}
 		closedir(d);
 	}
@@ -414,10 +394,11 @@ walk_copy(struct walk *w, int dirfd, const char *prefix, int depth,
  * and opaque directories, one component at a time.
  */
 static void
-merged_state(int lower, int upper, const char *path, struct upper_state *st)
+merged_state(const struct changes_src *src, const char *untrusted_path,
+    struct upper_state *st)
 {
-	autofree char *copy = xstrdup(path);
-	int ufd = dup(upper), lfd = copy_mode ? -1 : dup(lower), next;
+	autofree char *copy = xstrdup(untrusted_path);
+	int ufd = dup(src->upper), lfd = src->copy ? -1 : dup(src->lower), next;
 	char *comp, *save = NULL, *following;
 	struct stat s;
 
@@ -489,9 +470,10 @@ done:
 }
 
 static void
-lower_state(int lower, const char *path, struct upper_state *st)
+lower_state(int lower, const char *untrusted_path, struct upper_state *st)
 {
-	autoclose int fd = open_beneath(lower, path, O_PATH | O_NOFOLLOW);
+	autoclose int fd = open_beneath(lower, untrusted_path, O_PATH |
+	    O_NOFOLLOW);
 	struct stat s;
 
 	memset(st, 0, sizeof(*st));
@@ -503,16 +485,17 @@ lower_state(int lower, const char *path, struct upper_state *st)
 }
 
 void
-upper_lower_state(int lower_fd, const char *path, struct upper_state *st)
+upper_lower_state(int lower_fd, const char *untrusted_path,
+    struct upper_state *st)
 {
-	lower_state(lower_fd, path, st);
+	lower_state(lower_fd, untrusted_path, st);
 	if (st->type == UPPER_DIR || st->type == UPPER_OTHER)
 		st->type = UPPER_ABSENT;
 }
 
 /* Copy mode: same type, mode and bytes (or link target) on both sides? */
 static bool
-same(int lower_fd, int upper_fd, const char *path,
+same(const struct changes_src *src, const char *untrusted_path,
     const struct upper_change *c)
 {
 	autofree char *a = NULL, *b = NULL;
@@ -523,8 +506,8 @@ same(int lower_fd, int upper_fd, const char *path,
 	    (c->old.mode & 0111) != (c->new.mode & 0111)))
 		return false;
 	/* Over the export's bound: a change, and the export says why. */
-	if (upper_read(lower_fd, upper_fd, path, &c->old, UPPER_MAX_FILE, &a,
-	    &na) < 0 || upper_read(lower_fd, upper_fd, path, &c->new,
+	if (upper_read(src, untrusted_path, &c->old, UPPER_MAX_FILE, &a,
+	    &na) < 0 || upper_read(src, untrusted_path, &c->new,
 	    UPPER_MAX_FILE, &b, &nb) < 0)
 		return false;
 	return na == nb && memcmp(a, b, na) == 0;
@@ -537,30 +520,32 @@ cmp(const void *a, const void *b)
 }
 
 int
-upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
+upper_changes(const struct changes_src *src, struct upper_changes *ret,
     const char **where)
 {
 	struct upper_changes out = { 0 };
-	struct walk w = { .out = &out, .lower = lower_fd };
+	struct walk w = { .out = &out, .lower = src->lower, .copy = src->copy };
 	size_t i;
 	int r;
 
 	*where = "upper layer";
-	if ((r = copy_mode ? walk_copy(&w, upper_fd, "", 0, false, where) :
-	    walk_upper(&w, upper_fd, "", 0, where)) < 0) {
-		strv_free(w.paths);
+	if ((r = src->copy ? walk_copy(&w, src->upper, "", 0, false, where) :
+	    walk_upper(&w, src->upper, "", 0, where)) < 0) {
+		strv_free(w.untrusted_paths);
 		upper_changes_free(&out);
 		return r;
 	}
-	if (w.npaths)
-		qsort(w.paths, w.npaths, sizeof(*w.paths), cmp);
-	for (i = 0; i < w.npaths; i++) {
+	if (w.nuntrusted)
+		qsort(w.untrusted_paths, w.nuntrusted,
+		    sizeof(*w.untrusted_paths), cmp);
+	for (i = 0; i < w.nuntrusted; i++) {
 		struct upper_change c = { 0 };
 
-		if (i > 0 && streq(w.paths[i], w.paths[i - 1]))
+		if (i > 0 && streq(w.untrusted_paths[i],
+		    w.untrusted_paths[i - 1]))
 			continue;
-		lower_state(lower_fd, w.paths[i], &c.old);
-		merged_state(lower_fd, upper_fd, w.paths[i], &c.new);
+		lower_state(src->lower, w.untrusted_paths[i], &c.old);
+		merged_state(src, w.untrusted_paths[i], &c.new);
 		/* Git tracks files and links; a directory is no change. */
 		c.was_dir = c.old.type == UPPER_DIR;
 		c.now_dir = c.new.type == UPPER_DIR;
@@ -571,15 +556,21 @@ upper_changes(int lower_fd, int upper_fd, struct upper_changes *ret,
 		if (c.old.type == UPPER_ABSENT && c.new.type == UPPER_ABSENT)
 			continue;
 		/* A copy's candidate may be as it was: not a change. */
-		if (copy_mode && same(lower_fd, upper_fd, w.paths[i], &c))
+		if (src->copy && same(src, w.untrusted_paths[i], &c))
 			continue;
-		c.path = xstrdup(w.paths[i]);
+		c.untrusted_path = xstrdup(w.untrusted_paths[i]);
 		out.v = xreallocarray(out.v, out.n + 1, sizeof(*out.v));
 		out.v[out.n++] = c;
 	}
-	strv_free(w.paths);
+	strv_free(w.untrusted_paths);
 	*ret = out;
 	return 0;
+}
+
+bool
+upper_copy_unchanged(const struct changes_src *src, const struct stat *st)
+{
+	return src->copy && !timespec_ge(&st->st_ctim, &src->copy->since);
 }
 
 void
@@ -588,9 +579,9 @@ upper_changes_free(struct upper_changes *c)
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		free(c->v[i].path);
+		free(c->v[i].untrusted_path);
 	free(c->v);
-	strv_free(c->skipped);
+	strv_free(c->untrusted_skipped);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -600,11 +591,11 @@ upper_changes_free(struct upper_changes *c)
  * search) permission back.
  */
 static int
-readable(int root, const char *path)
+readable(int root, const char *untrusted_path)
 {
-	autofree char *parent = xstrdup(path);
+	autofree char *parent = xstrdup(untrusted_path);
 	char *slash = strrchr(parent, '/');
-	const char *name = slash ? slash + 1 : path;
+	const char *name = slash ? slash + 1 : untrusted_path;
 	autoclose int pfd = -1;
 	struct stat st;
 
@@ -624,31 +615,31 @@ readable(int root, const char *path)
 }
 
 int
-upper_read(int lower_fd, int upper_fd, const char *path,
+upper_read(const struct changes_src *src, const char *untrusted_path,
     const struct upper_state *st, size_t max, char **ret, size_t *ret_len)
 {
-	int root = st->in_upper ? upper_fd : lower_fd;
+	int root = st->in_upper ? src->upper : src->lower;
 	autoclose int fd = -1;
-	size_t cap, len = 0;
 	struct stat sb;
-	char *buf;
 	ssize_t n;
 
 	if (st->type == UPPER_LINK) {
-		char target[PATH_MAX + 1];
+		char untrusted_target[PATH_MAX + 1];
 
-		if ((fd = open_beneath(root, path, O_PATH | O_NOFOLLOW)) < 0)
+		if ((fd = open_beneath(root, untrusted_path, O_PATH |
+		    O_NOFOLLOW)) < 0)
 			return fd;
-		if ((n = readlinkat(fd, "", target, sizeof(target) - 1)) < 0)
+		if ((n = readlinkat(fd, "", untrusted_target,
+		    sizeof(untrusted_target) - 1)) < 0)
 			return -errno;
-		*ret = xstrndup(target, (size_t)n);
+		*ret = xstrndup(untrusted_target, (size_t)n);
 		*ret_len = (size_t)n;
 		return 0;
 	}
-	if ((fd = open_beneath(root, path, O_RDONLY | O_NOFOLLOW |
+	if ((fd = open_beneath(root, untrusted_path, O_RDONLY | O_NOFOLLOW |
 	    O_NOCTTY | O_NONBLOCK)) == -EACCES && st->in_upper &&
-	    readable(root, path) == 0)
-		fd = open_beneath(root, path, O_RDONLY | O_NOFOLLOW |
+	    readable(root, untrusted_path) == 0)
+		fd = open_beneath(root, untrusted_path, O_RDONLY | O_NOFOLLOW |
 		    O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
@@ -659,48 +650,31 @@ upper_read(int lower_fd, int upper_fd, const char *path,
 		return -EINVAL;
 	if ((uint64_t)sb.st_size > max)
 		return -EFBIG;
-	cap = (size_t)sb.st_size + 1;
-	buf = xmalloc(cap);
-	while ((n = read(fd, buf + len, cap - len)) > 0) {
-		len += (size_t)n;
-		if (len > max) {
-			free(buf);
-			return -EFBIG;	/* it grew while read */
-		}
-		if (len == cap) {
-			buf = xreallocarray(buf, 2, cap);
-			cap *= 2;
-		}
-	}
-	if (n < 0) {
-		int err = errno;
-
-		free(buf);
-		return -err;
-	}
-	*ret = buf;
-	*ret_len = len;
+	/* -EFBIG too when it grew past max while read. */
+	if ((n = fd_read_all(fd, max, ret)) < 0)
+		return (int)n;
+	*ret_len = (size_t)n;
 	return 0;
 }
 
 int
-upper_read_merged(int lower_fd, int upper_fd, const char *path, char **ret,
-    size_t *ret_len)
+upper_read_merged(const struct changes_src *src, const char *untrusted_path,
+    char **ret, size_t *ret_len)
 {
 	struct upper_state st;
 
-	merged_state(lower_fd, upper_fd, path, &st);
+	merged_state(src, untrusted_path, &st);
 	if (st.type == UPPER_ABSENT)
 		return -ENOENT;
 	if (st.type != UPPER_FILE)
 		return -EINVAL;
-	return upper_read(lower_fd, upper_fd, path, &st, UPPER_MAX_FILE, ret,
+	return upper_read(src, untrusted_path, &st, UPPER_MAX_FILE, ret,
 	    ret_len);
 }
 
 /* The type of dir/name on one side: the host's, or the merged view. */
 static enum upper_type
-side_type(int lower_fd, int upper_fd, const char *dir, const char *name,
+side_type(const struct changes_src *src, const char *dir, const char *name,
     bool merged)
 {
 	autofree char *p = *dir ? xasprintf("%s/%s", dir, name) :
@@ -708,9 +682,9 @@ side_type(int lower_fd, int upper_fd, const char *dir, const char *name,
 	struct upper_state st;
 
 	if (merged)
-		merged_state(lower_fd, upper_fd, p, &st);
+		merged_state(src, p, &st);
 	else
-		lower_state(lower_fd, p, &st);
+		lower_state(src->lower, p, &st);
 	return st.type;
 }
 
@@ -721,44 +695,44 @@ side_type(int lower_fd, int upper_fd, const char *dir, const char *name,
  * repository one mkdir away from being one, whose config git would obey).
  */
 static bool
-layout(int lower_fd, int upper_fd, const char *dir, bool merged)
+layout(const struct changes_src *src, const char *dir, bool merged)
 {
 	enum upper_type t;
 
-	t = side_type(lower_fd, upper_fd, dir, "HEAD", merged);
+	t = side_type(src, dir, "HEAD", merged);
 	if (t != UPPER_FILE && t != UPPER_LINK)
 		return false;
-	t = side_type(lower_fd, upper_fd, dir, "commondir", merged);
+	t = side_type(src, dir, "commondir", merged);
 	if (t == UPPER_FILE || t == UPPER_LINK)
 		return true;
-	t = side_type(lower_fd, upper_fd, dir, "config", merged);
+	t = side_type(src, dir, "config", merged);
 	if (t == UPPER_FILE || t == UPPER_LINK)
 		return true;
-	t = side_type(lower_fd, upper_fd, dir, "objects", merged);
+	t = side_type(src, dir, "objects", merged);
 	if (t != UPPER_DIR && t != UPPER_LINK)
 		return false;
-	t = side_type(lower_fd, upper_fd, dir, "refs", merged);
+	t = side_type(src, dir, "refs", merged);
 	return t == UPPER_DIR || t == UPPER_LINK;
 }
 
 bool
-upper_git_layout(int lower_fd, int upper_fd, const char *dir)
+upper_git_layout(const struct changes_src *src, const char *dir)
 {
-	return layout(lower_fd, upper_fd, dir, false) ||
-	    layout(lower_fd, upper_fd, dir, true);
+	return layout(src, dir, false) || layout(src, dir, true);
 }
 
 bool
-upper_ancestor_replaced(int lower_fd, int upper_fd, const char *path)
+upper_ancestor_replaced(const struct changes_src *src,
+    const char *untrusted_path)
 {
-	autofree char *p = xstrdup(path);
+	autofree char *p = xstrdup(untrusted_path);
 	char *slash;
 
 	while ((slash = strrchr(p, '/')) != NULL) {
 		struct upper_state st;
 
 		*slash = '\0';
-		merged_state(lower_fd, upper_fd, p, &st);
+		merged_state(src, p, &st);
 		if (st.type == UPPER_FILE || st.type == UPPER_LINK)
 			return true;
 	}

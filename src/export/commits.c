@@ -26,6 +26,7 @@
 
 #include "export/changes.h"
 #include "export/commits.h"
+#include "lib/fdio.h"
 #include "lib/util.h"
 
 /* One object inflated, and all of them: agent data, in memory. */
@@ -45,38 +46,39 @@ hex40(const char *s)
 
 /* The commit the session's HEAD names, through its ref or packed-refs. */
 static int
-session_head(int lower, int upper, git_oid *ret)
+session_head(const struct changes_src *src, git_oid *ret)
 {
-	autofree char *head = NULL, *ref = NULL, *path = NULL, *packed = NULL;
+	autofree char *untrusted_head = NULL, *untrusted_ref = NULL;
+	autofree char *untrusted_packed = NULL, *path = NULL;
 	size_t len;
 	char *nl, *line, *save = NULL;
 
-	if (upper_read_merged(lower, upper, ".git/HEAD", &head, &len) < 0)
+	if (upper_read_merged(src, ".git/HEAD", &untrusted_head, &len) < 0)
 		return -1;
-	head = xreallocarray(head, 1, len + 1);
-	head[len] = '\0';
-	if ((nl = strchr(head, '\n')))
+	untrusted_head = xreallocarray(untrusted_head, 1, len + 1);
+	untrusted_head[len] = '\0';
+	if ((nl = strchr(untrusted_head, '\n')))
 		*nl = '\0';
-	if (strlen(head) == 40 && hex40(head))
-		return git_oid_fromstr(ret, head);
-	if (strncmp(head, "ref: refs/", 10) != 0 || strstr(head, "..") ||
-	    strlen(head) > 250)
+	if (strlen(untrusted_head) == 40 && hex40(untrusted_head))
+		return git_oid_fromstr(ret, untrusted_head);
+	if (strncmp(untrusted_head, "ref: refs/", 10) != 0 ||
+	    strstr(untrusted_head, "..") || strlen(untrusted_head) > 250)
 		return -1;
-	path = xasprintf(".git/%s", head + 5);
-	if (upper_read_merged(lower, upper, path, &ref, &len) == 0 &&
-	    len >= 40 && hex40(ref)) {
-		ref[40] = '\0';
-		return git_oid_fromstr(ret, ref);
+	path = xasprintf(".git/%s", untrusted_head + 5);
+	if (upper_read_merged(src, path, &untrusted_ref, &len) == 0 &&
+	    len >= 40 && hex40(untrusted_ref)) {
+		untrusted_ref[40] = '\0';
+		return git_oid_fromstr(ret, untrusted_ref);
 	}
-	if (upper_read_merged(lower, upper, ".git/packed-refs", &packed,
+	if (upper_read_merged(src, ".git/packed-refs", &untrusted_packed,
 	    &len) < 0)
 		return -1;
-	packed = xreallocarray(packed, 1, len + 1);
-	packed[len] = '\0';
-	for (line = strtok_r(packed, "\n", &save); line;
+	untrusted_packed = xreallocarray(untrusted_packed, 1, len + 1);
+	untrusted_packed[len] = '\0';
+	for (line = strtok_r(untrusted_packed, "\n", &save); line;
 	    line = strtok_r(NULL, "\n", &save))
 		if (strlen(line) > 41 && hex40(line) && line[40] == ' ' &&
-		    streq(line + 41, head + 5)) {
+		    streq(line + 41, untrusted_head + 5)) {
 			line[40] = '\0';
 			return git_oid_fromstr(ret, line);
 		}
@@ -191,12 +193,13 @@ commits_add_host_objects(git_odb *odb, const char *dir)
  * in the private database; *budget is what is left of MAX_IMPORT.
  */
 static int
-import(git_odb *odb, int dirfd, const char *name, size_t *budget)
+import(git_odb *odb, const struct changes_src *src, int dirfd,
+    const char *name, size_t *budget)
 {
 	autoclose int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC | O_NONBLOCK);
-	autofree unsigned char *out = NULL;
-	unsigned char in[65536];
+	autofree unsigned char *untrusted_out = NULL;
+	unsigned char untrusted_in[65536];
 	size_t cap = 65536, len = 0, hdr;
 	z_stream z = { 0 };
 	git_object_t type;
@@ -209,24 +212,26 @@ import(git_odb *odb, int dirfd, const char *name, size_t *budget)
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -1;
 	/* A whole copy holds the host's objects too: only the new ones. */
-	if (upper_copy_unchanged(&st))
+	if (upper_copy_unchanged(src, &st))
 		return 0;
 	if (!S_ISREG(st.st_mode))
 		return -1;
 	if (inflateInit(&z) != Z_OK)
 		return -1;
-	out = xmalloc(cap);
-	while (zr != Z_STREAM_END && (n = read(fd, in, sizeof(in))) > 0) {
-		z.next_in = in;
+	untrusted_out = xmalloc(cap);
+	while (zr != Z_STREAM_END &&
+	    (n = read(fd, untrusted_in, sizeof(untrusted_in))) > 0) {
+		z.next_in = untrusted_in;
 		z.avail_in = (unsigned)n;
 		do {
 			if (len == cap) {
 				if (cap >= MAX_OBJECT || cap >= *budget)
 					goto bad;
-				out = xreallocarray(out, 2, cap);
+				untrusted_out = xreallocarray(untrusted_out, 2,
+				    cap);
 				cap *= 2;
 			}
-			z.next_out = out + len;
+			z.next_out = untrusted_out + len;
 			z.avail_out = (unsigned)(cap - len);
 			zr = inflate(&z, Z_NO_FLUSH);
 			len = cap - z.avail_out;
@@ -235,15 +240,18 @@ import(git_odb *odb, int dirfd, const char *name, size_t *budget)
 		} while (z.avail_in > 0 && zr != Z_STREAM_END);
 	}
 	inflateEnd(&z);
-	if (zr != Z_STREAM_END || (hdr = strnlen((char *)out, len)) >= len)
+	if (zr != Z_STREAM_END ||
+	    (hdr = strnlen((char *)untrusted_out, len)) >= len)
 		return -1;
-	if ((sp = memchr(out, ' ', hdr)) == NULL)
+	if ((sp = memchr(untrusted_out, ' ', hdr)) == NULL)
 		return -1;
 	*sp = '\0';
-	if ((type = git_object_string2type((char *)out)) == GIT_OBJECT_INVALID)
+	if ((type = git_object_string2type((char *)untrusted_out)) ==
+	    GIT_OBJECT_INVALID)
 		return -1;
 	*budget = len > *budget ? 0 : *budget - len;
-	return git_odb_write(&oid, odb, out + hdr + 1, len - hdr - 1, type);
+	return git_odb_write(&oid, odb, untrusted_out + hdr + 1,
+	    len - hdr - 1, type);
 bad:
 	inflateEnd(&z);
 	return -1;
@@ -255,15 +263,15 @@ bad:
  * history, read as missing objects).
  */
 static int
-import_all(git_odb *odb, int upper)
+import_all(git_odb *odb, const struct changes_src *src)
 {
 	autoclose int objs = -1;
 	DIR *d;
 	struct dirent *e;
 	size_t budget = MAX_IMPORT;
 
-	if ((objs = openat(upper, ".git/objects", O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if ((objs = fd_open_at(src->upper, ".git/objects", O_RDONLY |
+	    O_DIRECTORY, 0, FD_BENEATH)) < 0)
 		return 0;
 	if ((d = fdopendir(dup(objs))) == NULL)
 		return 0;
@@ -281,7 +289,7 @@ import_all(git_odb *odb, int upper)
 			continue;
 		while ((f = readdir(sd)) != NULL)
 			if (strlen(f->d_name) == 38)
-				import(odb, sub, f->d_name, &budget);
+				import(odb, src, sub, f->d_name, &budget);
 		closedir(sd);
 	}
 	closedir(d);
@@ -290,7 +298,7 @@ import_all(git_odb *odb, int upper)
 
 int
 commits_find(git_repository *repo, const char *host_objects,
-    const git_oid *base, int lower, int upper, git_oid **ret_ids,
+    const git_oid *base, const struct changes_src *src, git_oid **ret_ids,
     char **note)
 {
 	git_odb *odb = NULL;
@@ -302,14 +310,14 @@ commits_find(git_repository *repo, const char *host_objects,
 
 	*note = NULL;
 	*ret_ids = NULL;
-	if (session_head(lower, upper, &head) < 0)
+	if (session_head(src, &head) < 0)
 		return 0;	/* no readable HEAD: nothing to say */
 	if (base && git_oid_equal(&head, base))
 		return 0;
 	if (git_repository_odb(&odb, repo) < 0)
 		goto giterr;
 	/* Import first: the private database has only its own backend yet. */
-	if (import_all(odb, upper) < 0) {
+	if (import_all(odb, src) < 0) {
 		*note = xasprintf("not exported: the session's objects "
 		    "are over %lu MiB", MAX_IMPORT >> 20);
 		goto out;
@@ -361,7 +369,7 @@ giterr:
 
 		free(*note);
 		/* libgit2 walks no cut history: say what the user has. */
-		if (faccessat(lower, ".git/shallow", F_OK,
+		if (faccessat(src->lower, ".git/shallow", F_OK,
 		    AT_SYMLINK_NOFOLLOW) == 0)
 			*note = xasprintf("not exported: the workspace "
 			    "is a shallow clone, whose history is cut (%s)",

@@ -12,6 +12,8 @@
 #include <git2.h>
 #include <stdio.h>
 
+struct changes_src;
+
 /*
  * The commits from base (the host's HEAD when the session began) to the
  * session's HEAD, oldest first, stopping before the first merge commit;
@@ -22,7 +24,7 @@
  * none: then -1).
  */
 int	commits_find(git_repository *repo, const char *host_objects,
-	    const git_oid *base, int lower_fd, int upper_fd, git_oid **ret_ids,
+	    const git_oid *base, const struct changes_src *, git_oid **ret_ids,
 	    char **note);
 
 /*

@@ -20,6 +20,7 @@
 #include "export/apply.h"
 #include "export/changes.h"
 #include "export/patch.h"
+#include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "store/session-meta.h"
@@ -33,22 +34,38 @@ by_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The copy's directories as made: "INO\0PATH\0"... (run/session-dir.c). */
+/*
+ * The copy's directories as made: "INO\0PATH\0"... (run/session-dir.c),
+ * read whole with a bound: a workspace of a million directories stays
+ * well below it; a file over it is refused, never read in part.
+ */
+#define DIRS_MAX	(512UL * 1024 * 1024)
+
 static struct upper_dir *
 read_dirs(const char *session_dir, size_t *ret_n)
 {
 	autofree char *path = path_join(session_dir, "copy.dirs");
-	autofree char *ino = NULL, *rel = NULL;
-	AUTO(fclose_p) FILE *f = fopen(path, "re");
+	autofree char *buf = NULL;
+	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct upper_dir *v = NULL;
-	size_t n = 0, c1 = 0, c2 = 0;
+	const char *p, *end, *rel, *nul;
+	size_t n = 0;
+	ssize_t len;
 
 	*ret_n = 0;
-	while (f && getdelim(&ino, &c1, '\0', f) > 0 &&
-	    getdelim(&rel, &c2, '\0', f) > 0) {
+	if (fd < 0)
+		return NULL;
+	if ((len = fd_read_all(fd, DIRS_MAX, &buf)) < 0)
+		die_errno((int)-len, "export: cannot read '%s'", path);
+	end = buf + len;
+	for (p = buf; p < end; p = nul ? nul + 1 : end) {
+		if ((nul = memchr(p, '\0', (size_t)(end - p))) == NULL ||
+		    (rel = nul + 1) >= end)
+			break;
+		nul = memchr(rel, '\0', (size_t)(end - rel));
 		v = xreallocarray(v, n + 1, sizeof(*v));
-		v[n].ino = (ino_t)strtoull(ino, NULL, 10);
-		v[n++].path = xstrdup(rel);
+		v[n].ino = (ino_t)strtoull(p, NULL, 10);
+		v[n++].path = xstrdup(rel);	/* buf is NUL-terminated */
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), by_ino);
@@ -132,6 +149,7 @@ int
 main(int argc, char **argv)
 {
 	struct export_opts o = { 0 };
+	struct changes_copy copy = { 0 };
 	autofree char *ws = NULL, *started = NULL, *id = NULL, *layout = NULL;
 	autostrv char **hidden = NULL;
 	struct upper_dir *dirs = NULL;
@@ -181,7 +199,11 @@ main(int argc, char **argv)
 			die("export: session '%s' has no start time", id);
 		hidden = session_meta_all(o.session_dir, "hidden");
 		dirs = read_dirs(o.session_dir, &ndirs);
-		upper_set_copy(&o.started, hidden, dirs, ndirs);
+		copy.since = o.started;
+		copy.hidden = hidden;
+		copy.dirs = dirs;
+		copy.ndirs = ndirs;
+		o.copy = &copy;
 	}
 	r = export_session(&o);
 	while (ndirs > 0)

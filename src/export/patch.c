@@ -37,6 +37,7 @@
 #include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/term-escape.h"
+#include "lib/untrusted.h"
 #include "lib/util.h"
 #include "store/session-meta.h"
 
@@ -145,17 +146,17 @@ count_lines(const char *buf, size_t len)
  * read with a bound, never whole); -1 on an error.
  */
 static int
-add_side(git_repository *repo, git_index *idx, int lower, int upper,
-    const char *path, const struct upper_state *st, struct budget *b,
-    char **why)
+add_side(git_repository *repo, git_index *idx, const struct changes_src *src,
+    const char *untrusted_path, const struct upper_state *st,
+    struct budget *b, char **why)
 {
 	git_index_entry e;
-	autofree char *buf = NULL;
+	autofree char *untrusted_buf = NULL, *safe = NULL;
 	size_t len = 0;
 	int r;
 
-	r = upper_read(lower, upper, path, st, b->left < UPPER_MAX_FILE ?
-	    b->left : UPPER_MAX_FILE, &buf, &len);
+	r = upper_read(src, untrusted_path, st, b->left < UPPER_MAX_FILE ?
+	    b->left : UPPER_MAX_FILE, &untrusted_buf, &len);
 	if (r == -EFBIG) {
 		*why = xstrdup(b->left < UPPER_MAX_FILE ? "too large, not "
 		    "exported: over the export's total of 256 MiB" : "too "
@@ -163,20 +164,23 @@ add_side(git_repository *repo, git_index *idx, int lower, int upper,
 		return 1;
 	}
 	if (r < 0) {
-		log_warn("export: cannot read '%s': %s", path, strerror(-r));
+		safe = untrusted_display(untrusted_wrap(untrusted_path,
+		    strlen(untrusted_path)), 0);
+		log_warn("export: cannot read '%s': %s", safe, strerror(-r));
 		return -1;
 	}
-	if (st->type == UPPER_FILE && count_lines(buf, len) > UPPER_MAX_LINES) {
+	if (st->type == UPPER_FILE &&
+	    count_lines(untrusted_buf, len) > UPPER_MAX_LINES) {
 		*why = xstrdup("too large, not exported: over 200000 lines");
 		return 1;
 	}
 	b->left -= len;
 	memset(&e, 0, sizeof(e));
-	e.path = path;
+	e.path = untrusted_path;	/* git_index_add() refuses a bad one */
 	e.mode = st->type == UPPER_LINK ? GIT_FILEMODE_LINK :
 	    (st->mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE :
 	    GIT_FILEMODE_BLOB;
-	if (git_blob_create_from_buffer(&e.id, repo, buf, len) < 0)
+	if (git_blob_create_from_buffer(&e.id, repo, untrusted_buf, len) < 0)
 		return -1;
 	/* A name git refuses (".GIT/x", "a/../b"): skipped, and said. */
 	if (git_index_add(idx, &e) < 0) {
@@ -547,7 +551,7 @@ count(git_diff *diff, struct counts *c)
  * either side) or a commit's tree.
  */
 struct repo_cache {
-	int		 lower, upper;	/* the layers, when tree is NULL */
+	const struct changes_src *src;	/* the layers, when tree is NULL */
 	git_tree	*tree;
 	char		*dir[REPO_DEPTH];
 	bool		 is[REPO_DEPTH];
@@ -595,7 +599,7 @@ nested_repo(struct repo_cache *rc, const char *path)
 			is = rc->is[depth];
 		} else {
 			is = rc->tree ? tree_git_layout(rc->tree, dir) :
-			    upper_git_layout(rc->lower, rc->upper, dir);
+			    upper_git_layout(rc->src, dir);
 			if (depth < REPO_DEPTH) {
 				free(rc->dir[depth]);
 				rc->dir[depth] = steal_ptr(&dir);
@@ -721,7 +725,8 @@ flags_host(const struct upper_changes *ch, char *const *extra, size_t nextra,
 		if (c->old.type == UPPER_ABSENT ||
 		    !timespec_ge(&c->old.ctime, &o->started))
 			continue;
-		safe = term_sanitize(c->path, strlen(c->path), 0);
+		safe = untrusted_display(untrusted_wrap(c->untrusted_path,
+		    strlen(c->untrusted_path)), 0);
 		fprintf(report, "  %s: changed on the host during the session; "
 		    "the patch would undo that change\n", safe);
 		if (say)
@@ -850,7 +855,7 @@ out:
 static int
 in_changes(const void *key, const void *elem)
 {
-	return strcmp(key, ((const struct upper_change *)elem)->path);
+	return strcmp(key, ((const struct upper_change *)elem)->untrusted_path);
 }
 
 /*
@@ -868,6 +873,8 @@ write_rest(git_repository *repo, git_commit *last, char **paths,
 	git_diff *diff = NULL;
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	struct budget b = { UPPER_MAX_TOTAL };
+	/* The host's side only: upper_lower_state() never says in_upper. */
+	const struct changes_src host = { .lower = lower, .upper = -1 };
 	autostrv char **all = NULL;
 	size_t nall = 0, i;
 	git_oid oid;
@@ -875,7 +882,7 @@ write_rest(git_repository *repo, git_commit *last, char **paths,
 	int r = -1;
 
 	for (i = 0; i < ch->n; i++)
-		strv_push(&all, &nall, xstrdup(ch->v[i].path));
+		strv_push(&all, &nall, xstrdup(ch->v[i].untrusted_path));
 	for (i = 0; i < npaths; i++)
 		strv_push(&all, &nall, xstrdup(paths[i]));
 	if (git_commit_tree(&lt, last) < 0 ||
@@ -893,8 +900,8 @@ write_rest(git_repository *repo, git_commit *last, char **paths,
 		    in_changes))
 			continue;
 		upper_lower_state(lower, paths[i], &st);
-		if (st.type != UPPER_ABSENT && add_side(repo, irest, lower,
-		    lower, paths[i], &st, &b, &why) != 0)
+		if (st.type != UPPER_ABSENT && add_side(repo, irest, &host,
+		    paths[i], &st, &b, &why) != 0)
 			goto out;
 	}
 	dopts.flags = GIT_DIFF_SHOW_BINARY;
@@ -1070,7 +1077,7 @@ say_flagged(const char *text, size_t len)
 /* The command's own commits, as commits/, and the report's lines. */
 static void
 commits(git_repository *repo,
-    struct host_repo *h, int lower, int upper, int sdir,
+    struct host_repo *h, const struct changes_src *src, int sdir,
     const struct upper_changes *ch, git_index *inew, struct series *s)
 {
 	autofree char *objects = NULL, *note = NULL;
@@ -1084,7 +1091,7 @@ commits(git_repository *repo,
 	if (h->repo)
 		objects = path_join(git_repository_path(h->repo), "objects");
 	n = commits_find(repo, objects, h->has_head ? &h->head_id : NULL,
-	    lower, upper, &ids, &note);
+	    src, &ids, &note);
 	s->found = n != 0;
 	if (n > MAX_COMMITS) {
 		free(note);
@@ -1097,7 +1104,7 @@ commits(git_repository *repo,
 
 		git_oid_tostr(base, sizeof(base), &h->head_id);
 		fprintf(sect, "commits: %d, in commits/, on %s\n", n, base);
-		if (write_series(repo, h, ids, (size_t)n, ch, inew, lower,
+		if (write_series(repo, h, ids, (size_t)n, ch, inew, src->lower,
 		    sdir, sect, flagged, s) < 0) {
 			fprintf(sect, "commits: cannot be exported: %s\n",
 			    errno ? strerror(errno) : git_err());
@@ -1144,10 +1151,11 @@ tracked(struct host_repo *h, const char *path)
  * without saying what replaced it (or not apply).
  */
 static bool
-kind_changed(const struct upper_changes *ch, size_t i, int lower, int upper)
+kind_changed(const struct upper_changes *ch, size_t i,
+    const struct changes_src *src)
 {
 	const struct upper_change *c = &ch->v[i], *a;
-	autofree char *anc = xstrdup(c->path);
+	autofree char *anc = xstrdup(c->untrusted_path);
 	char *slash;
 
 	if (c->was_dir && c->new.type != UPPER_ABSENT)
@@ -1155,7 +1163,7 @@ kind_changed(const struct upper_changes *ch, size_t i, int lower, int upper)
 	if (c->old.type != UPPER_ABSENT && c->now_dir)
 		return true;
 	if (c->new.type == UPPER_ABSENT &&
-	    upper_ancestor_replaced(lower, upper, c->path))
+	    upper_ancestor_replaced(src, c->untrusted_path))
 		return true;
 	if (c->old.type != UPPER_ABSENT)
 		return false;
@@ -1178,7 +1186,7 @@ kind_changed(const struct upper_changes *ch, size_t i, int lower, int upper)
  */
 static int
 collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
-    int lower, int upper, git_index *iold, git_index *inew,
+    const struct changes_src *src, git_index *iold, git_index *inew,
     struct counts *cnt, char ***extra, size_t *nextra)
 {
 	struct budget b = { UPPER_MAX_TOTAL };
@@ -1192,43 +1200,45 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 		autofree char *why = NULL;
 		const char *verb = c->new.type == UPPER_ABSENT ? "deletes" :
 		    "replaces";
-		bool ign = ignored(h, c->path);
+		bool ign = ignored(h, c->untrusted_path);
 
 		/*
 		 * Beneath a directory whose replacement is not exported: its
 		 * deletions would remove host files for nothing shown.
 		 */
-		for (k = 0; k < ncut && !path_has_prefix(c->path, cut[k]); k++)
+		for (k = 0; k < ncut && !path_has_prefix(c->untrusted_path,
+		    cut[k]); k++)
 			;
 		if (k < ncut) {
-			strv_push(&ch->skipped, &ch->nskipped, xasprintf("%s "
-			    "(beneath %s, which is not exported)", c->path,
-			    cut[k]));
+			strv_push(&ch->untrusted_skipped, &ch->nskipped,
+			    xasprintf("%s (beneath %s, which is not exported)",
+			    c->untrusted_path, cut[k]));
 			continue;
 		}
-		if (ign && !kind_changed(ch, i, lower, upper)) {
+		if (ign && !kind_changed(ch, i, src)) {
 			cnt->ignored++;
 			continue;
 		}
 		r = 0;
 		if (c->old.type != UPPER_ABSENT)
-			r = add_side(repo, iold, lower, upper, c->path, &c->old,
-			    &b, &why);
+			r = add_side(repo, iold, src, c->untrusted_path,
+			    &c->old, &b, &why);
 		if (r == 0 && c->new.type != UPPER_ABSENT)
-			r = add_side(repo, inew, lower, upper, c->path, &c->new,
-			    &b, &why);
+			r = add_side(repo, inew, src, c->untrusted_path,
+			    &c->new, &b, &why);
 		if (r < 0)
 			return -1;
 		if (r > 0) {
-			git_index_remove_bypath(iold, c->path);
-			git_index_remove_bypath(inew, c->path);
-			strv_push(&ch->skipped, &ch->nskipped, xasprintf("%s "
-			    "(%s)", c->path, why));
+			git_index_remove_bypath(iold, c->untrusted_path);
+			git_index_remove_bypath(inew, c->untrusted_path);
+			strv_push(&ch->untrusted_skipped, &ch->nskipped,
+			    xasprintf("%s (%s)", c->untrusted_path, why));
 			if (c->was_dir)
-				strv_push(&cut, &ncut, xstrdup(c->path));
+				strv_push(&cut, &ncut,
+				    xstrdup(c->untrusted_path));
 			if (strncmp(why, "too large", 9) == 0)
 				strv_push(extra, nextra, xasprintf("%s: %s",
-				    c->path, why));
+				    c->untrusted_path, why));
 			continue;
 		}
 		if (h->repo == NULL)
@@ -1236,17 +1246,18 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 		if (ign && c->was_dir)
 			strv_push(extra, nextra, xasprintf("%s: replaces an "
 			    "ignored host directory (untracked, git has no "
-			    "copy): applying deletes what it holds", c->path));
+			    "copy): applying deletes what it holds",
+			    c->untrusted_path));
 		if (c->old.type == UPPER_ABSENT)
 			continue;
 		if (ign)
 			strv_push(extra, nextra, xasprintf("%s: ignored host "
 			    "data (untracked, git has no copy): applying %s it",
-			    c->path, verb));
-		else if (!tracked(h, c->path))
+			    c->untrusted_path, verb));
+		else if (!tracked(h, c->untrusted_path))
 			strv_push(extra, nextra, xasprintf("%s: untracked host "
-			    "data (git has no copy): applying %s it", c->path,
-			    verb));
+			    "data (git has no copy): applying %s it",
+			    c->untrusted_path, verb));
 	}
 	return 0;
 }
@@ -1270,8 +1281,8 @@ write_summary(const struct export_opts *o, const struct counts *c,
 }
 
 static int
-run(const struct export_opts *o, git_repository *repo, int lower, int upper,
-    int sdir)
+run(const struct export_opts *o, git_repository *repo,
+    const struct changes_src *src, int sdir)
 {
 	struct upper_changes ch = { 0 };
 	struct host_repo host;
@@ -1286,19 +1297,19 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	const char *where;
 	autostrv char **extra = NULL;
 	struct series ser = { 0 };
-	struct repo_cache rc = { .lower = lower, .upper = upper };
+	struct repo_cache rc = { .src = src };
 	size_t i, nflag, nextra = 0;
 	int r, ret = -1;
 	bool refused;
 
-	if ((r = upper_changes(lower, upper, &ch, &where)) < 0) {
+	if ((r = upper_changes(src, &ch, &where)) < 0) {
 		log_warn("export: cannot read the %s: %s", where, strerror(-r));
 		return -1;
 	}
 	host_open(o->workspace, &host);
 	if (git_index_new(&iold) < 0 || git_index_new(&inew) < 0)
 		goto out;
-	if (collect(repo, &host, &ch, lower, upper, iold, inew, &cnt,
+	if (collect(repo, &host, &ch, src, iold, inew, &cnt,
 	    &extra, &nextra) < 0)
 		goto out;
 	if (git_index_write_tree_to(&toid, iold, repo) < 0 ||
@@ -1335,7 +1346,7 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 
 	fprintf(report, "session %s\nworkspace %s\n", o->session_id,
 	    o->workspace);
-	commits(repo, &host, lower, upper, sdir, &ch, inew, &ser);
+	commits(repo, &host, src, sdir, &ch, inew, &ser);
 	fprintf(report, "changes: %zu added, %zu modified, %zu deleted, "
 	    "%zu renamed", cnt.added, cnt.modified, cnt.deleted, cnt.renamed);
 	if (ser.n > 0)
@@ -1371,8 +1382,9 @@ run(const struct export_opts *o, git_repository *repo, int lower, int upper,
 	refused = network(o, sdir, report, &cnt);
 	fprintf(report, "skipped:\n");
 	for (i = 0; i < ch.nskipped; i++) {
-		autofree char *safe = term_sanitize(ch.skipped[i],
-		    strlen(ch.skipped[i]), 0);
+		const char *untrusted_s = ch.untrusted_skipped[i];
+		autofree char *safe = untrusted_display(untrusted_wrap(
+		    untrusted_s, strlen(untrusted_s)), 0);
 
 		fprintf(report, "  %s\n", safe);
 	}
@@ -1437,6 +1449,7 @@ export_session(const struct export_opts *o)
 	git_odb *odb = NULL;
 	git_odb_backend *mem = NULL;
 	autoclose int lower = -1, upper = -1, sdir = -1;
+	struct changes_src src = { .copy = o->copy };
 	int r = -1;
 
 	if ((lower = open(o->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
@@ -1457,7 +1470,9 @@ export_session(const struct export_opts *o)
 	}
 	mem = NULL;
 	git_repository_set_odb(repo, odb);
-	r = run(o, repo, lower, upper, sdir);
+	src.lower = lower;
+	src.upper = upper;
+	r = run(o, repo, &src, sdir);
 out:
 	if (mem)
 		mem->free(mem);

@@ -12,12 +12,16 @@
 #include <stdbool.h>
 #include <time.h>
 
+struct changes_copy;
+
 struct export_opts {
 	const char	*session_dir;
 	const char	*session_id;
 	const char	*workspace;	/* the host tree the overlay showed */
 	struct timespec	 started;	/* host files changed after: flagged */
 	bool		 quiet;		/* no summary on stderr */
+	/* The workspace's copy (bwrap, landlock), or NULL: an overlay. */
+	const struct changes_copy *copy;	/* borrowed */
 };
 
 /*

@@ -59,18 +59,24 @@ struct call {
 	uint64_t	 times;		/* utimensat: 0 for now */
 };
 
+/* len bytes of the command's memory: untrusted (lib/untrusted.h). */
 static int
-read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+read_mem(pid_t pid, uint64_t addr, void *untrusted_buf, size_t len)
 {
-	struct iovec local = { buf, len }, remote = { (void *)addr, len };
+	struct iovec local = { untrusted_buf, len },
+	    remote = { (void *)addr, len };
+	/* Bounded: len, each caller's sizeof or checked length. */
 	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 
 	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
-/* A NUL-terminated path; read in pieces, as it may end near a page. */
+/*
+ * A NUL-terminated path of the command's, at most len bytes with its NUL;
+ * read in pieces, as it may end near a page.
+ */
 static int
-read_path(pid_t pid, uint64_t addr, char *buf, size_t len)
+read_path(pid_t pid, uint64_t addr, char *untrusted_buf, size_t len)
 {
 	size_t got = 0;
 
@@ -81,11 +87,12 @@ read_path(pid_t pid, uint64_t addr, char *buf, size_t len)
 
 		if (chunk > len - got)
 			chunk = len - got;
-		local = (struct iovec){ buf + got, chunk };
+		local = (struct iovec){ untrusted_buf + got, chunk };
 		remote = (struct iovec){ (void *)(addr + got), chunk };
+		/* Bounded: chunk, at most len - got. */
 		if ((n = process_vm_readv(pid, &local, 1, &remote, 1, 0)) <= 0)
 			return -EFAULT;
-		if (memchr(buf + got, '\0', (size_t)n))
+		if (memchr(untrusted_buf + got, '\0', (size_t)n))
 			return 0;
 		got += (size_t)n;
 	}
@@ -135,7 +142,7 @@ decode(const struct seccomp_notif *r, struct call *c)
 
 /* The command's file, opened here: an O_PATH fd, or -errno. */
 static int
-open_target(pid_t pid, const struct call *c, const char *path)
+open_target(pid_t pid, const struct call *c, const char *untrusted_path)
 {
 	char proc[64];
 	autoclose int dfd = -1;
@@ -153,11 +160,11 @@ open_target(pid_t pid, const struct call *c, const char *path)
 	else
 		snprintf(proc, sizeof(proc), "/proc/%d/fd/%d", (int)pid,
 		    c->dirfd);
-	if (path[0] != '/' && (dfd = open(proc, O_PATH | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
+	if (untrusted_path[0] != '/' && (dfd = open(proc, O_PATH |
+	    O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	fd = (int)syscall(SYS_openat2, path[0] == '/' ? AT_FDCWD : dfd, path,
-	    &how, sizeof(how));
+	fd = (int)syscall(SYS_openat2, untrusted_path[0] == '/' ? AT_FDCWD :
+	    dfd, untrusted_path, &how, sizeof(how));
 	return fd < 0 ? -errno : fd;
 }
 
@@ -190,13 +197,15 @@ allowed(int fd, char *const *roots, uid_t uid)
  */
 static int
 target(int listener, const struct seccomp_notif *r, const struct call *c,
-    const char *path, char *const *roots, uid_t uid, int *fd, char link[64])
+    const char *untrusted_path, char *const *roots, uid_t uid, int *fd,
+    char link[64])
 {
 	int e;
 
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &r->id) < 0)
 		return -ESRCH;
-	if ((*fd = open_target(r->pid, c, c->fd >= 0 ? "" : path)) < 0)
+	if ((*fd = open_target(r->pid, c, c->fd >= 0 ? "" :
+	    untrusted_path)) < 0)
 		return *fd == -ENOENT || *fd == -ENOTDIR || *fd == -ELOOP ||
 		    *fd == -ENAMETOOLONG ? *fd : -EPERM;
 	if ((e = allowed(*fd, roots, uid)) < 0)
@@ -209,8 +218,8 @@ static int
 handle(int listener, const struct seccomp_notif *r, char *const *roots,
     uid_t uid)
 {
-	char path[PATH_MAX], link[64];
-	struct timespec ts[2];
+	char untrusted_path[PATH_MAX], link[64];
+	struct timespec untrusted_ts[2];
 	struct call c;
 	autoclose int fd = -1;
 	int e;
@@ -218,16 +227,19 @@ handle(int listener, const struct seccomp_notif *r, char *const *roots,
 	if ((e = decode(r, &c)) < 0)
 		return e;
 	if (c.fd < 0 && (c.path == 0 ||
-	    (e = read_path(r->pid, c.path, path, sizeof(path))) < 0))
+	    (e = read_path(r->pid, c.path, untrusted_path,
+	    sizeof(untrusted_path))) < 0))
 		return c.path == 0 ? -EFAULT : e;
-	if (c.times && read_mem(r->pid, c.times, ts, sizeof(ts)) < 0)
+	if (c.times && read_mem(r->pid, c.times, untrusted_ts,
+	    sizeof(untrusted_ts)) < 0)
 		return -EFAULT;
-	if ((e = target(listener, r, &c, path, roots, uid, &fd, link)) < 0)
+	if ((e = target(listener, r, &c, untrusted_path, roots, uid, &fd,
+	    link)) < 0)
 		return e;
 	/* No setuid or setgid bit: a copy has no use for them. */
 	if (c.chmod)
 		return chmod(link, c.mode & 01777) < 0 ? -errno : 0;
-	return utimensat(AT_FDCWD, link, c.times ? ts : NULL, 0) < 0 ?
+	return utimensat(AT_FDCWD, link, c.times ? untrusted_ts : NULL, 0) < 0 ?
 	    -errno : 0;
 }
 
@@ -246,11 +258,11 @@ handle(int listener, const struct seccomp_notif *r, char *const *roots,
  * supervisor may have (root) and the command must not borrow.
  */
 static bool
-xattr_name_ok(const char *name)
+xattr_name_ok(const char *untrusted_name)
 {
-	return strncmp(name, "user.", 5) == 0 ||
-	    streq(name, "system.posix_acl_access") ||
-	    streq(name, "system.posix_acl_default");
+	return strncmp(untrusted_name, "user.", 5) == 0 ||
+	    streq(untrusted_name, "system.posix_acl_access") ||
+	    streq(untrusted_name, "system.posix_acl_default");
 }
 
 static bool
@@ -266,40 +278,45 @@ static int
 xattr_call(int listener, const struct seccomp_notif *r, char *const *roots,
     uid_t uid)
 {
-	char path[PATH_MAX], name[XATTR_NAME_MAX + 1], link[64];
+	char untrusted_path[PATH_MAX], untrusted_name[XATTR_NAME_MAX + 1];
+	char link[64];
 	struct call c = { .dirfd = AT_FDCWD, .fd = -1 };
 	int nr = (int)r->data.nr, flags = 0, e;
 	bool set = nr == SYS_setxattr || nr == SYS_lsetxattr ||
 	    nr == SYS_fsetxattr;
-	autofree char *value = NULL;
+	autofree char *untrusted_value = NULL;
 	autoclose int fd = -1;
 	size_t size = 0;
 
 	c.nofollow = nr == SYS_lsetxattr || nr == SYS_lremovexattr;
 	if (nr == SYS_fsetxattr || nr == SYS_fremovexattr)
 		c.fd = (int)r->data.args[0];
-	else if ((e = read_path(r->pid, r->data.args[0], path,
-	    sizeof(path))) < 0)
+	else if ((e = read_path(r->pid, r->data.args[0], untrusted_path,
+	    sizeof(untrusted_path))) < 0)
 		return e;
-	if ((e = read_path(r->pid, r->data.args[1], name, sizeof(name))) < 0)
+	if ((e = read_path(r->pid, r->data.args[1], untrusted_name,
+	    sizeof(untrusted_name))) < 0)
 		return e == -ENAMETOOLONG ? -ERANGE : e;
 	if (set) {
 		/* Read once, bounded like the kernel's own. */
 		if ((size = (size_t)r->data.args[3]) > XATTR_SIZE_MAX)
 			return -E2BIG;
 		flags = (int)r->data.args[4];
-		value = xmalloc(size + 1);
-		if (size && read_mem(r->pid, r->data.args[2], value, size) < 0)
+		untrusted_value = xmalloc(size + 1);
+		/* Bounded: size is at most XATTR_SIZE_MAX, checked above. */
+		if (size && read_mem(r->pid, r->data.args[2], untrusted_value,
+		    size) < 0)
 			return -EFAULT;
 	}
-	if (!xattr_name_ok(name))
+	if (!xattr_name_ok(untrusted_name))
 		return -EPERM;
-	if ((e = target(listener, r, &c, path, roots, uid, &fd, link)) < 0)
+	if ((e = target(listener, r, &c, untrusted_path, roots, uid, &fd,
+	    link)) < 0)
 		return e;
 	if (set)
-		return setxattr(link, name, value, size, flags) < 0 ?
-		    -errno : 0;
-	return removexattr(link, name) < 0 ? -errno : 0;
+		return setxattr(link, untrusted_name, untrusted_value, size,
+		    flags) < 0 ? -errno : 0;
+	return removexattr(link, untrusted_name) < 0 ? -errno : 0;
 }
 
 /* What only a capability may change: immutable, append-only, project. */
@@ -317,16 +334,18 @@ flags_call(int listener, const struct seccomp_notif *r, char *const *roots,
     uid_t uid)
 {
 	unsigned long cmd = (unsigned long)(r->data.args[1] & 0xffffffffU);
-	struct fsxattr nx, ox;
+	struct fsxattr untrusted_nx, ox;
 	autoclose int fd = -1;
-	int nf, of, e;
+	int untrusted_nf, of, e;
 
 	if ((fd = unotify_take_fd(r->pid, (int)r->data.args[0])) < 0)
 		return fd;
 	if (cmd == FS_IOC_FSSETXATTR) {
-		if (read_mem(r->pid, r->data.args[2], &nx, sizeof(nx)) < 0)
+		if (read_mem(r->pid, r->data.args[2], &untrusted_nx,
+		    sizeof(untrusted_nx)) < 0)
 			return -EFAULT;
-	} else if (read_mem(r->pid, r->data.args[2], &nf, sizeof(nf)) < 0)
+	} else if (read_mem(r->pid, r->data.args[2], &untrusted_nf,
+	    sizeof(untrusted_nf)) < 0)
 		return -EFAULT;
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &r->id) < 0)
 		return -ESRCH;
@@ -335,16 +354,17 @@ flags_call(int listener, const struct seccomp_notif *r, char *const *roots,
 	if (cmd == FS_IOC_FSSETXATTR) {
 		if (ioctl(fd, FS_IOC_FSGETXATTR, &ox) < 0)
 			return -errno;
-		if (((nx.fsx_xflags ^ ox.fsx_xflags) & XFLAGS_PRIV) ||
-		    nx.fsx_projid != ox.fsx_projid)
+		if (((untrusted_nx.fsx_xflags ^ ox.fsx_xflags) & XFLAGS_PRIV) ||
+		    untrusted_nx.fsx_projid != ox.fsx_projid)
 			return -EPERM;
-		return ioctl(fd, FS_IOC_FSSETXATTR, &nx) < 0 ? -errno : 0;
+		return ioctl(fd, FS_IOC_FSSETXATTR, &untrusted_nx) < 0 ?
+		    -errno : 0;
 	}
 	if (ioctl(fd, FS_IOC_GETFLAGS, &of) < 0)
 		return -errno;
-	if ((nf ^ of) & FLAGS_PRIV)
+	if ((untrusted_nf ^ of) & FLAGS_PRIV)
 		return -EPERM;
-	return ioctl(fd, FS_IOC_SETFLAGS, &nf) < 0 ? -errno : 0;
+	return ioctl(fd, FS_IOC_SETFLAGS, &untrusted_nf) < 0 ? -errno : 0;
 }
 
 /* --- calls that name a process --- */

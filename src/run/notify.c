@@ -103,15 +103,16 @@ struct job {
 	int			 fd;		/* the command's, ours now */
 	int			 target;	/* O_PATH of the socket; -1 */
 	int			 own;		/* the sandbox's socket there; -1 */
+	/* The command's address (untrusted), or ours in its place. */
 	union {
 		struct sockaddr_un	 addr;
 		struct sockaddr_storage	 any;	/* connect, not unix */
 	};
 	socklen_t		 alen;
-	char			*buf;
+	char			*untrusted_buf;	/* the payload, as read */
 	size_t			 len;
 	int			 flags;
-	void			*ctl;		/* control data, its fds ours */
+	void			*untrusted_ctl;	/* control data; its fds ours */
 	size_t			 ctllen;
 	int			 rights[RIGHTS_MAX];
 	int			 nrights;
@@ -133,13 +134,16 @@ respond(int listener, uint64_t id, long val, int err, bool go_on)
 	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 
+/* len bytes of the command's memory: untrusted (lib/untrusted.h). */
 static int
-read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+read_mem(pid_t pid, uint64_t addr, void *untrusted_buf, size_t len)
 {
-	struct iovec local = { buf, len }, remote = { (void *)addr, len };
+	struct iovec local = { untrusted_buf, len },
+	    remote = { (void *)addr, len };
 
 	if (len == 0)
 		return 0;
+	/* Bounded: len, each caller's sizeof or checked length. */
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) ==
 	    (ssize_t)len ? 0 : -EFAULT;
 }
@@ -220,8 +224,8 @@ job_free(struct job *j)
 		close(j->own);
 	for (i = 0; i < j->nrights; i++)
 		close(j->rights[i]);
-	free(j->buf);
-	free(j->ctl);
+	free(j->untrusted_buf);
+	free(j->untrusted_ctl);
 	free(j);
 }
 
@@ -489,6 +493,7 @@ read_small(const char *path, char *buf, size_t size)
 	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
+	/* Bounded: size, the caller's sizeof. */
 	if (fd < 0 || (n = read(fd, buf, size - 1)) < 0)
 		return -1;
 	buf[n] = '\0';
@@ -761,7 +766,7 @@ static int
 resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
     struct job *j)
 {
-	char path[sizeof(j->addr.sun_path) + 1], proc[64];
+	char untrusted_path[sizeof(j->addr.sun_path) + 1], proc[64];
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
 	    .resolve = RESOLVE_NO_MAGICLINKS };
 	autoclose int dfd = -1;
@@ -782,9 +787,9 @@ resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
 		return 0;
 	if (j->addr.sun_path[0] == '\0')
 		return plen > 1 ? own_abstract(u, pid, plen, j) : 0;
-	memcpy(path, j->addr.sun_path, plen);
-	path[plen] = '\0';
-	if (path[0] == '/') {
+	memcpy(untrusted_path, j->addr.sun_path, plen);
+	untrusted_path[plen] = '\0';
+	if (untrusted_path[0] == '/') {
 		/* The sandbox's root is the resolution's. */
 		snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
 		how.resolve |= RESOLVE_IN_ROOT;
@@ -792,7 +797,7 @@ resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
 		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
 	if ((dfd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -ESRCH;
-	if ((j->target = (int)syscall(SYS_openat2, dfd, path, &how,
+	if ((j->target = (int)syscall(SYS_openat2, dfd, untrusted_path, &how,
 	    sizeof(how))) < 0)
 		return errno == ENOENT || errno == ENOTDIR ||
 		    errno == ELOOP ? -errno : -EACCES;
@@ -815,10 +820,10 @@ static void *
 sock_run(void *v)
 {
 	struct job *j = v;
-	struct iovec iov = { j->buf, j->len };
+	struct iovec iov = { j->untrusted_buf, j->len };
 	struct msghdr m = { .msg_name = j->alen ? &j->addr : NULL,
 	    .msg_namelen = j->alen, .msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = j->ctl, .msg_controllen = j->ctllen };
+	    .msg_control = j->untrusted_ctl, .msg_controllen = j->ctllen };
 	long r;
 
 	if (j->nr == SYS_connect)
@@ -876,18 +881,20 @@ read_control(pid_t pid, const struct msghdr *m, int domain, struct job *j)
 		return 0;
 	if (m->msg_controllen > CTL_MAX)
 		return -ENOBUFS;
-	j->ctl = xcalloc(1, m->msg_controllen);
+	j->untrusted_ctl = xcalloc(1, m->msg_controllen);
 	j->ctllen = m->msg_controllen;
-	if (read_mem(pid, (uint64_t)m->msg_control, j->ctl, j->ctllen) < 0)
+	if (read_mem(pid, (uint64_t)m->msg_control, j->untrusted_ctl,
+	    j->ctllen) < 0)
 		return -EFAULT;
-	h.msg_control = j->ctl;
+	h.msg_control = j->untrusted_ctl;
 	h.msg_controllen = j->ctllen;
 	for (c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
 		int *fds = (int *)CMSG_DATA(c);
 
 		/* Its length is the command's: within what was read. */
 		if (c->cmsg_len < CMSG_LEN(0) || c->cmsg_len >
-		    j->ctllen - (size_t)((char *)c - (char *)j->ctl))
+		    j->ctllen - (size_t)((char *)c -
+		    (char *)j->untrusted_ctl))
 			return -EINVAL;
 		if (!cmsg_ok(c, domain))
 			return -EPERM;
@@ -928,11 +935,11 @@ read_payload(pid_t pid, const struct seccomp_notif *r, int domain, int type,
 		if (j->len > max && type != SOCK_STREAM)
 			return -EMSGSIZE;
 		j->len = j->len > max ? max : j->len;
-		j->buf = xmalloc(j->len + 1);
+		j->untrusted_buf = xmalloc(j->len + 1);
 		j->flags = (int)r->data.args[3];
 		*name = r->data.args[4];
 		*namelen = (socklen_t)r->data.args[5];
-		return read_mem(pid, r->data.args[1], j->buf, j->len);
+		return read_mem(pid, r->data.args[1], j->untrusted_buf, j->len);
 	}
 	if (r->data.nr == SYS_sendmmsg) {
 		if (r->data.args[2] == 0)
@@ -960,13 +967,13 @@ read_payload(pid_t pid, const struct seccomp_notif *r, int domain, int type,
 		    iov[i].iov_len;
 	}
 	j->len = want;
-	j->buf = xmalloc(j->len + 1);
+	j->untrusted_buf = xmalloc(j->len + 1);
 	for (i = 0; i < m.msg_iovlen && off < want; i++) {
 		size_t n = iov[i].iov_len > want - off ? want - off :
 		    iov[i].iov_len;
 
-		if (read_mem(pid, (uint64_t)iov[i].iov_base, j->buf + off,
-		    n) < 0)
+		if (read_mem(pid, (uint64_t)iov[i].iov_base,
+		    j->untrusted_buf + off, n) < 0)
 			return -EFAULT;
 		off += n;
 	}
@@ -1039,7 +1046,7 @@ netlink_unprivileged(int fd, const struct job *j)
 		struct nlmsghdr h;
 		size_t step;
 
-		memcpy(&h, j->buf + off, sizeof(h));
+		memcpy(&h, j->untrusted_buf + off, sizeof(h));
 		if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > j->len - off)
 			break;
 		if (proto == NETLINK_ROUTE ? h.nlmsg_type >= RTM_BASE &&
@@ -1224,7 +1231,7 @@ unotify_install(int sock, const char **where)
 	*where = "passing the listener out";
 	if (write(sock, fds, sizeof(fds)) != sizeof(fds))
 		return -errno;
-	if (read(sock, &ack, 1) != 1)
+	if (read(sock, &ack, sizeof(ack)) != 1)
 		return -EPIPE;
 	close(fds[0]);
 	close(fds[1]);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/untrusted.h"
 #include "lib/util.h"
 #include "run/proxy.h"
 
@@ -54,7 +55,7 @@ struct conn {
 	bool		 literal;	/* the host is an IP literal */
 	int		 client, upstream;
 	time_t		 started;
-	struct pbuf	 head;		/* the request head, while reading it */
+	struct pbuf	 untrusted_head;	/* the request head, as read */
 	struct pbuf	 up, down;	/* client->upstream, upstream->client */
 	bool		 client_eof, upstream_eof;
 };
@@ -114,10 +115,13 @@ proxy_rule_matches(const char *rule, const char *host, unsigned port)
 	return strcasecmp(rh, host) == 0;
 }
 
+/* Parses untrusted bytes (lib/untrusted.h): never past len. */
 int
-proxy_parse_connect(const char *head, size_t len, char **ret_host,
+proxy_parse_connect(struct untrusted untrusted_head, char **ret_host,
     unsigned *ret_port, const char **why)
 {
+	const char *head = untrusted_head.untrusted_bytes;
+	size_t len = untrusted_head.len;
 	const char *p = head, *end, *sp, *colon;
 	char host[256];
 	size_t i, hl;
@@ -128,7 +132,7 @@ proxy_parse_connect(const char *head, size_t len, char **ret_host,
 		*why = "a NUL byte in the request";
 		return -1;
 	}
-	if (len < 8 || strncmp(p, "CONNECT ", 8) != 0) {
+	if (len < 8 || memcmp(p, "CONNECT ", 8) != 0) {
 		*why = "not a CONNECT request (only CONNECT is proxied)";
 		return -1;
 	}
@@ -461,8 +465,8 @@ start(struct proxy *px, struct conn *c)
 	pthread_t t;
 	pthread_attr_t attr;
 
-	if (proxy_parse_connect(c->head.data, c->head.len, &host, &port,
-	    &why) < 0) {
+	if (proxy_parse_connect(untrusted_wrap(c->untrusted_head.data,
+	    c->untrusted_head.len), &host, &port, &why) < 0) {
 		refuse(px, c, "(unparsed request)", why);
 		return;
 	}
@@ -544,7 +548,7 @@ conn_free(struct conn *c)
 		close(c->client);
 	if (c->upstream >= 0)
 		close(c->upstream);
-	free(c->head.data);
+	free(c->untrusted_head.data);
 	free(c->up.data);
 	free(c->down.data);
 	free(c);
@@ -623,6 +627,7 @@ buf_fill(struct pbuf *b, int fd, bool *eof)
 
 	if (b->data == NULL)
 		b->data = xmalloc(BUF);
+	/* Bounded: the buffer's BUF bytes. */
 	r = read(fd, b->data + b->len, BUF - b->len);
 	if (r > 0)
 		b->len += (size_t)r;
@@ -647,20 +652,23 @@ head_read(struct proxy *px, struct conn *c)
 {
 	ssize_t r;
 
-	if (c->head.data == NULL)
-		c->head.data = xmalloc(HEAD_MAX + 1);
-	r = read(c->client, c->head.data + c->head.len, HEAD_MAX - c->head.len);
+	if (c->untrusted_head.data == NULL)
+		c->untrusted_head.data = xmalloc(HEAD_MAX + 1);
+	/* Bounded: at most HEAD_MAX in all. */
+	r = read(c->client, c->untrusted_head.data + c->untrusted_head.len,
+	    HEAD_MAX - c->untrusted_head.len);
 	if (r <= 0) {
 		if (r == 0 || (errno != EAGAIN && errno != EINTR))
 			c->state = S_DONE;
 		return;
 	}
-	c->head.len += (size_t)r;
-	c->head.data[c->head.len] = '\0';
-	if (memmem(c->head.data, c->head.len, "\r\n\r\n", 4) ||
-	    memmem(c->head.data, c->head.len, "\n\n", 2))
+	c->untrusted_head.len += (size_t)r;
+	c->untrusted_head.data[c->untrusted_head.len] = '\0';
+	if (memmem(c->untrusted_head.data, c->untrusted_head.len,
+	    "\r\n\r\n", 4) || memmem(c->untrusted_head.data,
+	    c->untrusted_head.len, "\n\n", 2))
 		start(px, c);
-	else if (c->head.len == HEAD_MAX)
+	else if (c->untrusted_head.len == HEAD_MAX)
 		refuse(px, c, "(request)", "a request head over 8 KiB");
 }
 

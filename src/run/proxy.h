@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#include "lib/untrusted.h"
+
 /* The port inside the sandbox's own network namespace: nothing else there. */
 #define PROXY_PORT	3128
 
@@ -25,12 +27,12 @@
 bool	proxy_rule_matches(const char *rule, const char *host, unsigned port);
 
 /*
- * Parse the request head of a CONNECT ("CONNECT host:port HTTP/1.x").
- * Returns 0 with the lower-cased host (heap) and port, or -1 with *why.
- * Pure.  Refuses NUL and control bytes, a trailing dot, non-ASCII names,
- * absurd lengths, anything but digits in the port.
+ * Parse the request head of a CONNECT ("CONNECT host:port HTTP/1.x"), the
+ * client's bytes.  Returns 0 with the lower-cased host (heap) and port,
+ * or -1 with *why.  Pure.  Refuses NUL and control bytes, a trailing dot,
+ * non-ASCII names, absurd lengths, anything but digits in the port.
  */
-int	proxy_parse_connect(const char *head, size_t len, char **ret_host,
+int	proxy_parse_connect(struct untrusted untrusted_head, char **ret_host,
 	    unsigned *ret_port, const char **why);
 
 /*

@@ -159,7 +159,8 @@ test_parse(void)
 			}
 		}
 		len = t->len ? t->len : strlen(head);
-		r = proxy_parse_connect(head, len, &host, &port, &why);
+		r = proxy_parse_connect(untrusted_wrap(head, len), &host, &port,
+		    &why);
 		if (want_host) {
 			if (!ok(r == 0, "parse accepts: %s", t->name))
 				diag("refused: %s", why ? why : "(no why)");
