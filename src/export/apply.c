@@ -51,6 +51,9 @@
 /* Agent data: the largest patch or commit message read. */
 #define MAX_PATCH	(1024UL * 1024 * 1024)
 #define MAX_META	(64UL * 1024 + 1024)
+/* A host file the patch changes, and its copy in the journal, read into
+ * memory: a larger one is refused, as a larger patch is. */
+#define HOST_FILE_MAX	MAX_PATCH
 #define MAX_COMMITS	9999
 
 enum { T_ABSENT, T_FILE, T_LINK, T_DIR, T_OTHER };
@@ -443,16 +446,13 @@ host_read(struct ctx *c, const char *path, struct ent *e, char **data,
 	} else if (S_ISREG(st.st_mode)) {
 		autoclose int fd = openat(pfd, base, O_RDONLY | O_NOFOLLOW |
 		    O_CLOEXEC);
-		size_t got = 0;
 		ssize_t n;
 
 		if (fd < 0)
 			return -errno;
-		*data = xmalloc((size_t)st.st_size + 1);
-		while (got < (size_t)st.st_size &&
-		    (n = read(fd, *data + got, (size_t)st.st_size - got)) > 0)
-			got += (size_t)n;
-		*len = got;
+		if ((n = fd_read_all(fd, HOST_FILE_MAX, data)) < 0)
+			return (int)n;
+		*len = (size_t)n;
 		e->type = T_FILE;
 		e->mode = (st.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE :
 		    GIT_FILEMODE_BLOB;
@@ -1554,13 +1554,11 @@ restore_entry(int wfd, int jfd, const char *idx, const char *kind,
 		return 0;
 	{
 		autoclose int fd = openat(jfd, name, O_RDONLY | O_CLOEXEC);
+		ssize_t n;
 
-		if (fd < 0 || fstat(fd, &st) < 0)
+		if (fd < 0 || (n = fd_read_all(fd, HOST_FILE_MAX, &data)) < 0)
 			return -EIO;
-		data = xmalloc((size_t)st.st_size + 1);
-		if (read(fd, data, (size_t)st.st_size) != st.st_size)
-			return -EIO;
-		len = (size_t)st.st_size;
+		len = (size_t)n;
 	}
 	/* A file the apply made of this directory's path: empty again. */
 	if ((pfd = open_parent(wfd, path, &base)) >= 0) {
