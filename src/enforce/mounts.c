@@ -48,7 +48,6 @@
 /* A file shown on its own is copied into the sandbox up to this size. */
 #define COPY_MAX	(1 << 20)
 
-const char *mount_hint;
 
 /*
  * The new root as it is built: mount_setup()'s, in its frame, handed to
@@ -66,6 +65,7 @@ struct mnt {
 	int		*skel;
 	size_t		 nskel;
 	unsigned int	 nstage;	/* the next name in STAGE */
+	char		*hint;		/* why a step failed, for the user */
 };
 
 /*
@@ -278,14 +278,14 @@ pseudo_tree(struct mnt *mc, const char *path)
  * system it does not support, or stacking too deep).
  */
 static int
-ro_overlay(int src, int dst, const char *host)
+ro_overlay(struct mnt *mc, int src, int dst, const char *host)
 {
 	autofree char *opts = xasprintf("lowerdir=%s:" EMPTY, fdpath(src).s);
 
 	if (mount("overlay", fdpath(dst).s, "overlay", MS_RDONLY | MS_NOSUID |
 	    MS_NODEV, opts) < 0) {
-		if (errno == EINVAL)
-			mount_hint = xasprintf("'%s' cannot be a read-only "
+		if (errno == EINVAL && mc->hint == NULL)
+			mc->hint = xasprintf("'%s' cannot be a read-only "
 			    "overlayfs lower layer here (a file system overlayfs "
 			    "does not support, or overlays stacked too deep); "
 			    "confine shows the host's trees only through one, "
@@ -336,7 +336,7 @@ show_file(struct mnt *mc, int src, const struct stat *st, int dst,
 		if (mkdir(stage, 0700) < 0 ||
 		    (sfd = open(stage, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 			return -errno;
-		if ((r = ro_overlay(pfd, sfd, dir)) < 0)
+		if ((r = ro_overlay(mc, pfd, sfd, dir)) < 0)
 			return r;
 		file = path_join(stage, slash + 1);
 		if ((ffd = open(file, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
@@ -493,7 +493,7 @@ show_dir(struct mnt *mc, int src, int dst, const char *host, const char *in)
 	if (pseudo_tree(mc, host))
 		return ro_bind(mc, fdpath(src).s, dst, in, true);
 	if (!mounts_below(mc, host))
-		return ro_overlay(src, dst, host);
+		return ro_overlay(mc, src, dst, host);
 	if (mount("tmpfs", fdpath(dst).s, "tmpfs", MS_NOSUID | MS_NODEV,
 	    "mode=0755") < 0)
 		return -errno;
@@ -1077,12 +1077,12 @@ mnt_clear(struct mnt *mc)
 	strv_free(mc->hm_type);
 	if (mc->newroot >= 0)
 		close(mc->newroot);
+	free(mc->hint);
 }
 
-int
-mount_setup(const struct plan_mounts *ms, const char **where)
+static int
+build(struct mnt *mc, const struct plan_mounts *ms, const char **where)
 {
-	AUTO(mnt_clear) struct mnt mc = { .plan = ms, .newroot = -1 };
 	autoclose int fd = -1;
 	size_t i;
 	int r;
@@ -1109,18 +1109,18 @@ mount_setup(const struct plan_mounts *ms, const char **where)
 	    ms->v[0].kind != PLAN_MOUNT_EMPTY_ROOT))
 		return -EINVAL;
 	for (i = 0; i < ms->n; i++)
-		if ((r = apply(&mc, &ms->v[i], ms->dev_nodes, where)) < 0)
+		if ((r = apply(mc, &ms->v[i], ms->dev_nodes, where)) < 0)
 			return r;
 	/* The rebuilt directories: nothing more is mounted on them. */
 	*where = "make the host's view read-only";
-	for (i = 0; i < mc.nskel; i++)
-		if ((r = set_attr(mc.skel[i], MOUNT_ATTR_RDONLY, false)) < 0)
+	for (i = 0; i < mc->nskel; i++)
+		if ((r = set_attr(mc->skel[i], MOUNT_ATTR_RDONLY, false)) < 0)
 			return r;
-	while (mc.nskel > 0)
-		close(mc.skel[--mc.nskel]);
+	while (mc->nskel > 0)
+		close(mc->skel[--mc->nskel]);
 
 	*where = "make the new root read-only";
-	if (mc.empty_root && (r = set_attr(mc.newroot, MOUNT_ATTR_RDONLY |
+	if (mc->empty_root && (r = set_attr(mc->newroot, MOUNT_ATTR_RDONLY |
 	    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false)) < 0)
 		return r;
 
@@ -1130,9 +1130,24 @@ mount_setup(const struct plan_mounts *ms, const char **where)
 	 * (pivot_root(2), NOTES).
 	 */
 	*where = "pivot_root to the new root";
-	if (fchdir(mc.newroot) < 0 || sys_pivot_root(".", ".") < 0)
+	if (fchdir(mc->newroot) < 0 || sys_pivot_root(".", ".") < 0)
 		return -errno;
 	if (umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return -errno;
 	return 0;
+}
+
+int
+mount_setup(const struct plan_mounts *ms, const char **where,
+    char **ret_hint)
+{
+	AUTO(mnt_clear) struct mnt mc = { .plan = ms, .newroot = -1 };
+	int r = build(&mc, ms, where);
+
+	*ret_hint = NULL;
+	if (r < 0) {
+		*ret_hint = mc.hint;
+		mc.hint = NULL;
+	}
+	return r;
 }

@@ -13,10 +13,11 @@
 /*
  * Build the new root from the plan's mounts, in order, and pivot into it;
  * the host's root is detached afterwards.  Returns 0, or -errno with
- * *where set to what failed (a plan path or a step name).
+ * *where set to what failed (a plan path or a step name) and *ret_hint to
+ * why, where that is known (a host tree that cannot be shown read-only),
+ * else NULL: a heap string.
  */
-int	mount_setup(const struct plan_mounts *, const char **where);
-/* Set when a host tree cannot be shown read-only: why, for the hint. */
-extern const char *mount_hint;
+int	mount_setup(const struct plan_mounts *, const char **where,
+	    char **ret_hint);
 
 #endif

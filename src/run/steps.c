@@ -72,10 +72,11 @@ static void
 mounts(struct step_ctx *c)
 {
 	const char *where;
+	char *hint;
 	int r;
 
-	if ((r = mount_setup(&c->p->mounts, &where)) < 0)
-		die_hint(EXIT_CONFINE, -r, mount_hint ? mount_hint :
+	if ((r = mount_setup(&c->p->mounts, &where, &hint)) < 0)
+		die_hint(EXIT_CONFINE, -r, hint ? hint :
 		    r == -EINVAL && strstr(where, "/") ?
 		    "the filesystem holding the session directory may not "
 		    "support overlayfs upper layers in a user namespace "
