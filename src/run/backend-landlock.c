@@ -94,9 +94,9 @@ keeper_end(void)
 static noreturn void
 keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
 {
-	int sigfd, devnull, status, r;
+	int sigfd, code, r;
 	sigset_t set;
-	pid_t cmd, pid;
+	pid_t cmd;
 
 	sandbox_child_ends(f);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -126,12 +126,7 @@ keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
 		close(f->notify[1]);
 	if (f->slave >= 0)
 		close(f->slave);
-	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		close(devnull);
-	}
+	sandbox_stdio_null();
 	env_scrub();
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = sigfd, .events = POLLIN },
@@ -149,17 +144,11 @@ keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
 		if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		sig = (int)si.ssi_signo;
-		if (sig != SIGCHLD) {
-			if (sig != SIGWINCH && kill(-cmd, sig) < 0)
-				kill(cmd, sig);
-			continue;
-		}
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			if (pid != cmd)
-				continue;
+		if (sig != SIGCHLD)
+			sandbox_forward(cmd, sig);
+		else if (sandbox_reap(cmd, &code)) {
 			keeper_end();
-			_exit(WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
-			    WEXITSTATUS(status));
+			_exit(code);
 		}
 	}
 }

@@ -39,25 +39,16 @@ reaper(pid_t cmd)
 {
 	sigset_t set;
 	siginfo_t si;
-	int status, sig;
-	pid_t pid;
+	int sig, code;
 
 	sandbox_sigset(&set);
 	for (;;) {
 		if ((sig = sigwaitinfo(&set, &si)) < 0)
 			continue;
-		if (sig != SIGCHLD) {
-			if (sig != SIGWINCH && kill(-cmd, sig) < 0)
-				kill(cmd, sig);
-			continue;
-		}
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-			if (pid != cmd)
-				continue;
-			if (WIFSIGNALED(status))
-				_exit(128 + WTERMSIG(status));
-			_exit(WEXITSTATUS(status));
-		}
+		if (sig != SIGCHLD)
+			sandbox_forward(cmd, sig);
+		else if (sandbox_reap(cmd, &code))
+			_exit(code);
 	}
 }
 
@@ -71,7 +62,6 @@ sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f)
 {
 	struct step_ctx c;
 	char ready = REC_READY;
-	int devnull;
 	pid_t cmd;
 
 	steps_ctx_init(&c, p);
@@ -93,12 +83,7 @@ sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f)
 	close(f->bpf[0]);
 	if (c.slave >= 0)
 		close(c.slave);
-	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
-		dup2(devnull, 0);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		close(devnull);
-	}
+	sandbox_stdio_null();
 	reaper(cmd);
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -176,3 +177,39 @@ sandbox_child_begin(struct fds *f)
 	close_fd(&f->parent);
 }
 
+
+void
+sandbox_stdio_null(void)
+{
+	int devnull;
+
+	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		close(devnull);
+	}
+}
+
+void
+sandbox_forward(pid_t cmd, int sig)
+{
+	if (sig != SIGWINCH && kill(-cmd, sig) < 0)
+		kill(cmd, sig);
+}
+
+bool
+sandbox_reap(pid_t cmd, int *ret_code)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid != cmd)
+			continue;
+		*ret_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+		    WEXITSTATUS(status);
+		return true;
+	}
+	return false;
+}

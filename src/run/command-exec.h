@@ -12,6 +12,7 @@
 #define CONFINE_COMMAND_EXEC_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdnoreturn.h>
 #include <time.h>
 
@@ -49,6 +50,20 @@ void	sandbox_send_out(int sock, int fd, const char *what);
 /* With a pty in the plan, open one here and pass its master out on sock;
  * the slave, or -1 without. */
 int	sandbox_pty_out(const struct plan_tty *, int sock);
+
+/* A set-up process that stays (pid 1, the keeper): 0, 1, 2 on /dev/null,
+ * so that it holds nothing of the user's terminal. */
+void	sandbox_stdio_null(void);
+
+/* Pass a signal confine forwarded on to the command's process group (or
+ * the command alone); SIGWINCH is the pty's business. */
+void	sandbox_forward(pid_t cmd, int sig);
+
+/*
+ * Reap every child that has exited; true once cmd is among them, with
+ * *ret_code the status confine exits with (its own, or 128+N for signal N).
+ */
+bool	sandbox_reap(pid_t cmd, int *ret_code);
 
 /* execvp(3) with the PATH of the plan's environment; on failure, die
  * with 127 (not found) or 126. */
