@@ -553,7 +553,8 @@ lock_ok(int fd, void *arg)
 }
 
 int
-meta_answer(int listener, char *const *roots, uid_t uid, pid_t keeper)
+meta_answer(int listener, struct unotify_jobs *jobs, char *const *roots,
+    uid_t uid, pid_t keeper)
 {
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
@@ -562,7 +563,7 @@ meta_answer(int listener, char *const *roots, uid_t uid, pid_t keeper)
 	memset(&req, 0, sizeof(req));
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
-	if (unotify_lock(listener, &req, lock_ok, (void *)roots))
+	if (unotify_lock(jobs, listener, &req, lock_ok, (void *)roots))
 		return 0;
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;

@@ -155,6 +155,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	static struct pty_relay relay;
 	struct proxy *px = NULL;
 	struct unotify *un = NULL;
+	struct unotify_jobs *jobs = NULL;	/* the landlock listener's */
 	bool done = false, relaying = false, status_open = true;
 	bool relayed = false;
 	int wstatus = 0, master = f->master, listener = -1, ready;
@@ -239,8 +240,10 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 				px = proxy_new(lfd, p->allow, p->endpoint);
 		}
 		if (nsfd && pfd[nsfd].revents) {
-			if (!(ops->flags & BACKEND_UNOTIFY))
+			if (!(ops->flags & BACKEND_UNOTIFY)) {
 				listener = pty_recv_fd(f->notify[0]);
+				jobs = unotify_jobs_new();
+			}
 			else if ((un = unotify_receive(f->notify[0],
 			    p->net == PLAN_NET_HOST, (p->landlock.handled_net &
 			    LL_NET_CONNECT_TCP) != 0,
@@ -253,7 +256,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		 * process is the session's any more (run/notify-meta.c). */
 		keeper = done ? 0 : child;
 		if (nlfd && (((pfd[nlfd].revents & POLLIN) && (un ?
-		    unotify_answer(un) : meta_answer(listener, roots,
+		    unotify_answer(un) : meta_answer(listener, jobs, roots,
 		    p->uid, keeper)) < 0) || (!(pfd[nlfd].revents & POLLIN) &&
 		    (pfd[nlfd].revents & (POLLHUP | POLLERR | POLLNVAL))))) {
 			/* The command is gone: no more calls to answer.  Its
@@ -275,6 +278,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		unotify_free(un);
 	else if (listener >= 0)
 		close(listener);
+	unotify_jobs_free(jobs);
 	if (relayed)
 		relay_report(&relay);
 	if (px) {
