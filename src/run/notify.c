@@ -40,7 +40,6 @@
 #include <limits.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
-#include <linux/openat2.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/sockios.h>
@@ -63,6 +62,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "run/notify.h"
@@ -684,8 +684,7 @@ own_socket(pid_t pid, const struct cand *c)
 static bool
 bound_at(int s, pid_t pid, const struct stat *target, bool unique)
 {
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_NO_SYMLINKS };
+	enum fd_resolve how = FD_NO_SYMLINKS;
 	struct sockaddr_un a;
 	socklen_t alen = sizeof(a);
 	autoclose int f = -1, dfd = -1;
@@ -703,12 +702,11 @@ bound_at(int s, pid_t pid, const struct stat *target, bool unique)
 		a.sun_path[sizeof(a.sun_path) - 1] = '\0';
 		if (a.sun_path[0] == '/') {
 			snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
-			how.resolve |= RESOLVE_IN_ROOT;
+			how = FD_IN_ROOT_NO_SYMLINKS;
 		} else
 			snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
 		if ((dfd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-		    (f = (int)syscall(SYS_openat2, dfd, a.sun_path, &how,
-		    sizeof(how))) < 0)
+		    (f = fd_open_at(dfd, a.sun_path, O_PATH, 0, how)) < 0)
 			return false;
 	}
 	return fstat(f, &st) == 0 && st.st_dev == target->st_dev &&
@@ -809,8 +807,7 @@ resolve(struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
     struct job *j)
 {
 	char untrusted_path[sizeof(j->addr.sun_path) + 1], proc[64];
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_NO_MAGICLINKS };
+	enum fd_resolve how = FD_NO_MAGICLINKS;
 	autoclose int dfd = -1;
 	struct stat st;
 	size_t plen;
@@ -834,15 +831,15 @@ resolve(struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
 	if (untrusted_path[0] == '/') {
 		/* The sandbox's root is the resolution's. */
 		snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
-		how.resolve |= RESOLVE_IN_ROOT;
+		how = FD_IN_ROOT;
 	} else
 		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
 	if ((dfd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -ESRCH;
-	if ((j->target = (int)syscall(SYS_openat2, dfd, untrusted_path, &how,
-	    sizeof(how))) < 0)
-		return errno == ENOENT || errno == ENOTDIR ||
-		    errno == ELOOP ? -errno : -EACCES;
+	if ((e = fd_open_at(dfd, untrusted_path, O_PATH, 0, how)) < 0)
+		return e == -ENOENT || e == -ENOTDIR || e == -ELOOP ? e :
+		    -EACCES;
+	j->target = e;
 	if (fstat(j->target, &st) < 0)
 		return -EACCES;
 	if (!S_ISSOCK(st.st_mode))
