@@ -47,6 +47,7 @@ landlock_command(const struct plan *p, const struct run_state *rs,
 	steps_ctx_init(&c, p);
 	c.f = f;
 	c.start_after = rs->start_after;
+	c.env_area = rs->env_area;
 	c.status_fd = f->status[1];
 	c.bpf_fd = f->bpf[0];
 	c.notify_sock = f->notify[1];
@@ -132,7 +133,7 @@ keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
 		dup2(devnull, 2);
 		close(devnull);
 	}
-	env_scrub();
+	env_scrub(&rs->env_area);
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = sigfd, .events = POLLIN },
 		    { .fd = f->parent, .events = POLLIN } };

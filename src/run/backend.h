@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "lib/env.h"
 #include "policy/plan.h"
 
 /* Status records: the first byte says what happened. */
@@ -41,6 +42,9 @@ struct run_state {
 					   coarse clock is past this; zero:
 					   at once (run/session-dir.c) */
 	pid_t		 child;		/* the sandbox's first process */
+	/* confine's argv and environ strings, zeroed in the sandbox's
+	 * processes that stay (a fork keeps the addresses). */
+	struct env_area	 env_area;
 };
 
 /* What the supervisor must make or do for a backend, around its start. */

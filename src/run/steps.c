@@ -173,8 +173,7 @@ not_dumpable(struct step_ctx *c)
 static void
 environment(struct step_ctx *c)
 {
-	(void)c;
-	env_scrub();
+	env_scrub(&c->env_area);
 }
 
 /* bwrap: unix connects and sends, and file locks, to the supervisor. */

@@ -464,13 +464,13 @@ exit_status(const struct record *rec, int wstatus)
 }
 
 int
-sandbox_run(const struct plan *p)
+sandbox_run(const struct plan *p, const struct env_area *area)
 {
 	const struct backend_ops *ops = backend_ops(p);
 	struct fds f = { .status = { -1, -1 }, .bpf = { -1, -1 },
 	    .ptysock = { -1, -1 }, .proxysock = { -1, -1 }, .master = -1,
 	    .slave = -1, .notify = { -1, -1 } };
-	struct run_state rs = { 0 };
+	struct run_state rs = { .env_area = *area };
 	struct record rec = { 0 };
 	const char *where = NULL;
 	sigset_t set;
