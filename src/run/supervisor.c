@@ -152,7 +152,14 @@ static int
 supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
     struct fds *f, struct record *rec)
 {
-	static struct pty_relay relay;
+	/*
+	 * Ours; enforce/pty.c points at it (for pty_restore() on die()'s
+	 * exit hook) from relay_start() until relaying ends, which calls
+	 * pty_restore(), and so lets it go, before the loop can end; the
+	 * pty_restore() below makes sure before it is freed.  On the heap:
+	 * its buffers are some 200 KiB.
+	 */
+	autofree struct pty_relay *relay = xmalloc(sizeof(*relay));
 	struct proxy *px = NULL;
 	struct unotify *un = NULL;
 	struct unotify_jobs *jobs = NULL;	/* the landlock listener's */
@@ -165,7 +172,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	    tmp, NULL };
 
 	if (master >= 0) {
-		relay_start(p, &relay, master);
+		relay_start(p, relay, master);
 		relaying = relayed = true;
 	}
 
@@ -193,7 +200,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			    .events = POLLIN };
 		rfd = n;
 		if (relaying)
-			n += pty_relay_poll(&relay, pfd + n);
+			n += pty_relay_poll(relay, pfd + n);
 		xfd = n;
 		if (px && !done)
 			n += pxn = proxy_poll(px, pfd + n, nitems(pfd) - n);
@@ -204,7 +211,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			die_errno(errno, "poll");
 		}
 		if (ready == 0 && relaying && !done)
-			suspend_if_stopped(&relay, master);
+			suspend_if_stopped(relay, master);
 		if (pfd[sfd].revents) {
 			struct signalfd_siginfo si;
 
@@ -213,7 +220,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 				int sig = (int)si.ssi_signo;
 
 				if (sig == SIGWINCH && relaying)
-					pty_relay_winch(&relay);
+					pty_relay_winch(relay);
 				else if (sig != SIGCHLD && sig != SIGWINCH)
 					forward(done ? -1 : child, sig);
 			}
@@ -227,7 +234,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			close(f->ptysock[0]);
 			f->ptysock[0] = -1;
 			if (master >= 0) {
-				relay_start(p, &relay, master);
+				relay_start(p, relay, master);
 				relaying = relayed = true;
 			}
 		}
@@ -267,7 +274,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		}
 		if (pxn)
 			proxy_step(px, pfd + xfd, pxn);
-		if (relaying && !pty_relay_step(&relay, pfd + rfd, xfd - rfd)) {
+		if (relaying && !pty_relay_step(relay, pfd + rfd, xfd - rfd)) {
 			/* EIO: every slave end is closed, the sandbox is gone. */
 			relaying = false;
 			close(master);
@@ -280,7 +287,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		close(listener);
 	unotify_jobs_free(jobs);
 	if (relayed)
-		relay_report(&relay);
+		relay_report(relay);
 	if (px) {
 		unsigned ok, no;
 
@@ -294,6 +301,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		}
 		proxy_free(px);
 	}
+	pty_restore();
 	return wstatus;
 }
 
