@@ -48,6 +48,7 @@ landlock_command(const struct plan *p, const struct run_state *rs,
 	c.f = f;
 	c.start_after = rs->start_after;
 	c.env_area = rs->env_area;
+	c.sigpipe = rs->sigpipe;
 	c.status_fd = f->status[1];
 	c.bpf_fd = f->bpf[0];
 	c.notify_sock = f->notify[1];

@@ -11,6 +11,7 @@
 #ifndef CONFINE_BACKEND_H
 #define CONFINE_BACKEND_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <time.h>
@@ -45,6 +46,9 @@ struct run_state {
 	/* confine's argv and environ strings, zeroed in the sandbox's
 	 * processes that stay (a fork keeps the addresses). */
 	struct env_area	 env_area;
+	/* The caller's SIGPIPE disposition, for the command (saved before
+	 * the supervisor ignores SIGPIPE). */
+	struct sigaction sigpipe;
 };
 
 /* What the supervisor must make or do for a backend, around its start. */

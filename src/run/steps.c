@@ -200,7 +200,7 @@ session(struct step_ctx *c)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	sigaction(SIGPIPE, &sandbox_saved_sigpipe, NULL);
+	sigaction(SIGPIPE, &c->sigpipe, NULL);
 	if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
 		die_errno(errno, "setsid");
 	if (c->slave < 0)

@@ -36,6 +36,8 @@ struct step_ctx {
 	bool			 have_prog;
 	struct env_area		 env_area;	/* scrubbed by the environment
 						   step; none in the inner stage */
+	struct sigaction	 sigpipe;	/* the command's SIGPIPE; the
+						   default in the inner stage */
 };
 
 /* A context with no fd: every one -1. */

@@ -499,7 +499,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	 * disposition back.
 	 */
 	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN },
-	    &sandbox_saved_sigpipe);
+	    &rs.sigpipe);
 	make_fds(p, ops, &f);
 	log_set_exit_hook(pty_restore);
 
