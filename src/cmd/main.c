@@ -123,6 +123,7 @@ main(int argc, char **argv)
 	struct plan plan;
 	struct profile profile = { 0 };
 	autostrv char **env = NULL, **keep = NULL;
+	struct env_area area;
 	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
 	size_t i;
 	int status;
@@ -132,7 +133,7 @@ main(int argc, char **argv)
 	if (argc > 1 && streq(argv[1], BWRAP_INNER_ARG))
 		return inner_main(argc, argv);
 	sanitize_fds();
-	env = env_snapshot(argc, argv);
+	env = env_snapshot(argc, argv, &area);
 	if (cli_parse(argc, argv, &opts, &cause) < 0) {
 		fprintf(stderr, "confine: %s\nhint: see 'confine --help'\n",
 		    cause);
@@ -227,7 +228,7 @@ main(int argc, char **argv)
 		    plan.workspace);
 	else
 		session_recover(plan.session_dir, plan.workspace);
-	status = sandbox_run(&plan);
+	status = sandbox_run(&plan, &area);
 	profile_free(&profile);
 	host_free(&host);
 	plan_free(&plan);

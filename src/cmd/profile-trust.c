@@ -44,7 +44,7 @@ int
 subcmd_profile_list(char *const *env)
 {
 	struct host h;
-	struct profile_dirs d;
+	AUTO(choose_dirs_free) struct profile_dirs d = { 0 };
 	bool sealed = false;
 	size_t i, j;
 
@@ -96,7 +96,7 @@ static int
 explain(const char *what, bool is_file, char *const *env, bool verbose)
 {
 	struct host h;
-	struct profile_dirs d;
+	AUTO(choose_dirs_free) struct profile_dirs d = { 0 };
 	struct profile pr;
 	struct cli_opts o = { .cmd = CLI_RUN };
 	struct plan plan;
@@ -169,7 +169,7 @@ int
 subcmd_trust(const struct cli_opts *o, char *const *env)
 {
 	struct host h;
-	struct profile_dirs d;
+	AUTO(choose_dirs_free) struct profile_dirs d = { 0 };
 	struct profile pr;
 	autofree char *file = NULL, *real = NULL, *buf = NULL, *pins = NULL;
 	autofree char *cause = NULL, *hint = NULL;

@@ -25,9 +25,16 @@
 #define TIOCGPTPEER	_IO('T', 0x41)
 #endif
 
+/*
+ * Process-wide on purpose: the user's terminal modes (saved, from
+ * pty_raw()) and the relay whose reset is due (active) must be put back on
+ * every exit path, and die() reaches pty_restore() through log's exit
+ * hook, a function without arguments.  There is one user's terminal per
+ * process.  active is borrowed: its owner (the supervisor) keeps the relay
+ * alive until pty_restore() has let it go.
+ */
 static struct termios saved;
 static int saved_fd = -1;
-/* The relay whose reset is due, for pty_restore on any exit path. */
 static struct pty_relay *active;
 
 int

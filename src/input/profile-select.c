@@ -27,14 +27,20 @@
 void
 choose_dirs(const struct host *h, struct profile_dirs *d)
 {
-	static char *user;
-
-	free(user);
-	user = path_join(h->config_home, "confine/profiles");
-	d->dir[0] = user;
+	d->user = path_join(h->config_home, "confine/profiles");
+	d->dir[0] = d->user;
 	d->dir[1] = SYSCONFDIR "/confine/profiles";
 	d->dir[2] = PROFILEDIR;
 	d->uid = h->uid;
+}
+
+void
+choose_dirs_free(struct profile_dirs *d)
+{
+	if (d == NULL)
+		return;
+	free(d->user);
+	*d = (struct profile_dirs){ .uid = d->uid };
 }
 
 char *
@@ -112,7 +118,7 @@ int
 choose_profile(const struct cli_opts *o, const struct host *h,
     struct profile *ret, char **reason, char **cause, char **hint)
 {
-	struct profile_dirs d;
+	AUTO(choose_dirs_free) struct profile_dirs d = { 0 };
 	const char *ws, *cmd;
 	autofree char *found = NULL;
 	int r, where = 0;

@@ -11,8 +11,13 @@
 #include "input/host-probe.h"
 #include "input/profile.h"
 
-/* The search dirs: user, system, shipped.  The strings are static/owned. */
+/*
+ * The search dirs: user, system, shipped.  *ret owns the user dir's string
+ * (ret->user): choose_dirs_free() frees it.
+ */
 void	choose_dirs(const struct host *, struct profile_dirs *ret);
+/* Free what d owns; its dirs are then none.  NULL: nothing. */
+void	choose_dirs_free(struct profile_dirs *d);
 /* $XDG_CONFIG_HOME/confine/trust, heap string. */
 char	*choose_pins(const struct host *);
 

@@ -50,6 +50,8 @@ struct profile {
 struct profile_dirs {
 	const char	*dir[3];	/* user, system, shipped */
 	uid_t		 uid;		/* files must be owned by it or root */
+	char		*user;		/* owned: dir[0] as choose_dirs()
+					   made it, or NULL */
 };
 
 #define PROFILE_MAX_SIZE	(64 * 1024)

@@ -18,33 +18,33 @@
 
 extern char **environ;
 
-static char *area_start, *area_end;	/* argv and environ strings */
-
 static void
-note(char *s)
+note(struct env_area *a, char *s)
 {
 	char *e = s + strlen(s) + 1;
 
-	if (area_start == NULL || s < area_start)
-		area_start = s;
-	if (e > area_end)
-		area_end = e;
+	if (a->start == NULL || s < a->start)
+		a->start = s;
+	if (e > a->end)
+		a->end = e;
 }
 
 char **
-env_snapshot(int argc, char **argv)
+env_snapshot(int argc, char **argv, struct env_area *ret_area)
 {
+	struct env_area a = { NULL, NULL };
 	int i;
 
 	for (i = 0; i < argc; i++)
-		note(argv[i]);
+		note(&a, argv[i]);
 	for (i = 0; environ && environ[i]; i++)
-		note(environ[i]);
+		note(&a, environ[i]);
+	*ret_area = a;
 	return strv_copy(environ);
 }
 
 void
-env_scrub(void)
+env_scrub(const struct env_area *area)
 {
 	size_t i;
 
@@ -53,9 +53,9 @@ env_scrub(void)
 	 * that execve(2) laid out; the strings there are what we zero.  Only
 	 * zero an area that looks like one contiguous block of strings.
 	 */
-	if (area_start && area_end > area_start &&
-	    (size_t)(area_end - area_start) < 16 * 1024 * 1024)
-		memset(area_start, 0, (size_t)(area_end - area_start));
+	if (area->start && area->end > area->start &&
+	    (size_t)(area->end - area->start) < 16 * 1024 * 1024)
+		memset(area->start, 0, (size_t)(area->end - area->start));
 	for (i = 0; environ && environ[i]; i++)
 		environ[i] = NULL;
 }

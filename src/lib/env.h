@@ -14,8 +14,22 @@
 /* The longest codeset or modifier of a locale name that passes. */
 #define ENV_LOCALE_PART	15
 
-/* Copy of environ at start-up; also notes where argv and environ live. */
-char	**env_snapshot(int argc, char **argv);
+/*
+ * Where a process's argv and environ strings lie: the block execve(2)
+ * laid out, that /proc/PID/cmdline and environ show.  Both NULL: none
+ * known (nothing to zero but environ's pointers).  Borrowed: it points
+ * into the process's own stack, good in it and in its forks only.
+ */
+struct env_area {
+	char	*start;
+	char	*end;
+};
+
+/*
+ * Copy of environ at start-up (owned, a strv); *ret_area is where argv
+ * and environ live, for env_scrub().
+ */
+char	**env_snapshot(int argc, char **argv, struct env_area *ret_area);
 /* Value of NAME in a snapshot, or NULL.  Pure. */
 const char *env_get(char *const *env, const char *name);
 
@@ -41,9 +55,10 @@ char	**env_build(char *const *host_env, const char *const *allow,
 
 /*
  * Overwrite this process's copy of confine's argv and environment strings
- * with zeros, so /proc/PID/cmdline and environ of the process that stays in
- * the sandbox show nothing of the caller's.
+ * (area, from env_snapshot() in this process or the one it forked from)
+ * with zeros, and empty environ, so /proc/PID/cmdline and environ of the
+ * process that stays in the sandbox show nothing of the caller's.
  */
-void	env_scrub(void);
+void	env_scrub(const struct env_area *area);
 
 #endif

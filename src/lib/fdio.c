@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: ISC
 /*
- * fdio.c - whole-file reads with a bound; see fdio.h.
+ * fdio.c - openat2(2) opens, resolved as named, and whole-file reads with
+ * a bound; see fdio.h.
  */
 #include "config.h"
 
@@ -14,6 +15,25 @@
 #include "lib/fdio.h"
 #include "lib/util.h"
 
+static unsigned long long
+resolve_flags(enum fd_resolve how)
+{
+	switch (how) {
+	case FD_BENEATH:
+		break;
+	case FD_IN_ROOT:
+		return RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	case FD_NO_MAGICLINKS:
+		return RESOLVE_NO_MAGICLINKS;
+	case FD_NO_SYMLINKS:
+		return RESOLVE_NO_SYMLINKS;
+	case FD_IN_ROOT_NO_SYMLINKS:
+		return RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS;
+	}
+	/* FD_BENEATH, and the strictest for anything else. */
+	return RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+}
+
 int
 fd_open_at(int dirfd, const char *path, int flags, mode_t mode,
     enum fd_resolve how)
@@ -21,10 +41,7 @@ fd_open_at(int dirfd, const char *path, int flags, mode_t mode,
 	struct open_how oh = {
 		.flags = (unsigned long long)flags | O_CLOEXEC,
 		.mode = (flags & O_CREAT) ? mode : 0,
-		.resolve = how == FD_IN_ROOT ?
-		    RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS :
-		    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-		    RESOLVE_NO_MAGICLINKS,
+		.resolve = resolve_flags(how),
 	};
 	int fd;
 

@@ -11,10 +11,23 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* How fd_open_at() resolves a path (openat2(2) RESOLVE_*). */
+/*
+ * How fd_open_at() resolves a path (openat2(2) RESOLVE_*).  FD_BENEATH is
+ * the one for trees the agent writes; the others are for paths another
+ * process sees (the command's, under /proc/PID/root or cwd), resolved as
+ * it would, short of what could only be a trick.
+ */
 enum fd_resolve {
-	FD_BENEATH,	/* below dirfd, no symlink, no magic link */
-	FD_IN_ROOT,	/* dirfd is the root: symlinks resolve inside it */
+	FD_BENEATH,	/* below dirfd, no symlink, no magic link:
+			 * BENEATH | NO_SYMLINKS | NO_MAGICLINKS */
+	FD_IN_ROOT,	/* dirfd is the root: symlinks resolve inside it;
+			 * no magic link: IN_ROOT | NO_MAGICLINKS */
+	FD_NO_MAGICLINKS, /* anywhere, dirfd or AT_FDCWD: symlinks followed
+			 * (".." too), no magic link: NO_MAGICLINKS */
+	FD_NO_SYMLINKS,	/* anywhere, ".." too; no symlink of any kind
+			 * (magic links are symlinks): NO_SYMLINKS */
+	FD_IN_ROOT_NO_SYMLINKS, /* dirfd is the root, no symlink of any
+			 * kind: IN_ROOT | NO_SYMLINKS */
 };
 
 /*

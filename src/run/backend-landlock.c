@@ -47,6 +47,8 @@ landlock_command(const struct plan *p, const struct run_state *rs,
 	steps_ctx_init(&c, p);
 	c.f = f;
 	c.start_after = rs->start_after;
+	c.env_area = rs->env_area;
+	c.sigpipe = rs->sigpipe;
 	c.status_fd = f->status[1];
 	c.bpf_fd = f->bpf[0];
 	c.notify_sock = f->notify[1];
@@ -127,7 +129,7 @@ keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
 	if (f->slave >= 0)
 		close(f->slave);
 	sandbox_stdio_null();
-	env_scrub();
+	env_scrub(&rs->env_area);
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = sigfd, .events = POLLIN },
 		    { .fd = f->parent, .events = POLLIN } };

@@ -67,6 +67,8 @@ sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f)
 	steps_ctx_init(&c, p);
 	c.f = f;
 	c.start_after = rs->start_after;
+	c.env_area = rs->env_area;
+	c.sigpipe = rs->sigpipe;
 	c.status_fd = f->status[1];
 	c.pty_sock = f->ptysock[1];
 	c.proxy_sock = f->proxysock[1];

@@ -11,10 +11,12 @@
 #ifndef CONFINE_BACKEND_H
 #define CONFINE_BACKEND_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <time.h>
 
+#include "lib/env.h"
 #include "policy/plan.h"
 
 /* Status records: the first byte says what happened. */
@@ -41,6 +43,12 @@ struct run_state {
 					   coarse clock is past this; zero:
 					   at once (run/session-dir.c) */
 	pid_t		 child;		/* the sandbox's first process */
+	/* confine's argv and environ strings, zeroed in the sandbox's
+	 * processes that stay (a fork keeps the addresses). */
+	struct env_area	 env_area;
+	/* The caller's SIGPIPE disposition, for the command (saved before
+	 * the supervisor ignores SIGPIPE). */
+	struct sigaction sigpipe;
 };
 
 /* What the supervisor must make or do for a backend, around its start. */

@@ -30,7 +30,6 @@
 #include "run/command-exec.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-struct sigaction sandbox_saved_sigpipe;
 
 void
 sandbox_sigset(sigset_t *set)

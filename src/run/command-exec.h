@@ -19,10 +19,6 @@
 #include "policy/plan.h"
 #include "run/backend.h"
 
-/* The caller's SIGPIPE disposition, for the command (the supervisor
- * saves it before it ignores SIGPIPE). */
-extern struct sigaction sandbox_saved_sigpipe;
-
 /* The signals the supervisor blocks and takes from a signalfd, and a
  * namespace's pid 1 waits for: SIGCHLD, SIGWINCH and the forwarded ones. */
 void	sandbox_sigset(sigset_t *);

@@ -70,6 +70,10 @@ inner_main(int argc, char **argv)
 	c.pty_sock = ptysock < 3 ? -1 : ptysock;
 	c.proxy_sock = proxy < 3 ? -1 : proxy;
 	c.notify_sock = notify < 3 ? -1 : notify;
+	/* c.env_area stays empty: bwrap cleared this exec's environment
+	 * (--clearenv), and its argv holds only fd numbers; the
+	 * environment step empties environ.  c.sigpipe stays zero: the
+	 * command gets SIGPIPE's default. */
 	steps_run(&c, STEP_IN_SETUP);
 	if (write(status, &ready, 1) != 1)
 		die_errno(errno, "status pipe");

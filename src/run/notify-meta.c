@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <linux/fs.h>
 #include <poll.h>
@@ -44,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "run/notify-meta.h"
@@ -146,8 +146,6 @@ open_target(pid_t pid, const struct call *c, const char *untrusted_path)
 {
 	char proc[64];
 	autoclose int dfd = -1;
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC |
-	    (c->nofollow ? O_NOFOLLOW : 0), .resolve = RESOLVE_NO_MAGICLINKS };
 	int fd;
 
 	if (c->fd >= 0) {
@@ -163,9 +161,9 @@ open_target(pid_t pid, const struct call *c, const char *untrusted_path)
 	if (untrusted_path[0] != '/' && (dfd = open(proc, O_PATH |
 	    O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	fd = (int)syscall(SYS_openat2, untrusted_path[0] == '/' ? AT_FDCWD :
-	    dfd, untrusted_path, &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	return fd_open_at(untrusted_path[0] == '/' ? AT_FDCWD : dfd,
+	    untrusted_path, O_PATH | (c->nofollow ? O_NOFOLLOW : 0), 0,
+	    FD_NO_MAGICLINKS);
 }
 
 /* Is fd's file beneath a root, and the caller's own? */
@@ -553,7 +551,8 @@ lock_ok(int fd, void *arg)
 }
 
 int
-meta_answer(int listener, char *const *roots, uid_t uid, pid_t keeper)
+meta_answer(int listener, struct unotify_jobs *jobs, char *const *roots,
+    uid_t uid, pid_t keeper)
 {
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
@@ -562,7 +561,7 @@ meta_answer(int listener, char *const *roots, uid_t uid, pid_t keeper)
 	memset(&req, 0, sizeof(req));
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
-	if (unotify_lock(listener, &req, lock_ok, (void *)roots))
+	if (unotify_lock(jobs, listener, &req, lock_ok, (void *)roots))
 		return 0;
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;

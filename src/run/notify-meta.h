@@ -14,13 +14,17 @@
 
 #include <sys/types.h>
 
+struct unotify_jobs;
+
 /*
  * Answer one notification from listener: do the call when its file is
  * beneath one of roots and owned by uid, else fail it with EPERM; a call
  * naming a process goes on when its target is below keeper (the
- * session's), else fails with EPERM.  0, or -errno when the listener
+ * session's), else fails with EPERM.  A lock that may block waits in a
+ * thread counted in jobs (run/notify.h).  0, or -errno when the listener
  * itself failed (the command is gone).
  */
-int	meta_answer(int listener, char *const *roots, uid_t uid, pid_t keeper);
+int	meta_answer(int listener, struct unotify_jobs *jobs,
+	    char *const *roots, uid_t uid, pid_t keeper);
 
 #endif

@@ -40,7 +40,6 @@
 #include <limits.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
-#include <linux/openat2.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/sockios.h>
@@ -63,6 +62,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "run/notify.h"
@@ -86,12 +86,43 @@
 #define UDP_SEGMENT	103
 #endif
 
+/*
+ * Sockets found the sandbox's own, bound at (dev, ino): a cookie is never
+ * used again, a socket is bound at one inode for its life, and that inode
+ * lives while the socket does (while sock_diag lists it): a later call to
+ * the same socket need not walk the sandbox's processes again.
+ */
+struct verified {
+	uint64_t	cookie;
+	dev_t		dev;
+	ino_t		ino;
+};
+#define VERIFIED_MAX	64
+
+/*
+ * Calls that may block run each in a thread of its own, at most JOBS_MAX
+ * at once.  The count is shared by its owner (the supervisor's context)
+ * and the threads, which may outlive it (a lock still waited for when the
+ * supervisor is done): it holds one for the owner and one per thread, and
+ * the last one out frees it.
+ */
+#define JOBS_MAX	128
+struct unotify_jobs {
+	int	held;		/* atomic */
+};
+
 struct unotify {
 	int	listener;
 	int	diag;		/* NETLINK_SOCK_DIAG in the sandbox's netns */
+	/* One dump at a time on diag: its replies are one request's. */
+	pthread_mutex_t		diag_lock;
 	bool	shared_net;
 	bool	tcp_handled;	/* Landlock refuses TCP connect but to: */
 	unsigned tcp_port;	/* 0: none */
+	struct unotify_jobs	*jobs;
+	/* The supervisor's loop alone reads and writes these. */
+	struct verified		verified[VERIFIED_MAX];
+	unsigned		verified_next;
 };
 
 /* One call done by a thread, as it may block: connect, send, lock. */
@@ -229,13 +260,10 @@ job_free(struct job *j)
 	free(j);
 }
 
-/* Calls that may block, each in a thread of its own, at most: */
-#define JOBS_MAX	128
-static int jobs;
-
 struct thread_arg {
-	struct job	*j;
-	void		*(*fn)(void *);
+	struct unotify_jobs	*jobs;
+	struct job		*j;
+	void			*(*fn)(void *);
 };
 
 static void *
@@ -245,7 +273,7 @@ job_thread(void *v)
 
 	free(v);
 	t.fn(t.j);
-	__atomic_sub_fetch(&jobs, 1, __ATOMIC_RELAXED);
+	unotify_jobs_free(t.jobs);
 	return NULL;
 }
 
@@ -255,7 +283,8 @@ job_thread(void *v)
  * calls, or when no thread can be made, the call fails with busy.
  */
 static void
-run_job(struct job *j, void *(*fn)(void *), bool may_block, int busy)
+run_job(struct unotify_jobs *jobs, struct job *j, void *(*fn)(void *),
+    bool may_block, int busy)
 {
 	struct thread_arg *t;
 	pthread_attr_t a;
@@ -266,10 +295,11 @@ run_job(struct job *j, void *(*fn)(void *), bool may_block, int busy)
 		fn(j);
 		return;
 	}
-	if (__atomic_add_fetch(&jobs, 1, __ATOMIC_RELAXED) <= JOBS_MAX &&
-	    pthread_attr_init(&a) == 0) {
+	/* The owner's hold, and one per thread. */
+	if (__atomic_add_fetch(&jobs->held, 1, __ATOMIC_RELAXED) <=
+	    JOBS_MAX + 1 && pthread_attr_init(&a) == 0) {
 		t = xmalloc(sizeof(*t));
-		*t = (struct thread_arg){ j, fn };
+		*t = (struct thread_arg){ jobs, j, fn };
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 		if (!(ok = pthread_create(&id, &a, job_thread, t) == 0))
 			free(t);
@@ -277,14 +307,30 @@ run_job(struct job *j, void *(*fn)(void *), bool may_block, int busy)
 	}
 	if (ok)
 		return;
-	__atomic_sub_fetch(&jobs, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&jobs->held, 1, __ATOMIC_RELAXED);
 	respond(j->listener, j->id, 0, -busy, false);
 	job_free(j);
 }
 
+struct unotify_jobs *
+unotify_jobs_new(void)
+{
+	struct unotify_jobs *jobs = xcalloc(1, sizeof(*jobs));
+
+	jobs->held = 1;
+	return jobs;
+}
+
+void
+unotify_jobs_free(struct unotify_jobs *jobs)
+{
+	if (jobs && __atomic_sub_fetch(&jobs->held, 1, __ATOMIC_ACQ_REL) == 0)
+		free(jobs);
+}
+
 bool
-unotify_lock(int listener, const struct seccomp_notif *r,
-    int (*ok)(int, void *), void *arg)
+unotify_lock(struct unotify_jobs *jobs, int listener,
+    const struct seccomp_notif *r, int (*ok)(int, void *), void *arg)
 {
 	struct job *j;
 	bool block = false;
@@ -332,7 +378,7 @@ unotify_lock(int listener, const struct seccomp_notif *r,
 	/* Most locks are free: try without waiting, before a thread. */
 	if (block && try_now(j))
 		return true;
-	run_job(j, lock_run, block, ENOLCK);
+	run_job(jobs, j, lock_run, block, ENOLCK);
 	return true;
 }
 
@@ -374,8 +420,8 @@ diag_match(const struct rtattr *a, dev_t dev, ino_t ino, const char *name,
  * CANDS_MAX in c[]; their number, or -errno.
  */
 static int
-diag_find(int diag, dev_t dev, ino_t ino, const char *name, size_t nlen,
-    struct cand *c)
+diag_find(struct unotify *u, dev_t dev, ino_t ino, const char *name,
+    size_t nlen, struct cand *c)
 {
 	struct {
 		struct nlmsghdr		nlh;
@@ -387,18 +433,18 @@ diag_find(int diag, dev_t dev, ino_t ino, const char *name, size_t nlen,
 		.req = { .sdiag_family = AF_UNIX, .udiag_states = ~0U,
 		    .udiag_show = name ? UDIAG_SHOW_NAME : UDIAG_SHOW_VFS },
 	};
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	long buf[8192 / sizeof(long)];
 	bool done = false;
 	ssize_t n;
 	int found = 0;
 
-	pthread_mutex_lock(&lock);
-	if (send(diag, &q, sizeof(q), 0) < 0) {
-		pthread_mutex_unlock(&lock);
-		return -errno;
+	pthread_mutex_lock(&u->diag_lock);
+	if (send(u->diag, &q, sizeof(q), 0) < 0) {
+		n = -errno;
+		pthread_mutex_unlock(&u->diag_lock);
+		return (int)n;
 	}
-	while (!done && (n = recv(diag, buf, sizeof(buf), 0)) > 0) {
+	while (!done && (n = recv(u->diag, buf, sizeof(buf), 0)) > 0) {
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 
 		for (; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
@@ -423,7 +469,7 @@ diag_find(int diag, dev_t dev, ino_t ino, const char *name, size_t nlen,
 			}
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&u->diag_lock);
 	return found;
 }
 
@@ -638,8 +684,7 @@ own_socket(pid_t pid, const struct cand *c)
 static bool
 bound_at(int s, pid_t pid, const struct stat *target, bool unique)
 {
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_NO_SYMLINKS };
+	enum fd_resolve how = FD_NO_SYMLINKS;
 	struct sockaddr_un a;
 	socklen_t alen = sizeof(a);
 	autoclose int f = -1, dfd = -1;
@@ -657,43 +702,39 @@ bound_at(int s, pid_t pid, const struct stat *target, bool unique)
 		a.sun_path[sizeof(a.sun_path) - 1] = '\0';
 		if (a.sun_path[0] == '/') {
 			snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
-			how.resolve |= RESOLVE_IN_ROOT;
+			how = FD_IN_ROOT_NO_SYMLINKS;
 		} else
 			snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
 		if ((dfd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-		    (f = (int)syscall(SYS_openat2, dfd, a.sun_path, &how,
-		    sizeof(how))) < 0)
+		    (f = fd_open_at(dfd, a.sun_path, O_PATH, 0, how)) < 0)
 			return false;
 	}
 	return fstat(f, &st) == 0 && st.st_dev == target->st_dev &&
 	    st.st_ino == target->st_ino;
 }
 
-/*
- * Sockets found the sandbox's own, bound at (dev, ino): a cookie is never
- * used again, a socket is bound at one inode for its life, and that inode
- * lives while the socket does (while sock_diag lists it): a later call to
- * the same socket need not walk the sandbox's processes again.  The
- * supervisor's loop alone uses it.
- */
-static struct verified {
-	uint64_t	cookie;
-	dev_t		dev;
-	ino_t		ino;
-} verified[64];
-static unsigned verified_next;
-
+/* Was socket c found the sandbox's own, bound at target? */
 static bool
-was_verified(const struct cand *c, const struct stat *target)
+was_verified(const struct unotify *u, const struct cand *c,
+    const struct stat *target)
 {
+	const struct verified *v = u->verified;
 	size_t i;
 
-	for (i = 0; i < nitems(verified); i++)
-		if (verified[i].cookie == c->cookie && verified[i].cookie &&
-		    verified[i].dev == target->st_dev &&
-		    verified[i].ino == target->st_ino)
+	for (i = 0; i < nitems(u->verified); i++)
+		if (v[i].cookie == c->cookie && v[i].cookie &&
+		    v[i].dev == target->st_dev && v[i].ino == target->st_ino)
 			return true;
 	return false;
+}
+
+/* Remember it, in place of the oldest. */
+static void
+set_verified(struct unotify *u, const struct cand *c,
+    const struct stat *target)
+{
+	u->verified[u->verified_next++ % nitems(u->verified)] =
+	    (struct verified){ c->cookie, target->st_dev, target->st_ino };
 }
 
 /*
@@ -705,17 +746,17 @@ was_verified(const struct cand *c, const struct stat *target)
  * that inode reaches it.
  */
 static int
-own_pathname(const struct unotify *u, pid_t pid, const struct stat *target)
+own_pathname(struct unotify *u, pid_t pid, const struct stat *target)
 {
 	struct cand c[CANDS_MAX];
 	int i, n, s;
 	bool ok;
 
-	if ((n = diag_find(u->diag, target->st_dev, target->st_ino, NULL, 0,
+	if ((n = diag_find(u, target->st_dev, target->st_ino, NULL, 0,
 	    c)) <= 0)
 		return -EACCES;
 	for (i = 0; i < n; i++)
-		if (was_verified(&c[i], target))
+		if (was_verified(u, &c[i], target))
 			return 0;
 	for (i = 0; i < n; i++) {
 		if ((s = own_socket(pid, &c[i])) < 0)
@@ -724,8 +765,7 @@ own_pathname(const struct unotify *u, pid_t pid, const struct stat *target)
 		close(s);
 		if (!ok)
 			continue;
-		verified[verified_next++ % nitems(verified)] = (struct verified){
-		    c[i].cookie, target->st_dev, target->st_ino };
+		set_verified(u, &c[i], target);
 		return 0;
 	}
 	return -EACCES;
@@ -738,14 +778,14 @@ own_pathname(const struct unotify *u, pid_t pid, const struct stat *target)
  * namespace keeps the host's names out.
  */
 static int
-own_abstract(const struct unotify *u, pid_t pid, size_t plen, struct job *j)
+own_abstract(struct unotify *u, pid_t pid, size_t plen, struct job *j)
 {
 	struct cand c[CANDS_MAX];
 	int i, n;
 
 	if (!u->shared_net)
 		return 0;
-	if ((n = diag_find(u->diag, 0, 0, j->addr.sun_path, plen, c)) < 0)
+	if ((n = diag_find(u, 0, 0, j->addr.sun_path, plen, c)) < 0)
 		return -EPERM;
 	/* No socket has it: as the kernel says. */
 	if (n == 0)
@@ -763,12 +803,11 @@ own_abstract(const struct unotify *u, pid_t pid, size_t plen, struct job *j)
  * sandbox's own; the address to use is then "/proc/self/fd/N" of it.
  */
 static int
-resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
+resolve(struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
     struct job *j)
 {
 	char untrusted_path[sizeof(j->addr.sun_path) + 1], proc[64];
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-	    .resolve = RESOLVE_NO_MAGICLINKS };
+	enum fd_resolve how = FD_NO_MAGICLINKS;
 	autoclose int dfd = -1;
 	struct stat st;
 	size_t plen;
@@ -792,15 +831,15 @@ resolve(const struct unotify *u, pid_t pid, uint64_t addr, socklen_t alen,
 	if (untrusted_path[0] == '/') {
 		/* The sandbox's root is the resolution's. */
 		snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
-		how.resolve |= RESOLVE_IN_ROOT;
+		how = FD_IN_ROOT;
 	} else
 		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
 	if ((dfd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -ESRCH;
-	if ((j->target = (int)syscall(SYS_openat2, dfd, untrusted_path, &how,
-	    sizeof(how))) < 0)
-		return errno == ENOENT || errno == ENOTDIR ||
-		    errno == ELOOP ? -errno : -EACCES;
+	if ((e = fd_open_at(dfd, untrusted_path, O_PATH, 0, how)) < 0)
+		return e == -ENOENT || e == -ENOTDIR || e == -ELOOP ? e :
+		    -EACCES;
+	j->target = e;
 	if (fstat(j->target, &st) < 0)
 		return -EACCES;
 	if (!S_ISSOCK(st.st_mode))
@@ -1108,7 +1147,7 @@ sock_call(struct unotify *u, const struct seccomp_notif *r)
 		job_free(j);
 		return e;
 	}
-	run_job(j, sock_run, true, EAGAIN);
+	run_job(u->jobs, j, sock_run, true, EAGAIN);
 	return 0;
 }
 
@@ -1133,7 +1172,7 @@ unotify_answer(struct unotify *u)
 	memset(&req, 0, sizeof(req));
 	if (ioctl(u->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
-	if (unotify_lock(u->listener, &req, writable_mount, NULL))
+	if (unotify_lock(u->jobs, u->listener, &req, writable_mount, NULL))
 		return 0;
 	switch (req.data.nr) {
 	case SYS_connect:
@@ -1278,7 +1317,8 @@ unotify_receive(int sock, bool shared_net, bool tcp_handled,
 	u = xcalloc(1, sizeof(*u));
 	*u = (struct unotify){ .listener = l, .diag = d,
 	    .shared_net = shared_net, .tcp_handled = tcp_handled,
-	    .tcp_port = tcp_port };
+	    .tcp_port = tcp_port, .jobs = unotify_jobs_new() };
+	pthread_mutex_init(&u->diag_lock, NULL);
 	return u;
 }
 
@@ -1295,5 +1335,7 @@ unotify_free(struct unotify *u)
 		return;
 	close(u->listener);
 	close(u->diag);
+	pthread_mutex_destroy(&u->diag_lock);
+	unotify_jobs_free(u->jobs);
 	free(u);
 }

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 struct unotify;
+struct unotify_jobs;
 
 /*
  * The inner stage, last before the command: load the bwrap backend's
@@ -44,13 +45,21 @@ void		 unotify_free(struct unotify *);
  */
 int	unotify_take_fd(pid_t pid, int n);
 /*
+ * The count of a listener's calls waiting in threads of their own (at
+ * most JOBS_MAX, run/notify.c): made by the supervisor for each listener
+ * (struct unotify holds its own).  unotify_jobs_free() drops the maker's
+ * hold; the threads still running hold it too, and the last frees it.
+ */
+struct unotify_jobs	*unotify_jobs_new(void);
+void			 unotify_jobs_free(struct unotify_jobs *);
+/*
  * flock(2) and fcntl(2) lock calls, decided on the command's open file
  * description: ok(fd, arg) says 0 (do it, on that description) or -errno.
- * The answer is sent from here (a thread, when the call may block).
- * Returns false when r is not a lock call.
+ * The answer is sent from here (a thread counted in jobs, when the call
+ * may block).  Returns false when r is not a lock call.
  */
-bool	unotify_lock(int listener, const struct seccomp_notif *r,
-	    int (*ok)(int, void *), void *arg);
+bool	unotify_lock(struct unotify_jobs *jobs, int listener,
+	    const struct seccomp_notif *r, int (*ok)(int, void *), void *arg);
 
 /* The socket creating the SO_PASSCRED end: the supervisor's end. */
 int	unotify_passcred(int sock);

@@ -174,8 +174,7 @@ not_dumpable(struct step_ctx *c)
 static void
 environment(struct step_ctx *c)
 {
-	(void)c;
-	env_scrub();
+	env_scrub(&c->env_area);
 }
 
 /* bwrap: unix connects and sends, and file locks, to the supervisor. */
@@ -202,7 +201,7 @@ session(struct step_ctx *c)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	sigaction(SIGPIPE, &sandbox_saved_sigpipe, NULL);
+	sigaction(SIGPIPE, &c->sigpipe, NULL);
 	if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
 		die_errno(errno, "setsid");
 	if (c->slave < 0)

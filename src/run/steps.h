@@ -34,6 +34,10 @@ struct step_ctx {
 	int			 slave;		/* the command's pty, or -1 */
 	struct syscall_filter_prog prog;	/* read in by the fds step */
 	bool			 have_prog;
+	struct env_area		 env_area;	/* scrubbed by the environment
+						   step; none in the inner stage */
+	struct sigaction	 sigpipe;	/* the command's SIGPIPE; the
+						   default in the inner stage */
 };
 
 /* A context with no fd: every one -1. */

@@ -152,9 +152,17 @@ static int
 supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
     struct fds *f, struct record *rec)
 {
-	static struct pty_relay relay;
+	/*
+	 * Ours; enforce/pty.c points at it (for pty_restore() on die()'s
+	 * exit hook) from relay_start() until relaying ends, which calls
+	 * pty_restore(), and so lets it go, before the loop can end; the
+	 * pty_restore() below makes sure before it is freed.  On the heap:
+	 * its buffers are some 200 KiB.
+	 */
+	autofree struct pty_relay *relay = xmalloc(sizeof(*relay));
 	struct proxy *px = NULL;
 	struct unotify *un = NULL;
+	struct unotify_jobs *jobs = NULL;	/* the landlock listener's */
 	bool done = false, relaying = false, status_open = true;
 	bool relayed = false;
 	int wstatus = 0, master = f->master, listener = -1, ready;
@@ -164,7 +172,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	    tmp, NULL };
 
 	if (master >= 0) {
-		relay_start(p, &relay, master);
+		relay_start(p, relay, master);
 		relaying = relayed = true;
 	}
 
@@ -192,7 +200,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			    .events = POLLIN };
 		rfd = n;
 		if (relaying)
-			n += pty_relay_poll(&relay, pfd + n);
+			n += pty_relay_poll(relay, pfd + n);
 		xfd = n;
 		if (px && !done)
 			n += pxn = proxy_poll(px, pfd + n, nitems(pfd) - n);
@@ -203,7 +211,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			die_errno(errno, "poll");
 		}
 		if (ready == 0 && relaying && !done)
-			suspend_if_stopped(&relay, master);
+			suspend_if_stopped(relay, master);
 		if (pfd[sfd].revents) {
 			struct signalfd_siginfo si;
 
@@ -212,7 +220,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 				int sig = (int)si.ssi_signo;
 
 				if (sig == SIGWINCH && relaying)
-					pty_relay_winch(&relay);
+					pty_relay_winch(relay);
 				else if (sig != SIGCHLD && sig != SIGWINCH)
 					forward(done ? -1 : child, sig);
 			}
@@ -226,7 +234,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			close(f->ptysock[0]);
 			f->ptysock[0] = -1;
 			if (master >= 0) {
-				relay_start(p, &relay, master);
+				relay_start(p, relay, master);
 				relaying = relayed = true;
 			}
 		}
@@ -239,8 +247,10 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 				px = proxy_new(lfd, p->allow, p->endpoint);
 		}
 		if (nsfd && pfd[nsfd].revents) {
-			if (!(ops->flags & BACKEND_UNOTIFY))
+			if (!(ops->flags & BACKEND_UNOTIFY)) {
 				listener = pty_recv_fd(f->notify[0]);
+				jobs = unotify_jobs_new();
+			}
 			else if ((un = unotify_receive(f->notify[0],
 			    p->net == PLAN_NET_HOST, (p->landlock.handled_net &
 			    LL_NET_CONNECT_TCP) != 0,
@@ -253,7 +263,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		 * process is the session's any more (run/notify-meta.c). */
 		keeper = done ? 0 : child;
 		if (nlfd && (((pfd[nlfd].revents & POLLIN) && (un ?
-		    unotify_answer(un) : meta_answer(listener, roots,
+		    unotify_answer(un) : meta_answer(listener, jobs, roots,
 		    p->uid, keeper)) < 0) || (!(pfd[nlfd].revents & POLLIN) &&
 		    (pfd[nlfd].revents & (POLLHUP | POLLERR | POLLNVAL))))) {
 			/* The command is gone: no more calls to answer.  Its
@@ -264,7 +274,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		}
 		if (pxn)
 			proxy_step(px, pfd + xfd, pxn);
-		if (relaying && !pty_relay_step(&relay, pfd + rfd, xfd - rfd)) {
+		if (relaying && !pty_relay_step(relay, pfd + rfd, xfd - rfd)) {
 			/* EIO: every slave end is closed, the sandbox is gone. */
 			relaying = false;
 			close(master);
@@ -275,8 +285,9 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		unotify_free(un);
 	else if (listener >= 0)
 		close(listener);
+	unotify_jobs_free(jobs);
 	if (relayed)
-		relay_report(&relay);
+		relay_report(relay);
 	if (px) {
 		unsigned ok, no;
 
@@ -290,6 +301,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		}
 		proxy_free(px);
 	}
+	pty_restore();
 	return wstatus;
 }
 
@@ -460,13 +472,13 @@ exit_status(const struct record *rec, int wstatus)
 }
 
 int
-sandbox_run(const struct plan *p)
+sandbox_run(const struct plan *p, const struct env_area *area)
 {
 	const struct backend_ops *ops = backend_ops(p);
 	struct fds f = { .status = { -1, -1 }, .bpf = { -1, -1 },
 	    .ptysock = { -1, -1 }, .proxysock = { -1, -1 }, .master = -1,
 	    .slave = -1, .notify = { -1, -1 } };
-	struct run_state rs = { 0 };
+	struct run_state rs = { .env_area = *area };
 	struct record rec = { 0 };
 	const char *where = NULL;
 	sigset_t set;
@@ -487,7 +499,7 @@ sandbox_run(const struct plan *p)
 	 * disposition back.
 	 */
 	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN },
-	    &sandbox_saved_sigpipe);
+	    &rs.sigpipe);
 	make_fds(p, ops, &f);
 	log_set_exit_hook(pty_restore);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: ISC
 /*
  * test-env.c - env_build: the command's environment from an allow-list,
- * confine's own settings and --env; and env_get.
+ * confine's own settings and --env; env_get; env_snapshot's area and
+ * env_scrub.
  */
 #include "config.h"
 
@@ -12,6 +13,8 @@
 #include "lib/util.h"
 
 #include "tap.h"
+
+extern char **environ;
 
 #define V(...)		((char *const[]){ __VA_ARGS__, NULL })
 #define C(...)		((const char *const[]){ __VA_ARGS__, NULL })
@@ -260,6 +263,45 @@ test_locale(void)
 	    "--env NAME passes as it is");
 }
 
+/*
+ * env_snapshot notes the block argv and environ lie in, and env_scrub
+ * zeroes that block and empties environ; with no block known, it empties
+ * environ only.  A buffer laid out as execve(2) would stands for the
+ * stack.
+ */
+static void
+test_snapshot_scrub(void)
+{
+	static const char strings[] = "confine\0-v\0A=1\0B=2";
+	char block[sizeof(strings)], copy[sizeof(strings)], **snap;
+	char *argv[] = { block, block + 8, NULL };
+	char *env[] = { block + 11, block + 15, NULL };
+	char **saved = environ;
+	struct env_area area = { NULL, NULL }, none = { NULL, NULL };
+	size_t i;
+	bool zero = true;
+
+	memcpy(block, strings, sizeof(block));
+	environ = env;
+	snap = env_snapshot(2, argv, &area);
+	ok(area.start == block && area.end == block + sizeof(block),
+	    "env_snapshot: the area spans argv and environ's strings");
+	expect(snap, "[A=1][B=2]", "env_snapshot: a copy of environ");
+	env_scrub(&area);
+	for (i = 0; i < sizeof(block); i++)
+		zero = zero && block[i] == '\0';
+	ok(zero, "env_scrub: every byte of the area zeroed");
+	ok(environ[0] == NULL, "env_scrub: environ emptied");
+
+	memcpy(block, strings, sizeof(block));
+	memcpy(copy, strings, sizeof(copy));
+	env[0] = block + 11;
+	env_scrub(&none);
+	ok(memcmp(block, copy, sizeof(block)) == 0 && environ[0] == NULL,
+	    "env_scrub: no area known, environ emptied, nothing zeroed");
+	environ = saved;
+}
+
 int
 main(void)
 {
@@ -272,5 +314,6 @@ main(void)
 	test_empty();
 	test_owned();
 	test_get();
+	test_snapshot_scrub();
 	return done();
 }

@@ -2,12 +2,14 @@
 /*
  * test-fdio.c - fd_read_all: the exact bytes up to its bound, EFBIG one
  * byte past it (never a silent cut), an empty file, a pipe that delivers
- * in pieces; fd_open_at beneath a directory refuses ".." and symlinks.
+ * in pieces; fd_open_at beneath a directory refuses ".." and symlinks,
+ * and its other resolutions refuse what they name.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -136,6 +138,48 @@ beneath(void)
 	rmdir(dir);
 }
 
+/* The resolutions for paths the command sees: each refuses what it says. */
+static void
+resolutions(void)
+{
+	char dir[] = "/tmp/confine-test-fdio-XXXXXX", magic[64];
+	autofree char *link = NULL, *file = NULL;
+	int dfd, fd;
+
+	if (mkdtemp(dir) == NULL)
+		die_errno(errno, "mkdtemp");
+	link = path_join(dir, "link");
+	file = path_join(dir, "file");
+	if ((fd = open(file, O_WRONLY | O_CREAT, 0600)) < 0 ||
+	    symlink("file", link) < 0)
+		die_errno(errno, "set-up");
+	close(fd);
+	dfd = open(dir, O_PATH | O_DIRECTORY);
+	snprintf(magic, sizeof(magic), "/proc/self/fd/%d", dfd);
+	fd = fd_open_at(dfd, "link", O_PATH, 0, FD_NO_MAGICLINKS);
+	ok(fd >= 0, "FD_NO_MAGICLINKS: a symlink is followed");
+	close(fd);
+	fd = fd_open_at(dfd, "..", O_PATH, 0, FD_NO_MAGICLINKS);
+	ok(fd >= 0, "FD_NO_MAGICLINKS: '..' leaves the directory");
+	close(fd);
+	is_int(fd_open_at(AT_FDCWD, magic, O_PATH, 0, FD_NO_MAGICLINKS),
+	    -ELOOP, "FD_NO_MAGICLINKS: a magic link is refused");
+	is_int(fd_open_at(dfd, "link", O_PATH, 0, FD_NO_SYMLINKS), -ELOOP,
+	    "FD_NO_SYMLINKS: a symlink is refused");
+	fd = fd_open_at(dfd, "..", O_PATH, 0, FD_NO_SYMLINKS);
+	ok(fd >= 0, "FD_NO_SYMLINKS: '..' leaves the directory");
+	close(fd);
+	fd = fd_open_at(dfd, "/../file", O_PATH, 0, FD_IN_ROOT_NO_SYMLINKS);
+	ok(fd >= 0, "FD_IN_ROOT_NO_SYMLINKS: '/' and '..' are the root");
+	close(fd);
+	is_int(fd_open_at(dfd, "/link", O_PATH, 0, FD_IN_ROOT_NO_SYMLINKS),
+	    -ELOOP, "FD_IN_ROOT_NO_SYMLINKS: a symlink is refused");
+	close(dfd);
+	unlink(link);
+	unlink(file);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -150,5 +194,6 @@ main(void)
 	empty();
 	pieces();
 	beneath();
+	resolutions();
 	return done();
 }

@@ -1167,7 +1167,7 @@ test_load_name(void)
 	autofree char *okf = xasprintf("%s/ok.ini", pd);
 	autofree char *child = xasprintf("%s/child.ini", pd);
 	autofree char *parent = xasprintf("%s/parent.ini", pd);
-	struct profile_dirs d = { { pd, NULL, NULL }, getuid() };
+	struct profile_dirs d = { { pd, NULL, NULL }, getuid(), NULL };
 	static const char text[] = "[profile]\ndescription = ok\n";
 	static const struct {
 		mode_t		 mode;
