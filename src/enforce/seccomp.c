@@ -112,10 +112,11 @@ static const unsigned long flag_ioctls_deny[] = {
 };
 
 /* File locks and leases: the supervisor decides (run/notify.c); LOCK_UN
- * alone only lets go. */
-static int
-lock_rules(scmp_filter_ctx ctx, const char **where)
+ * alone only lets go.  And no listener of the command's own. */
+int
+syscall_filter_notify_rules(void *filter, const char **where)
 {
+	scmp_filter_ctx ctx = filter;
 	static const int cmds[] = { F_SETLK, F_SETLKW, F_OFD_SETLK,
 	    F_OFD_SETLKW, F_SETLEASE };
 	size_t i;
@@ -131,6 +132,13 @@ lock_rules(scmp_filter_ctx ctx, const char **where)
 		    SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
 		    0xffffffffU, (scmp_datum_t)cmds[i]))) < 0)
 			return r;
+	/* A filter of the command's own with a listener would take the
+	 * supervisor's notifications (the newest filter wins a tie). */
+	*where = "seccomp (a new listener)";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp),
+	    1, SCMP_A1(SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER))) < 0)
+		return r;
 	return 0;
 }
 
@@ -387,7 +395,7 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 		if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
 		    SCMP_SYS(utimensat), 0)) < 0)
 			return r;
-		if ((r = lock_rules(ctx, where)) < 0)
+		if ((r = syscall_filter_notify_rules(ctx, where)) < 0)
 			return r;
 		/* Inode flags (chattr): the supervisor's. */
 		*where = "ioctl (inode flags)";
@@ -401,14 +409,6 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 			    SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
 			    0xffffffffU, flag_ioctls_deny[i]))) < 0)
 				return r;
-		/* A filter of the command's own with a listener would take
-		 * the supervisor's notifications (the newest wins a tie). */
-		*where = "seccomp (a new listener)";
-		if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-		    SCMP_SYS(seccomp), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
-		    SECCOMP_FILTER_FLAG_NEW_LISTENER,
-		    SECCOMP_FILTER_FLAG_NEW_LISTENER))) < 0)
-			return r;
 	}
 	if (s->no_host_ipc && (r = deny_names(ctx, host_ipc,
 	    nitems(host_ipc), EPERM, where)) < 0)

@@ -37,4 +37,14 @@ int	syscall_filter_read(int fd, struct syscall_filter_prog *ret);
  */
 int	syscall_filter_load(const struct syscall_filter_prog *, bool listener);
 
+/*
+ * Add to filter (a libseccomp scmp_filter_ctx) the rules every filter
+ * with a listener for the supervisor has: file locks and leases handed to
+ * it (run/notify.c: flock but LOCK_UN alone, fcntl's lock and lease
+ * commands), and seccomp(2) asking for a new listener refused, as one of
+ * the command's own would take the supervisor's notifications.  0 or
+ * -errno, *where the call that failed.
+ */
+int	syscall_filter_notify_rules(void *filter, const char **where);
+
 #endif

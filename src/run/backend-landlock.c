@@ -44,13 +44,7 @@ landlock_command(const struct plan *p, const struct run_state *rs,
 	struct step_ctx c;
 	char ready = REC_READY;
 
-	steps_ctx_init(&c, p);
-	c.f = f;
-	c.start_after = rs->start_after;
-	c.env_area = rs->env_area;
-	c.sigpipe = rs->sigpipe;
-	c.status_fd = f->status[1];
-	c.bpf_fd = f->bpf[0];
+	steps_ctx_run(&c, p, rs, f);
 	c.notify_sock = f->notify[1];
 	c.slave = f->slave;
 	steps_run(&c, STEP_IN_SETUP);

@@ -64,15 +64,7 @@ sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f)
 	char ready = REC_READY;
 	pid_t cmd;
 
-	steps_ctx_init(&c, p);
-	c.f = f;
-	c.start_after = rs->start_after;
-	c.env_area = rs->env_area;
-	c.sigpipe = rs->sigpipe;
-	c.status_fd = f->status[1];
-	c.pty_sock = f->ptysock[1];
-	c.proxy_sock = f->proxysock[1];
-	c.bpf_fd = f->bpf[0];
+	steps_ctx_run(&c, p, rs, f);
 	steps_run(&c, STEP_IN_SETUP);
 
 	if (write(f->status[1], &ready, 1) != 1)

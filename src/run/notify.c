@@ -62,6 +62,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "enforce/seccomp.h"
 #include "lib/fdio.h"
 #include "lib/sys.h"
 #include "lib/util.h"
@@ -1209,9 +1210,6 @@ static int
 load_filter(const char **where)
 {
 	AUTO(ctx_releasep) scmp_filter_ctx ctx = NULL;
-	static const int lock_cmds[] = { F_SETLK, F_SETLKW, F_OFD_SETLK,
-	    F_OFD_SETLKW, F_SETLEASE };
-	size_t i;
 	int r;
 
 	*where = "seccomp_init (the notify filter)";
@@ -1225,24 +1223,8 @@ load_filter(const char **where)
 	    0)) < 0 || (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
 	    SCMP_SYS(sendmmsg), 0)) < 0)
 		return r;
-	/* LOCK_UN alone only lets go. */
-	*where = "flock";
-	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(flock), 1,
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, LOCK_UN, 0))) < 0)
-		return r;
-	*where = "fcntl (locks and leases)";
-	for (i = 0; i < nitems(lock_cmds); i++)
-		if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
-		    SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
-		    0xffffffffU, (scmp_datum_t)lock_cmds[i]))) < 0)
-			return r;
-	/* A filter of the command's own with a listener would take our
-	 * notifications first (the newest filter wins a tie). */
-	*where = "seccomp (a new listener)";
-	if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-	    SCMP_SYS(seccomp), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
-	    SECCOMP_FILTER_FLAG_NEW_LISTENER,
-	    SECCOMP_FILTER_FLAG_NEW_LISTENER))) < 0)
+	/* File locks and leases, and no second listener: as on landlock. */
+	if ((r = syscall_filter_notify_rules(ctx, where)) < 0)
 		return r;
 	*where = "seccomp_load (the notify filter)";
 	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0 ||

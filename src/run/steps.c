@@ -40,6 +40,21 @@ steps_ctx_init(struct step_ctx *c, const struct plan *p)
 	c->bpf_fd = c->slave = -1;
 }
 
+void
+steps_ctx_run(struct step_ctx *c, const struct plan *p,
+    const struct run_state *rs, struct fds *f)
+{
+	steps_ctx_init(c, p);
+	c->f = f;
+	c->start_after = rs->start_after;
+	c->env_area = rs->env_area;
+	c->sigpipe = rs->sigpipe;
+	c->status_fd = f->status[1];
+	c->bpf_fd = f->bpf[0];
+	c->pty_sock = f->ptysock[1];
+	c->proxy_sock = f->proxysock[1];
+}
+
 static void
 die_with_supervisor(struct step_ctx *c)
 {

@@ -43,6 +43,11 @@ struct step_ctx {
 /* A context with no fd: every one -1. */
 void	steps_ctx_init(struct step_ctx *, const struct plan *);
 
+/* The same for a backend's first process: the run's state and the
+ * supervisor's fds (status pipe, filter, pty and proxy channels). */
+void	steps_ctx_run(struct step_ctx *, const struct plan *,
+	    const struct run_state *, struct fds *);
+
 /* Take the plan's steps that run in this process (in), in order. */
 void	steps_run(struct step_ctx *, enum plan_step_in in);
 
