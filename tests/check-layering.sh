@@ -13,6 +13,7 @@
 #   store    lib store
 #   run      lib input policy enforce store run
 #   export   lib input store export
+#   keyholder lib keyholder: confine-keyholder, apart as export is
 #   cmd      lib input policy enforce store run cmd
 #
 # Then, on the built objects (TESTS_BUILDDIR/../src), two facts a reader of
@@ -40,8 +41,9 @@ allowed_enforce="lib"
 allowed_store="lib store"
 allowed_run="lib input policy enforce store run"
 allowed_export="lib input store export"
+allowed_keyholder="lib keyholder"
 allowed_cmd="lib input policy enforce store run cmd"
-folders="lib input policy enforce store run export cmd"
+folders="lib input policy enforce store run export keyholder cmd"
 
 in_list() {
 	case " $2 " in
@@ -143,10 +145,11 @@ syms=$(for o in $objs; do
 	b=${b%.o}
 	b=${b#libconfine_a-}	# automake's per-target prefixes
 	b=${b#confine_export-}
+	b=${b#libkeyholder_a-}
 	# An object left from a source file since removed: not the tree's.
 	[ -f "$src/$d/$b.c" ] || continue
 	case $d/$b in
-	export/main | cmd/main) ;;
+	export/main | cmd/main | keyholder/main) ;;
 	*)
 		nm "$o" | awk -v f="$d/$b" '
 		    $1 == "U" { print f, "USE", $2; next }
