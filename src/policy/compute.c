@@ -1011,6 +1011,81 @@ env_plan(struct plan *p, const struct host *h, char *const *host_env,
 	free(opts);
 }
 
+/* What every plan needs of the kernel, and where destinations go. */
+static int
+check_kernel_and_net(const struct eff *e, const struct host *h,
+    char **cause, char **hint)
+{
+	if (h->landlock_abi < 1) {
+		*cause = xasprintf("landlock: not available on this kernel "
+		    "(%s)", h->landlock_errno == 95 ?
+		    "built in but disabled at boot" : "not built in");
+		*hint = xasprintf("confine needs landlock as its second "
+		    "filesystem layer; boot with landlock in lsm=, or use a "
+		    "kernel of 5.13 or later");
+		return -1;
+	}
+	if ((e->allow.n || e->endpoint.n) &&
+	    !streq(e->net_mode.value, "proxy")) {
+		*cause = xasprintf("network.%s = %s (%s) needs network mode "
+		    "proxy, not %s (%s)", e->allow.n ? "allow" : "endpoint",
+		    e->allow.n ? e->allow.v[0].value : e->endpoint.v[0].value,
+		    e->allow.n ? e->allow.v[0].origin : e->endpoint.v[0].origin,
+		    e->net_mode.value, e->net_mode.origin);
+		*hint = xasprintf("destinations go through the proxy: use "
+		    "network mode proxy, or drop them");
+		return -1;
+	}
+	return 0;
+}
+
+/* The seccomp filter's facts: what this backend refuses or hands over. */
+static void
+plan_syscalls(struct plan *p, const struct host *h)
+{
+	static const int families[] = { AF_UNIX, AF_INET, AF_INET6,
+	    AF_NETLINK };
+
+	if (p->backend == PLAN_BACKEND_LANDLOCK && p->net == PLAN_NET_NONE) {
+		/* No network namespace: no socket family but AF_UNIX. */
+		p->sys.nfamilies = 1;
+		p->sys.families = xcalloc(1, sizeof(int));
+		p->sys.families[0] = AF_UNIX;
+	} else {
+		p->sys.nfamilies = nitems(families);
+		p->sys.families = xcalloc(nitems(families), sizeof(int));
+		memcpy(p->sys.families, families, sizeof(families));
+	}
+	p->sys.unix_pairs_only = p->backend == PLAN_BACKEND_LANDLOCK &&
+	    h->landlock_abi < 9;
+	p->sys.no_kill_all = p->backend == PLAN_BACKEND_LANDLOCK;
+	/* No pid namespace; Landlock covers signals and ptrace, not these. */
+	p->sys.self_only = p->backend == PLAN_BACKEND_LANDLOCK;
+	/* No IPC namespace: the host's SysV objects would be shared. */
+	p->sys.no_host_ipc = p->backend == PLAN_BACKEND_LANDLOCK;
+	/* Landlock has no right for a file's mode, owner, times or xattrs. */
+	p->sys.no_path_metadata = p->backend == PLAN_BACKEND_LANDLOCK;
+	/* bwrap shows host trees by bind mounts, through which a host
+	 * socket bound later is reachable, and a read-only file lockable. */
+	p->sys.unix_notify = p->backend == PLAN_BACKEND_BWRAP;
+}
+
+/* The command's terminal: a pty of its own when it has the user's. */
+static void
+plan_terminal(struct plan *p, const struct cli_opts *o,
+    const struct profile *pr, const struct host *h)
+{
+	/* Any terminal among 0, 1, 2: the command gets a pty instead. */
+	p->tty.pty = h->is_tty[0] || h->is_tty[1] || h->is_tty[2];
+	/* The profile's value is checked already: yes, no, true, false. */
+	p->tty.clipboard = o->clipboard || (pr->clipboard.value &&
+	    (streq(pr->clipboard.value, "yes") ||
+	    streq(pr->clipboard.value, "true")));
+	memcpy(p->tty.is_tty, h->is_tty, sizeof(p->tty.is_tty));
+	p->tty.termios = h->termios;
+	p->tty.winsize = h->winsize;
+}
+
 int
 policy_compute(const struct cli_opts *o, const struct host *h,
     char *const *host_env, const struct profile *pr,
@@ -1023,8 +1098,6 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	struct tm tm;
 	char stamp[32];
 	size_t i;
-	static const int families[] = { AF_UNIX, AF_INET, AF_INET6,
-	    AF_NETLINK };
 
 	*cause = *hint = NULL;
 	legs_effective(&e, pr, o, h);
@@ -1043,25 +1116,8 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	if (check_workspace(h, ws, cause, hint) < 0 ||
 	    check_rules(&e, ws, cause, hint) < 0)
 		return -1;
-	if (h->landlock_abi < 1) {
-		*cause = xasprintf("landlock: not available on this kernel "
-		    "(%s)", h->landlock_errno == 95 ?
-		    "built in but disabled at boot" : "not built in");
-		*hint = xasprintf("confine needs landlock as its second "
-		    "filesystem layer; boot with landlock in lsm=, or use a "
-		    "kernel of 5.13 or later");
+	if (check_kernel_and_net(&e, h, cause, hint) < 0)
 		return -1;
-	}
-	if ((e.allow.n || e.endpoint.n) && !streq(e.net_mode.value, "proxy")) {
-		*cause = xasprintf("network.%s = %s (%s) needs network mode "
-		    "proxy, not %s (%s)", e.allow.n ? "allow" : "endpoint",
-		    e.allow.n ? e.allow.v[0].value : e.endpoint.v[0].value,
-		    e.allow.n ? e.allow.v[0].origin : e.endpoint.v[0].origin,
-		    e.net_mode.value, e.net_mode.origin);
-		*hint = xasprintf("destinations go through the proxy: use "
-		    "network mode proxy, or drop them");
-		return -1;
-	}
 
 	p.profile = xstrdup(pr->name ? pr->name : "sealed (built-in)");
 	p.profile_reason = xstrdup(profile_reason);
@@ -1161,38 +1217,10 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	if (p.allow_list)
 		view_list(&p, h);
 	copy_excepts(&p, &e);
-	if (p.backend == PLAN_BACKEND_LANDLOCK && p.net == PLAN_NET_NONE) {
-		/* No network namespace: no socket family but AF_UNIX. */
-		p.sys.nfamilies = 1;
-		p.sys.families = xcalloc(1, sizeof(int));
-		p.sys.families[0] = AF_UNIX;
-	} else {
-		p.sys.nfamilies = nitems(families);
-		p.sys.families = xcalloc(nitems(families), sizeof(int));
-		memcpy(p.sys.families, families, sizeof(families));
-	}
-	p.sys.unix_pairs_only = p.backend == PLAN_BACKEND_LANDLOCK &&
-	    h->landlock_abi < 9;
-	p.sys.no_kill_all = p.backend == PLAN_BACKEND_LANDLOCK;
-	/* No pid namespace; Landlock covers signals and ptrace, not these. */
-	p.sys.self_only = p.backend == PLAN_BACKEND_LANDLOCK;
-	/* No IPC namespace: the host's SysV objects would be shared. */
-	p.sys.no_host_ipc = p.backend == PLAN_BACKEND_LANDLOCK;
-	/* Landlock has no right for a file's mode, owner, times or xattrs. */
-	p.sys.no_path_metadata = p.backend == PLAN_BACKEND_LANDLOCK;
-	/* bwrap shows host trees by bind mounts, through which a host
-	 * socket bound later is reachable, and a read-only file lockable. */
-	p.sys.unix_notify = p.backend == PLAN_BACKEND_BWRAP;
+	plan_syscalls(&p, h);
 
-	/* Any terminal among 0, 1, 2: the command gets a pty instead. */
-	p.tty.pty = h->is_tty[0] || h->is_tty[1] || h->is_tty[2];
-	/* The profile's value is checked already: yes, no, true, false. */
-	p.tty.clipboard = o->clipboard || (pr->clipboard.value &&
-	    (streq(pr->clipboard.value, "yes") ||
-	    streq(pr->clipboard.value, "true")));
-	memcpy(p.tty.is_tty, h->is_tty, sizeof(p.tty.is_tty));
-	p.tty.termios = h->termios;
-	p.tty.winsize = h->winsize;
+
+	plan_terminal(&p, o, pr, h);
 
 	env_plan(&p, h, host_env, &e);
 	policy_sequence(&p);
