@@ -432,8 +432,10 @@ kh_body_check(enum kh_body kind, const struct kh_policy *p,
 	if (kind == KH_BODY_EMPTY)
 		return untrusted_len == 0 ? 0 :
 		    why(ret, true, "confine: this request takes no body");
+	/* Numbers as reals: the body goes on as it came, and an integer
+	   too big for jansson's is no reason to refuse it. */
 	body = json_loadb(untrusted_body, untrusted_len,
-	    JSON_REJECT_DUPLICATES, &err);
+	    JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
 	if (!body)
 		return why(ret, true, "confine: the body is not valid JSON "
 		    "(or repeats a key): line %d column %d", err.line,

@@ -300,8 +300,9 @@ route_check(const struct kh_policy *p, struct kh_request *req,
 		    path_matches(r->path, t, n))
 			break;
 	if (!r->method) {
+		autofree char *path = xstrndup(t, n);
 		autofree char *what = kh_printable(req->method, 16);
-		autofree char *where = kh_printable(t, 128);
+		autofree char *where = kh_printable(path, 128);
 
 		ret->malformed = false;
 		ret->msg = xasprintf("confine: %s %s refused: only inference, "

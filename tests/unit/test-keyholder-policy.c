@@ -435,6 +435,9 @@ static const struct body_case bodies[] = {
 	{ KH_ANTHROPIC, A_MSG, "{} {}", false, false },
 	{ KH_ANTHROPIC, A_MSG, "{\"a\":\"\\u0000\"}", false, false },
 	{ KH_GEMINI, G_GEN, "{\"a\":1,}", false, false },
+	/* an integer too big for jansson's is no reason to refuse */
+	{ KH_ANTHROPIC, A_MSG, "{\"n\":123456789012345678901234567890}",
+	    true, true },
 };
 
 static void
