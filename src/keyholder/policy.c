@@ -15,6 +15,10 @@
  *       user's, so the request carries exactly one, the user's.
  * MUST: build the error body with jansson, so it is JSON whatever the
  *       agent's strings held.
+ * The caller (main.c) seeds jansson's hash once, json_object_seed(0),
+ * before the first request: otherwise jansson reads /dev/urandom on its
+ * first object, from whichever thread, under whatever filter applies then.
+ * The refusals are counted by the transport (struct kh_stats, refused).
  */
 #include "config.h"
 
@@ -219,16 +223,17 @@ query_check(const char *q, const char *allowed, char **ret_query,
 		if (n == 0 || !eq)
 			return malformed(ret, "confine: the target's query "
 			    "is not name=value pairs");
-		if (eq - p == 3 && memcmp(p, "key", 3) == 0)
-			goto next;
-		if (!value_is_plain(eq + 1, n - (eq + 1 - p)) ||
-		    !param_allowed(allowed, p, n))
-			return malformed(ret, "confine: the target's query "
-			    "holds a parameter this route does not take");
-		tmp = xasprintf("%s%s%.*s", out, *out ? "&" : "?", (int)n, p);
-		free(out);
-		out = tmp;
-next:
+		if (eq - p != 3 || memcmp(p, "key", 3) != 0) {
+			if (!value_is_plain(eq + 1, n - (size_t)(eq + 1 - p)) ||
+			    !param_allowed(allowed, p, n))
+				return malformed(ret, "confine: the target's "
+				    "query holds a parameter this route does "
+				    "not take");
+			tmp = xasprintf("%s%s%.*s", out, *out ? "&" : "?",
+			    (int)n, p);
+			free(out);
+			out = tmp;
+		}
 		p += n + (p[n] == '&');
 		if (p[-1] == '&' && *p == '\0')
 			return malformed(ret, "confine: the target's query "

@@ -363,6 +363,10 @@ static const struct body_case bodies[] = {
 	    A_TOOL("web_fetch_20250910"), false, false },
 	{ KH_ANTHROPIC, A_MSG, "{\"tools\":[{\"type\":7}]}", false, false },
 	{ KH_ANTHROPIC, A_MSG, "{\"tools\":{}}", false, false },
+	{ KH_ANTHROPIC, A_MSG, "{\"tools\":[{\"name\":\"a\"},{\"type\":"
+	    "\"bash_20250124\",\"name\":\"b\"},{\"type\":"
+	    "\"web_fetch_20250910\",\"name\":\"f\"}]}", false, false },
+	{ KH_ANTHROPIC, A_MSG, "{\"tools\":null}", true, true },
 	{ KH_ANTHROPIC, A_MSG, "{\"mcp_servers\":[{\"type\":\"url\","
 	    "\"url\":\"https://evil.example/\"}]}", false, false },
 	{ KH_ANTHROPIC, A_MSG, "{\"container\":\"c\"}", false, false },
@@ -420,6 +424,10 @@ static const struct body_case bodies[] = {
 	{ KH_GEMINI, G_GEN, G_TOOL("computerUse"), false, false },
 	{ KH_GEMINI, G_COUNT, "{\"generateContentRequest\":"
 	    G_TOOL("urlContext") "}", false, false },
+	{ KH_GEMINI, G_COUNT, "{\"generate_content_request\":"
+	    G_TOOL("code_execution") "}", false, false },
+	{ KH_GEMINI, G_GEN, "{\"tools\":[{\"functionDeclarations\":[],"
+	    "\"googleSearch\":{}}]}", false, true },
 	{ KH_GEMINI, G_GEN, "{\"contents\":[{\"parts\":[{\"fileData\":{"
 	    "\"fileUri\":\"https://evil.example/\"}}]}]}", false, false },
 	{ KH_GEMINI, G_GEN, "{\"contents\":[{\"parts\":[{\"file_data\":{"
