@@ -1,16 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# fuzz/run.sh - build the profile fuzzer (clang, libFuzzer, ASan, UBSan) in
-# build-fuzz/ at the top of the tree and run it for FUZZ_SECONDS (default
-# 60).  Exits non-zero when the build fails or the fuzzer finds a crash, a
-# leak or a timeout; the input that did it is left in build-fuzz/artifacts/.
+# fuzz/run.sh - build the fuzzers (clang, libFuzzer, ASan, UBSan) in
+# build-fuzz/ at the top of the tree and run them one after the other, for
+# FUZZ_SECONDS (default 60) in all, split evenly: the profile loader's and
+# the keyholder policy's.  Exits non-zero when the build fails or a fuzzer
+# finds a crash, a leak or a timeout; the input that did it is left in
+# build-fuzz/artifacts/.
 #
 #   fuzz/run.sh
 #   FUZZ_SECONDS=600 FUZZ_ARGS='-jobs=4 -workers=4' fuzz/run.sh
 #   FUZZ_ARGS=-detect_leaks=0 fuzz/run.sh      # look past a known leak
 #   build-fuzz/fuzz/profile-fuzzer build-fuzz/artifacts/crash-...   # replay
 #
-# New inputs go to build-fuzz/corpus; fuzz/corpus/profile (the seeds) is
+# New inputs go to build-fuzz/corpus/NAME; fuzz/corpus/NAME (the seeds) is
 # only read.  A source tree configured in place cannot also be built in a
 # separate directory (automake refuses), so then the files git knows of
 # are copied to build-fuzz/src and built there.
@@ -19,6 +21,9 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build-fuzz
 seconds=${FUZZ_SECONDS:-60}
+fuzzers='profile keyholder-policy'
+each=$((seconds / 2))
+[ "$each" -ge 1 ] || each=1
 
 if ! grep -q '^include fuzz/fuzz.mk' "$top/Makefile.am"; then
 	echo "run.sh: add 'include fuzz/fuzz.mk' to Makefile.am" >&2
@@ -61,29 +66,35 @@ if ! test -f Makefile || ! grep -q -- '--enable-fuzzing' config.status; then
 		exit 2
 	}
 fi
-make fuzz/profile-fuzzer >"$out/make.log" 2>&1 || {
+make fuzz/profile-fuzzer fuzz/keyholder-policy-fuzzer >"$out/make.log" 2>&1 || {
 	tail -n 30 "$out/make.log" >&2
 	exit 2
 }
 
-mkdir -p "$out/corpus" "$out/artifacts" "$out/profiles"
+mkdir -p "$out/artifacts" "$out/profiles"
 chmod 0755 "$out/profiles"
 CONFINE_FUZZ_PROFILES=$out/profiles
 export CONFINE_FUZZ_PROFILES
-set +e
-# shellcheck disable=SC2086 # FUZZ_ARGS is a list of options
-"$builddir/fuzz/profile-fuzzer" \
-	-max_total_time="$seconds" \
-	-dict="$top/fuzz/profile.dict" \
-	-artifact_prefix="$out/artifacts/" \
-	-print_final_stats=1 \
-	${FUZZ_ARGS:-} \
-	"$out/corpus" "$top/fuzz/corpus/profile"
-status=$?
-set -e
-if test "$status" -ne 0; then
-	echo "run.sh: the fuzzer failed (status $status); the input is in" \
-	    "$out/artifacts/" >&2
-	find "$out/artifacts" -type f -newer "$builddir/fuzz/profile-fuzzer" >&2
-fi
-exit "$status"
+failed=0
+for name in $fuzzers; do
+	mkdir -p "$out/corpus/$name"
+	set +e
+	# shellcheck disable=SC2086 # FUZZ_ARGS is a list of options
+	"$builddir/fuzz/$name-fuzzer" \
+		-max_total_time="$each" \
+		-dict="$top/fuzz/$name.dict" \
+		-artifact_prefix="$out/artifacts/" \
+		-print_final_stats=1 \
+		${FUZZ_ARGS:-} \
+		"$out/corpus/$name" "$top/fuzz/corpus/$name"
+	status=$?
+	set -e
+	if test "$status" -ne 0; then
+		echo "run.sh: the $name fuzzer failed (status $status); the" \
+		    "input is in $out/artifacts/" >&2
+		find "$out/artifacts" -type f \
+		    -newer "$builddir/fuzz/$name-fuzzer" >&2
+		failed=$status
+	fi
+done
+exit "$failed"

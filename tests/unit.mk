@@ -287,3 +287,11 @@ check_PROGRAMS += tests/unit/test-flag
 tests_unit_test_flag_SOURCES = tests/unit/test-flag.c
 tests_unit_test_flag_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_flag_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
+
+# keyholder/policy: inference only, with the user's credential.
+UNIT_TESTS += tests/unit/test-keyholder-policy
+check_PROGRAMS += tests/unit/test-keyholder-policy
+tests_unit_test_keyholder_policy_SOURCES = tests/unit/test-keyholder-policy.c
+tests_unit_test_keyholder_policy_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_test_keyholder_policy_LDADD = src/libkeyholder.a src/libconfine.a \
+	$(JANSSON_LIBS)
