@@ -5,8 +5,8 @@
 # (lib/untrusted.h, STYLE.md section 6).
 #
 # In the code that reads what the agent wrote or sends (the export, the
-# proxy, the notify supervisor), every raw read call (read, pread, readv,
-# recv*, getline, getdelim, fread, readlink*, process_vm_readv) must show
+# proxy, the notify supervisor, the keyholder), every raw read call (read,
+# pread, readv, recv*, getline, getdelim, fread, readlink*, process_vm_readv) must show
 # its bound in the call itself: a fixed buffer (sizeof), a named maximum
 # (SOMETHING_MAX, or a variable called max), or a comment saying
 # "Bounded:" on the line above.  Anything else goes through a bounded
@@ -17,7 +17,7 @@
 
 top=${TESTS_SRCDIR:-$(dirname "$0")}/..
 src=$top/src
-files="$src/export/*.c $src/run/proxy.c $src/run/notify*.c"
+files="$src/export/*.c $src/run/proxy.c $src/run/notify*.c $src/keyholder/*.c"
 
 if ! ls $files >/dev/null 2>&1; then
 	echo "Bail out! no sources in $src (set TESTS_SRCDIR to tests/)"

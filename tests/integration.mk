@@ -13,6 +13,13 @@ tests_helpers_notify_probe_SOURCES = tests/helpers/notify-probe.c
 tests_helpers_procs_SOURCES = tests/helpers/procs.c
 check_PROGRAMS += tests/helpers/no-userns
 tests_helpers_no_userns_SOURCES = tests/helpers/no-userns.c
+# The keyholder's transport with a test hook (keyholder-transport.sh,
+# bench/keyholder).
+check_PROGRAMS += tests/helpers/kh-serve
+tests_helpers_kh_serve_SOURCES = tests/helpers/kh-serve.c
+tests_helpers_kh_serve_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)
+tests_helpers_kh_serve_LDADD = src/libkeyholder.a src/libconfine.a \
+	$(OPENSSL_LIBS) -lpthread
 
 INTEGRATION_TESTS = \
 	tests/integration/exit-status.sh \
@@ -57,6 +64,12 @@ EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
 # auto's fallbacks on a host without user namespaces: once, not per backend.
 TESTS += tests/integration/backends.sh tests/integration/auto-bwrap.sh
 EXTRA_DIST += tests/integration/backends.sh tests/integration/auto-bwrap.sh
+
+# The keyholder's transport against a loopback TLS server: host side only,
+# no sandbox, once.
+TESTS += tests/integration/keyholder-transport.sh
+EXTRA_DIST += tests/integration/keyholder-transport.sh \
+	tests/helpers/tls-upstream.py
 
 EXTRA_DIST += tests/profile-lib.sh tests/apply-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py

@@ -64,6 +64,7 @@
 #define BUF_MAX			KH_HEAD_MAX	/* one read buffer a side */
 #define KEEPALIVE_SECONDS	120	/* an idle agent connection */
 #define DRAIN_SECONDS		10	/* in flight, after the stop */
+#define LINGER_MAX		(1024 * 1024)
 #define CHUNK_SIZE_MAX		((uint64_t)1 << 40)
 
 struct server {
@@ -1288,6 +1289,28 @@ serve_one(struct conn *c)
 	return forward(c, &req, f.close);
 }
 
+/*
+ * Close gently: a close with the agent's bytes unread would reset the
+ * connection, and the agent might lose the answer it was sent (431, 413).
+ * So say the end, and read what comes for a while (bounded: LINGER_MAX
+ * bytes, a second).
+ */
+static void
+linger(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int64_t deadline = now_ms() + 1000;
+	char buf[4096];
+	size_t total = 0;
+	ssize_t n;
+
+	if (shutdown(fd, SHUT_WR) < 0)
+		return;
+	while (total < LINGER_MAX && poll(&p, 1, left_ms(deadline)) > 0 &&
+	    (n = read(fd, buf, sizeof(buf))) > 0)
+		total += (size_t)n;
+}
+
 static void *
 serve_conn(void *arg)
 {
@@ -1296,6 +1319,7 @@ serve_conn(void *arg)
 
 	while (serve_one(c))
 		;
+	linger(c->in.fd);
 	up_close(c);
 	if (c->addrs)
 		freeaddrinfo(c->addrs);
