@@ -6,12 +6,13 @@
 #
 # In the code that reads what the agent wrote or sends (the export, the
 # proxy, the notify supervisor, the keyholder), every raw read call (read,
-# pread, readv, recv*, getline, getdelim, fread, readlink*, process_vm_readv) must show
-# its bound in the call itself: a fixed buffer (sizeof), a named maximum
-# (SOMETHING_MAX, or a variable called max), or a comment saying
-# "Bounded:" on the line above.  Anything else goes through a bounded
-# helper (fd_read_all() in lib/fdio.h, or the file's own read_mem() and
-# read_path(), whose callers pass a sizeof or a checked length).  A read
+# pread, readv, recv*, getline, getdelim, fread, readlink*,
+# process_vm_readv) must show its bound in the call itself: a fixed
+# buffer (sizeof), a named maximum (SOMETHING_MAX, or a variable called
+# max), or a comment saying "Bounded:" on the line above.  Anything else
+# goes through a bounded helper (fd_read_all() in lib/fdio.h, or the
+# file's own read_mem() and read_path(), whose callers pass a sizeof or a
+# checked length).  A read
 # whose bound is out of sight fails here, even when it is correct: the
 # reader of the code must not have to prove it.
 
