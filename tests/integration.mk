@@ -69,7 +69,7 @@ EXTRA_DIST += tests/integration/backends.sh tests/integration/auto-bwrap.sh
 # no sandbox, once.
 TESTS += tests/integration/keyholder-transport.sh
 EXTRA_DIST += tests/integration/keyholder-transport.sh \
-	tests/helpers/tls-upstream.py
+	tests/helpers/tls-upstream.py bench/keyholder bench/khbench.c
 
 EXTRA_DIST += tests/profile-lib.sh tests/apply-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py

@@ -263,7 +263,7 @@ fill_agent(struct rd *r, int ms)
 static ssize_t
 fill_up(struct rd *r)
 {
-	size_t n;
+	size_t n, k;
 	int e;
 
 	rd_compact(r);
@@ -273,6 +273,13 @@ fill_up(struct rd *r)
 	errno = 0;
 	if (SSL_read_ex(r->ssl, r->buf + r->len, BUF_MAX - r->len, &n) == 1) {
 		r->len += n;
+		/* What OpenSSL holds already (read ahead): one send for it. */
+		while (r->len < BUF_MAX && SSL_pending(r->ssl) > 0 &&
+		    SSL_read_ex(r->ssl, r->buf + r->len, BUF_MAX - r->len,
+		    &k) == 1) {
+			r->len += k;
+			n += k;
+		}
 		return (ssize_t)n;
 	}
 	e = SSL_get_error(r->ssl, 0);
@@ -1358,6 +1365,8 @@ tls_ctx(const struct kh_upstream *up, SSL_CTX **ret)
 	/* A response framed by the connection's end may end without
 	 * close_notify; the framing of the others is checked. */
 	SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+	/* Fewer, larger reads from the socket for a streamed response. */
+	SSL_CTX_set_read_ahead(ctx, 1);
 	*ret = ctx;
 	return 0;
 }
