@@ -546,6 +546,10 @@ parse_head(const char *untrusted_head, size_t len, struct kh_request *req,
 		if (st)
 			return st;
 	}
+	if (req->method == NULL) {
+		*why = "no request line";
+		return 400;
+	}
 	if (f->hosts != 1) {
 		*why = "no Host header, or more than one";
 		return 400;
@@ -1198,7 +1202,7 @@ static bool
 forward(struct conn *c, const struct kh_request *req, bool closing)
 {
 	enum relay rl = R_CLOSE;
-	bool reused;
+	bool reused, counted = false;
 	int st = 0, attempt;
 
 	for (attempt = 0; attempt < 2; attempt++) {
@@ -1216,8 +1220,9 @@ forward(struct conn *c, const struct kh_request *req, bool closing)
 			failed(c, 502);
 			return !closing;
 		}
-		if (attempt == 0)
+		if (!counted)
 			atomic_fetch_add(&c->s->stats->forwarded, 1);
+		counted = true;
 		rl = relay_response(c, req, reused, closing, &st);
 		if (rl != R_RETRY)
 			break;
@@ -1371,34 +1376,49 @@ tls_ctx(const struct kh_upstream *up, SSL_CTX **ret)
 	return 0;
 }
 
-/* Take the connection fd into a free slot and start its thread. */
+/* Take a free slot for fd: its index, or -1 when all are taken. */
+static int
+slot_take(struct server *s, int fd)
+{
+	int i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < KH_CONNS && s->fds[i] >= 0; i++)
+		;
+	if (i < KH_CONNS) {
+		s->fds[i] = fd;
+		s->active++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return i < KH_CONNS ? i : -1;
+}
+
+/* Serve the connection fd in a thread of its own (or close it). */
 static void
 start_conn(struct server *s, int fd, const pthread_attr_t *attr)
 {
-	struct conn *c = xcalloc(1, sizeof(*c));
 	struct timeval tv = { .tv_sec = s->up->idle_seconds };
+	struct conn *c;
 	pthread_t t;
-	int i, one = 1;
+	int slot, one = 1, e;
 
+	if ((slot = slot_take(s, fd)) < 0) {
+		close(fd);
+		return;
+	}
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	c = xcalloc(1, sizeof(*c));
 	c->s = s;
+	c->slot = slot;
 	c->in.fd = fd;
 	c->in.buf = xmalloc(BUF_MAX);
 	c->up.fd = -1;
 	c->up.buf = xmalloc(BUF_MAX);
-	pthread_mutex_lock(&s->lock);
-	for (i = 0; s->fds[i] >= 0; i++)
-		;
-	c->slot = i;
-	s->fds[i] = fd;
-	s->active++;
-	pthread_mutex_unlock(&s->lock);
-	if (pthread_create(&t, attr, serve_conn, c) != 0) {
-		log_warn("keyholder: cannot start a thread: %s",
-		    strerror(errno));
+	if ((e = pthread_create(&t, attr, serve_conn, c)) != 0) {
+		log_warn("keyholder: cannot start a thread: %s", strerror(e));
 		pthread_mutex_lock(&s->lock);
-		s->fds[i] = -1;
+		s->fds[slot] = -1;
 		s->active--;
 		pthread_mutex_unlock(&s->lock);
 		close(fd);
@@ -1429,31 +1449,37 @@ drain(struct server *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* Wait for a connection or the stop: 1 to accept, 0 to stop. */
+/*
+ * Wait for a connection or the stop: 1 to accept, 0 to stop, -1 to look
+ * again (all KH_CONNS slots taken: the next ones wait in the backlog).
+ */
 static int
 wait_accept(struct server *s, int listen_fd)
 {
 	struct pollfd p[2] = { { .fd = s->stop_fd, .events = POLLIN },
 	    { .fd = listen_fd, .events = POLLIN } };
-	unsigned active;
+	bool full;
 	int e;
 
 	pthread_mutex_lock(&s->lock);
-	active = s->active;
+	full = s->active >= KH_CONNS;
 	pthread_mutex_unlock(&s->lock);
-	/* Full: the next ones wait in the backlog; look again soon. */
-	e = poll(p, active < KH_CONNS ? 2 : 1, active < KH_CONNS ? -1 : 50);
+	e = poll(p, full ? 1 : 2, full ? 50 : -1);
 	if (e < 0 && errno != EINTR)
 		return 0;
-	return p[0].revents == 0;
+	if (p[0].revents)
+		return 0;
+	return !full && p[1].revents ? 1 : -1;
 }
 
 static int
 accept_loop(struct server *s, int listen_fd, const pthread_attr_t *attr)
 {
-	int fd;
+	int fd, w;
 
-	while (wait_accept(s, listen_fd)) {
+	while ((w = wait_accept(s, listen_fd)) != 0) {
+		if (w < 0)
+			continue;
 		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
 			start_conn(s, fd, attr);

@@ -17,7 +17,7 @@ UPSTREAM=$TESTS_SRCDIR/helpers/tls-upstream.py
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
-TAP_PLANNED=22
+TAP_PLANNED=23
 echo "1..$TAP_PLANNED"
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -355,6 +355,30 @@ t_refuse() {
 	! grep -q '"/refuse"' "$T/good.rec" || fail "the request went upstream"
 }
 tcase "a refused request never reaches the upstream" t_refuse
+
+t_bound() {
+	python3 -c '
+import socket, sys, time
+port, factor = int(sys.argv[1]), int(sys.argv[2])
+idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
+time.sleep(1)
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"GET /v1/small?over HTTP/1.1\r\nHost: x\r\n\r\n")
+s.settimeout(2)
+try:
+    if s.recv(100):
+        sys.exit("a 65th connection was served at once")
+except socket.timeout:
+    pass
+idle[0].close()
+s.settimeout(30 * factor)
+d = s.recv(100)
+if not d.startswith(b"HTTP/1.1 200"):
+    sys.exit("not served once a slot was free: %r" % d)
+' "$KH" "$TEST_TIME_FACTOR" || fail "the bound of 64 connections"
+}
+tcase "at most 64 connections at once; the next waits for a free one" \
+    t_bound
 
 # The end of the keyholders' input (here: tcase is a subshell).
 exec 5>&- 6>&- 7>&- 8>&-
