@@ -13,7 +13,8 @@
 #   /v1/sink       {"len": N, "sha256": "..."} of the request body
 #   /v1/small      a small JSON body
 #   /v1/stream     an event stream, chunked: one event, then it waits for
-#                  DIR/release to exist before the second and the end
+#                  DIR/release (?release=NAME: DIR/NAME) to exist (a
+#                  minute at most) before the second and the end
 #   /v1/chunked    a chunked response: "alpha", "beta", "gamma"
 #   /v1/big?mib=N  N MiB (Content-Length)
 #   /v1/slow       nothing for 30 s (a stall), then a small body
@@ -105,7 +106,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/v1/stream":
             self.chunked_head("text/event-stream")
             self.chunk(b"event: one\ndata: first\n\n")
-            release = os.path.join(DIR, "release")
+            release = os.path.join(DIR, os.path.basename(
+                query.get("release", ["release"])[0]))
             for _ in range(1200):
                 if os.path.exists(release):
                     break

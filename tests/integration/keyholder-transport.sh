@@ -11,13 +11,13 @@
 # bounds against hanging, never speed checks.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 
-KH_SERVE=$TESTS_BUILDDIR/helpers/kh-serve
+KH_SERVE=${KH_SERVE:-$TESTS_BUILDDIR/helpers/kh-serve}
 UPSTREAM=$TESTS_SRCDIR/helpers/tls-upstream.py
 [ -x "$KH_SERVE" ] || { echo "Bail out! no $KH_SERVE"; exit 1; }
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
-TAP_PLANNED=23
+TAP_PLANNED=24
 echo "1..$TAP_PLANNED"
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -348,6 +348,27 @@ t_stall() {
 }
 tcase "a stalled upstream gives 504 within the idle bound" t_stall
 
+t_cut() {
+	python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(30 * int(sys.argv[2]))
+s.sendall(b"GET /v1/stream?release=never HTTP/1.1\r\nHost: x\r\n\r\n")
+got = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    got += d
+if b"data: first" not in got:
+    sys.exit("no first event")
+if got.endswith(b"0\r\n\r\n"):
+    sys.exit("the stream was not cut")
+' "$STALL" "$TEST_TIME_FACTOR" ||
+	    fail "a stream gone silent was not cut at the idle bound"
+}
+tcase "a response silent mid-way is cut at the idle bound" t_cut
+
 t_refuse() {
 	get "$KH" /refuse -H 'x-api-key: ATTACKER'
 	status_is 403
@@ -389,7 +410,7 @@ t_stop() {
 	set -- $line
 	[ "$2" -ge 10 ] && [ "$4" -ge 1 ] && [ "$8" -ge 5 ] ||
 	    fail "counts: $line"
-	wait_for 20 grep -q '^forwarded.*failed 1 ' "$T/stall.out" ||
+	wait_for 20 grep -q '^forwarded.*failed 2 ' "$T/stall.out" ||
 	    fail "the stall not counted: $(cat "$T/stall.out")"
 }
 tcase "kh-serve stops at its input's end, with its counts" t_stop
