@@ -174,6 +174,9 @@ sink_add(struct sink *k, const char *p, size_t n)
 
 		while (cap < k->len + n + 1)
 			cap *= 2;
+		/* A body of KH_BODY_MAX takes no more than that. */
+		if (cap > KH_BODY_MAX + 1 && k->len + n + 1 <= KH_BODY_MAX + 1)
+			cap = KH_BODY_MAX + 1;
 		k->p = xreallocarray(k->p, cap, 1);
 		k->cap = cap;
 	}
@@ -950,7 +953,10 @@ up_open(struct conn *c)
 static bool
 header_ok(const struct kh_header *h)
 {
-	return is_token(h->name, strlen(h->name)) &&
+	size_t n = strlen(h->name);
+
+	/* The framing is the transport's: a hook that sets it is wrong. */
+	return is_token(h->name, n) && !is_hop(h->name, n) &&
 	    strpbrk(h->value, "\r\n") == NULL;
 }
 
