@@ -960,6 +960,25 @@ header_ok(const struct kh_header *h)
 	    strpbrk(h->value, "\r\n") == NULL;
 }
 
+/* Can the request, as the hook left it, be sent as it is? */
+static bool
+request_ok(const struct kh_request *req)
+{
+	const char *t = req->target;
+	size_t i;
+
+	if (req->method == NULL || !is_token(req->method,
+	    strlen(req->method)) || t == NULL || t[0] != '/')
+		return false;
+	for (i = 0; t[i]; i++)
+		if ((unsigned char)t[i] <= 0x20 || (unsigned char)t[i] >= 0x7f)
+			return false;
+	for (i = 0; i < req->nheaders; i++)
+		if (!header_ok(&req->headers[i]))
+			return false;
+	return true;
+}
+
 /* The request upstream: its head, and the body (with the head when small). */
 static int
 send_request(struct conn *c, const struct kh_request *req)
@@ -1282,7 +1301,6 @@ serve_one(struct conn *c)
 	AUTO(kh_refusal_clear) struct kh_refusal ref = { 0 };
 	struct framing f = { 0 };
 	const char *why = "a malformed request";
-	size_t i;
 	int st;
 
 	st = read_request(c, &req, &f, &why);
@@ -1297,13 +1315,12 @@ serve_one(struct conn *c)
 	}
 	if (c->s->hook(c->s->arg, &req, &ref) == KH_REFUSE)
 		return refuse(c, &ref, f.close);
-	for (i = 0; i < req.nheaders; i++)
-		if (!header_ok(&req.headers[i])) {
-			log_info("keyholder: the policy made a malformed header");
-			(void)answer(c, 500, "the policy made a malformed "
-			    "header", true);
-			return false;
-		}
+	if (!request_ok(&req)) {
+		log_info("keyholder: the policy made a malformed request");
+		(void)answer(c, 500, "the policy made a malformed request",
+		    true);
+		return false;
+	}
 	return forward(c, &req, f.close);
 }
 
