@@ -19,6 +19,7 @@
 #   /v1/big?mib=N  N MiB (Content-Length)
 #   /v1/slow       nothing for 30 s (a stall), then a small body
 #   /v1/close      a body without a length, ended by closing
+#   /v1/interim    103 Early Hints, then a small body
 # Test code, not part of confine.
 import hashlib
 import http.server
@@ -131,6 +132,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/v1/slow":
             time.sleep(30)
             self.reply(b'{"late":true}')
+        elif path == "/v1/interim":
+            self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </x>; "
+                             b"rel=preload\r\n\r\n")
+            self.wfile.flush()
+            self.reply(b'{"after":"interim"}')
         elif path == "/v1/close":
             self.close_connection = True
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain"

@@ -17,7 +17,7 @@ UPSTREAM=$TESTS_SRCDIR/helpers/tls-upstream.py
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
-TAP_PLANNED=24
+TAP_PLANNED=26
 echo "1..$TAP_PLANNED"
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -222,6 +222,24 @@ t_close() {
 	assert_eq "$(cat "$T/body")" "until-close body" "the body"
 }
 tcase "a response ended by closing passes through" t_close
+
+t_interim() {
+	printf 'GET /v1/interim HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' |
+	    raw "$KH" >"$T/resp"
+	grep -q '^HTTP/1.1 103 Early Hints' "$T/resp" || fail "no 103"
+	grep -q '^HTTP/1.1 200' "$T/resp" || fail "no final response"
+	grep -q '{"after":"interim"}' "$T/resp" || fail "no body"
+}
+tcase "an interim response (103) passes through before the final one" \
+    t_interim
+
+t_head() {
+	printf 'HEAD /v1/small?head HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/small?afterhead HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' |
+	    raw "$KH" >"$T/resp"
+	assert_eq "$(grep -o 'HTTP/1.1 200' "$T/resp" | wc -l)" 2 "responses"
+	assert_eq "$(grep -o '{"ok":true}' "$T/resp" | wc -l)" 1 "bodies"
+}
+tcase "HEAD: the length without a body, and the connection goes on" t_head
 
 t_big_resp() {
 	get "$KH" '/v1/big?mib=20'
