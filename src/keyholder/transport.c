@@ -1131,15 +1131,17 @@ relay_body(struct conn *c, const struct resp *r)
 			return R_CLOSE;
 		c->up.off += k;
 	}
-	/* Bytes past the response's end: nothing to trust there. */
-	return r->close || c->up.off != c->up.len ? R_CLOSE : R_DONE;
+	/* The provider's end, or bytes past the response: not reused. */
+	if (r->close || c->up.off != c->up.len)
+		up_close(c);
+	return R_DONE;
 }
 
 /*
  * Relay the response to req: interim ones, then the final one.  R_DONE
- * (both connections may go on), R_CLOSE (close both), R_RETRY (the reused
- * connection closed before a byte came), R_FAIL_BEFORE (*status, c->why)
- * or R_FAIL_AFTER (c->why).
+ * (the agent's connection may go on; the provider's too, if still open),
+ * R_CLOSE (close both), R_RETRY (the reused connection closed before a
+ * byte came), R_FAIL_BEFORE (*status, c->why) or R_FAIL_AFTER (c->why).
  */
 static enum relay
 relay_response(struct conn *c, const struct kh_request *req, bool reused,
@@ -1199,8 +1201,8 @@ relay_response(struct conn *c, const struct kh_request *req, bool reused,
 	if (r.status == 204 || r.status == 304 || streq(req->method, "HEAD"))
 		r.chunked = false, r.has_length = true, r.length = 0;
 	if (!r.chunked && !r.has_length)
-		r.close = true;
-	sink_str(&out, r.close || closing ? "Connection: close\r\n\r\n" :
+		r.close = closing = true;
+	sink_str(&out, closing ? "Connection: close\r\n\r\n" :
 	    "\r\n");
 	e = send_all(c->in.fd, out.p, out.len);
 	free(out.p);

@@ -20,6 +20,7 @@
 #   /v1/slow       nothing for 30 s (a stall), then a small body
 #   /v1/close      a body without a length, ended by closing
 #   /v1/interim    103 Early Hints, then a small body
+#   /v1/upclose    a small body with a length, then the connection closed
 # Test code, not part of confine.
 import hashlib
 import http.server
@@ -137,6 +138,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                              b"rel=preload\r\n\r\n")
             self.wfile.flush()
             self.reply(b'{"after":"interim"}')
+        elif path == "/v1/upclose":
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.send_header("Content-Length", "7")
+            self.end_headers()
+            self.wfile.write(b"closing")
         elif path == "/v1/close":
             self.close_connection = True
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain"

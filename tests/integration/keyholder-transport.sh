@@ -17,7 +17,7 @@ UPSTREAM=$TESTS_SRCDIR/helpers/tls-upstream.py
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
-TAP_PLANNED=26
+TAP_PLANNED=27
 echo "1..$TAP_PLANNED"
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -68,7 +68,8 @@ keyholder() {
 	    2>"$T/$_n.err" &
 	track_pid $!
 }
-KH_IDLE_SECONDS=$((20 * TEST_TIME_FACTOR)) keyholder kh "$GOOD" "$T/ca.pem"
+KH_IDLE_SECONDS=$((20 * TEST_TIME_FACTOR)) \
+    KH_HEAD_SECONDS=$((20 * TEST_TIME_FACTOR)) keyholder kh "$GOOD" "$T/ca.pem"
 keyholder wrongname "$OTHER" "$T/ca.pem"
 keyholder noca "$GOOD"
 KH_IDLE_SECONDS=2 keyholder stall "$GOOD" "$T/ca.pem"
@@ -240,6 +241,15 @@ t_head() {
 	assert_eq "$(grep -o '{"ok":true}' "$T/resp" | wc -l)" 1 "bodies"
 }
 tcase "HEAD: the length without a body, and the connection goes on" t_head
+
+t_upclose() {
+	printf 'GET /v1/upclose HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/small?afterupclose HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' |
+	    raw "$KH" >"$T/resp"
+	assert_eq "$(grep -o 'HTTP/1.1 200' "$T/resp" | wc -l)" 2 "responses"
+	grep -q 'closingHTTP/1.1 200' "$T/resp" || fail "not both bodies"
+}
+tcase "the provider closing after a framed response keeps the agent's connection" \
+    t_upclose
 
 t_big_resp() {
 	get "$KH" '/v1/big?mib=20'
