@@ -70,6 +70,9 @@ EXTRA_DIST += tests/integration/backends.sh tests/integration/auto-bwrap.sh
 TESTS += tests/integration/keyholder-transport.sh
 EXTRA_DIST += tests/integration/keyholder-transport.sh \
 	tests/helpers/tls-upstream.py bench/keyholder bench/khbench.c
+# confine-keyholder, the whole program, as the supervisor starts it.
+TESTS += tests/integration/keyholder.sh
+EXTRA_DIST += tests/integration/keyholder.sh tests/helpers/kh-run.py
 
 EXTRA_DIST += tests/profile-lib.sh tests/apply-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py

@@ -39,7 +39,8 @@ static const struct {
 	[STEP_ENVIRONMENT] = { "environment",
 	    "this process's own environment emptied" },
 	[STEP_NOTIFY] = { "notify",
-	    "unix connects and sends, file locks: answered by confine" },
+	    "unix connects and sends, file locks: answered by confine; "
+	    "taken while this process is dumpable" },
 	[STEP_SESSION] = { "session",
 	    "setsid: no controlling terminal of the user's" },
 	[STEP_FDS] = { "file-descriptors",
@@ -111,10 +112,15 @@ policy_sequence(struct plan *p)
 		add(p, STEP_CAPABILITIES, C, S);
 		add(p, STEP_NO_NEW_PRIVS, C, S);
 	}
-	add(p, STEP_NOT_DUMPABLE, C, S);
-	add(p, STEP_ENVIRONMENT, C, S);
+	/*
+	 * bwrap: the supervisor takes the listener with pidfd_getfd(2),
+	 * which a non-dumpable process refuses it where bwrap made no user
+	 * namespace (setuid bwrap): before not-dumpable.
+	 */
 	if (bw)
 		add(p, STEP_NOTIFY, C, S);
+	add(p, STEP_NOT_DUMPABLE, C, S);
+	add(p, STEP_ENVIRONMENT, C, S);
 	add(p, STEP_SESSION, C, X);
 	add(p, STEP_FDS, C, X);
 	add(p, STEP_DIRECTORY, C, X);

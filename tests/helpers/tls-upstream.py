@@ -10,6 +10,7 @@
 # the target, the headers as received, the body's length and SHA-256 and
 # the client's port (one port for requests on one connection).  Serves:
 #   /v1/echo       the request body back
+#   /v1/messages, /v1/models   a small JSON body (an inference route)
 #   /v1/sink       {"len": N, "sha256": "..."} of the request body
 #   /v1/small      a small JSON body
 #   /v1/stream     an event stream, chunked: one event, then it waits for
@@ -102,6 +103,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = url.path
         if path == "/v1/echo":
             self.reply(body, "application/octet-stream")
+        elif path in ("/v1/messages", "/v1/models"):
+            self.reply(b'{"type":"message","id":"msg_test"}')
         elif path == "/v1/sink":
             self.reply(json.dumps({"len": len(body), "sha256":
                        hashlib.sha256(body).hexdigest()}).encode())

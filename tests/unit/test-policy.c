@@ -2854,6 +2854,13 @@ test_sequence(void)
 		    "after no_new_privs" : "after landlock");
 		ok(step_at(&p, STEP_EXEC) == (int)p.nsteps - 1,
 		    "%s: exec last", b);
+		/* The supervisor takes bwrap's listener with pidfd_getfd(),
+		 * refused by a non-dumpable process without a user ns. */
+		if (streq(b, "bwrap"))
+			ok(step_at(&p, STEP_NOTIFY) >= 0 &&
+			    step_at(&p, STEP_NOTIFY) <
+			    step_at(&p, STEP_NOT_DUMPABLE),
+			    "%s: notify before not-dumpable", b);
 		if (!streq(b, "landlock"))
 			ok(step_at(&p, STEP_NETWORK) < 0 ||
 			    streq(b, "bwrap") ||
