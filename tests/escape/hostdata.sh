@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# hostdata.sh - the rule of two for the host's own data (issue 15 item 7):
+# hostdata.sh - the rule of two for the host's own data:
 # a quadrant with leg C (online here, with no network so every backend can
 # run it) shows the host from an allow-list: no other user's home, no /srv,
 # /mnt, /media, /var (its logs above all), no /etc entry the world cannot

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # hostfiles.sh - the host's files the sandbox sees read-only stay the
-# host's (issue 15, items 1 and 4): a unix socket a host service binds
+# host's: a unix socket a host service binds
 # after the session started, in a --ro directory, in the workspace or in a
 # system tree, is not reachable; the command's own sockets work; times,
 # inode flags, xattrs, locks and leases on read-only host files either

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# notify-files.sh - issue 15 items 1 and 4 on the bwrap and landlock
+# notify-files.sh - host sockets and host files on the bwrap and landlock
 # backends, where seccomp user notification holds them (src/run/notify.c,
 # src/run/notify-meta.c): a host unix socket bound after the session began, in a --ro
 # directory and in a system tree the sandbox sees, is unreachable, also

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # procs.sh - the command acts on its own processes only, and nothing of
-# the session outlives confine (issue 15, items 2 and 3).  Every call
+# the session outlives confine.  Every call
 # that names another process is aimed at a host process of the user's and
 # at confine itself (and, on landlock, at the keeper, the command's
 # parent); the trees that try to outlive a session (a long chain, a fork

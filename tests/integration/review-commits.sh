@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# review-commits.sh - the review shows the commits the agent made
-# (issue 13, item 1): commits/ holds each commit's own change as confine
+# review-commits.sh - the review shows the commits the agent made:
+# commits/ holds each commit's own change as confine
 # diffed it from the trees, its author and message as data, the base and
 # the rest; "confine show" lists each commit with its diffstat and the
 # flags of its own paths; "confine diff --commits" prints them.  A commit

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # review-ignored.sh - nothing of the host is destroyed that the review did
-# not show (issue 13, item 4, the export): a file replacing an ignored
+# not show (the export): a file replacing an ignored
 # directory, and a directory replacing an ignored file, are exported
 # whole and flagged as ignored host data; a change to an untracked host
 # file is flagged; a pure addition of an ignored file stays out, counted.

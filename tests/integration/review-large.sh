@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# review-large.sh - the export is bounded (issue 13, item 7): a file over
+# review-large.sh - the export is bounded: a file over
 # 32 MiB (a sparse 1 TiB one too, told by its size before any read) or
 # over 200000 lines is not exported, listed as "too large, not exported"
 # under skipped and flagged; the session is kept, the host unchanged, and

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# review-terminal.sh - the review tools show everything (issue 13, item
-# 6): on a terminal, "confine show", "diff", "diff --commits" and "ls"
+# review-terminal.sh - the review tools show everything: on a
+# terminal, "confine show", "diff", "diff --commits" and "ls"
 # print every invisible code point of the agent's names, contents and
 # commit messages escaped (zero-width, tag characters, soft hyphen,
 # fillers, line separators; control characters), through the user's
