@@ -101,6 +101,7 @@ endif
 # Without --enable-fuzzing it says how to enable it and fails: a smoke
 # test asked for and not run is not a pass.
 FUZZ_RUNS = 2000
+FUZZ_LSAN = suppressions=$(abs_srcdir)/fuzz/lsan.supp:print_suppressions=0
 fuzz-list:
 	@for p in $(FUZZERS); do n=$${p#fuzz/}; echo "$${n%-fuzzer}"; done
 
@@ -110,9 +111,10 @@ fuzz-smoke: $(FUZZERS)
 	for p in $(FUZZERS); do \
 		n=$${p#fuzz/}; n=$${n%-fuzzer}; \
 		d=$(srcdir)/fuzz/$$n.dict; \
-		new=$$(mktemp -d "$${TMPDIR:-/tmp}/confine-fuzz-smoke.XXXXXX") || exit 1; \
+		new=$$(mktemp -d "$${TMPDIR:-/tmp}/confine-fuzz.XXXXXX") || \
+		    exit 1; \
 		echo "fuzz-smoke: $$n ($(FUZZ_RUNS) runs)"; \
-		LSAN_OPTIONS="suppressions=$(abs_srcdir)/fuzz/lsan.supp:print_suppressions=0$${LSAN_OPTIONS:+:$$LSAN_OPTIONS}" \
+		LSAN_OPTIONS="$(FUZZ_LSAN)$${LSAN_OPTIONS:+:$$LSAN_OPTIONS}" \
 		$$p -runs=$(FUZZ_RUNS) -seed=1 \
 		    $$(test -f "$$d" && echo "-dict=$$d") \
 		    -artifact_prefix=fuzz/artifacts/ \

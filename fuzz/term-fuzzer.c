@@ -38,14 +38,13 @@
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static void
-check_sanitized(const char *s, size_t len, bool keep_nl)
+check_sanitized(const char *s, bool keep_nl)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i;
 
 	if (s == NULL)
 		abort();
-	(void)len;
 	for (i = 0; p[i]; i++) {
 		if ((p[i] < 0x20 && !(keep_nl && (p[i] == '\n' ||
 		    p[i] == '\t'))) || p[i] == 0x7f)
@@ -128,10 +127,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = size - 2 - ncuts;
 
 	s = term_sanitize(in, n, keep_nl);
-	check_sanitized(s, n, keep_nl);
+	check_sanitized(s, keep_nl);
 	free(s);
 	s = untrusted_display(untrusted_wrap(in, n), keep_nl);
-	check_sanitized(s, n, keep_nl);
+	check_sanitized(s, keep_nl);
 	free(s);
 
 	/* Room for every call's 2 * piece + TF_SLACK, and the reset. */

@@ -23,7 +23,8 @@ hex40(const char *s)
 	size_t i;
 
 	for (i = 0; i < 40; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
 			return false;
 	return true;
 }
