@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: ISC
 # fuzz/run.sh - build the fuzzers (clang, libFuzzer, ASan, UBSan) in
 # build-fuzz/ at the top of the tree and run them one after the other, for
-# FUZZ_SECONDS (default 60) in all, split evenly: the profile loader's and
-# the keyholder policy's.  Exits non-zero when the build fails or a fuzzer
-# finds a crash, a leak or a timeout; the input that did it is left in
+# FUZZ_SECONDS (default 60) in all, split evenly (at least 5 s each): every
+# target fuzz/fuzz.mk lists (make fuzz-list).  Exits non-zero when the
+# build fails or a fuzzer finds a crash, a leak (fuzz/lsan.supp holds the
+# explained exceptions) or a timeout; the input that did it is left in
 # build-fuzz/artifacts/.
 #
 #   fuzz/run.sh
@@ -21,9 +22,6 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build-fuzz
 seconds=${FUZZ_SECONDS:-60}
-fuzzers='profile keyholder-policy'
-each=$((seconds / 2))
-[ "$each" -ge 1 ] || each=1
 
 if ! grep -q '^include fuzz/fuzz.mk' "$top/Makefile.am"; then
 	echo "run.sh: add 'include fuzz/fuzz.mk' to Makefile.am" >&2
@@ -66,7 +64,22 @@ if ! test -f Makefile || ! grep -q -- '--enable-fuzzing' config.status; then
 		exit 2
 	}
 fi
-make fuzz/profile-fuzzer fuzz/keyholder-policy-fuzzer >"$out/make.log" 2>&1 || {
+# The one list of targets: fuzz/fuzz.mk's (the Makefile brought up to date
+# first, so that only the list is printed).
+make Makefile >"$out/make.log" 2>&1 || {
+	tail -n 30 "$out/make.log" >&2
+	exit 2
+}
+fuzzers=$(make -s --no-print-directory fuzz-list)
+programs=
+for name in $fuzzers; do
+	programs="$programs fuzz/$name-fuzzer"
+done
+count=$(echo $fuzzers | wc -w)
+each=$((seconds / count))
+[ "$each" -ge 5 ] || each=5
+# shellcheck disable=SC2086 # a list of programs
+make $programs >>"$out/make.log" 2>&1 || {
 	tail -n 30 "$out/make.log" >&2
 	exit 2
 }
@@ -80,9 +93,14 @@ for name in $fuzzers; do
 	mkdir -p "$out/corpus/$name"
 	set +e
 	# shellcheck disable=SC2086 # FUZZ_ARGS is a list of options
+	dict=
+	if test -f "$top/fuzz/$name.dict"; then
+		dict=-dict=$top/fuzz/$name.dict
+	fi
+	LSAN_OPTIONS="suppressions=$top/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
 	"$builddir/fuzz/$name-fuzzer" \
 		-max_total_time="$each" \
-		-dict="$top/fuzz/$name.dict" \
+		${dict:+"$dict"} \
 		-artifact_prefix="$out/artifacts/" \
 		-print_final_stats=1 \
 		${FUZZ_ARGS:-} \

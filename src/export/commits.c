@@ -26,6 +26,7 @@
 
 #include "export/changes.h"
 #include "export/commits.h"
+#include "export/git-bytes.h"
 #include "lib/fdio.h"
 #include "lib/util.h"
 
@@ -33,56 +34,30 @@
 #define MAX_OBJECT	(33UL * 1024 * 1024)
 #define MAX_IMPORT	(256UL * 1024 * 1024)
 
-static bool
-hex40(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < 40; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return true;
-}
-
 /* The commit the session's HEAD names, through its ref or packed-refs. */
 static int
 session_head(const struct changes_src *src, git_oid *ret)
 {
 	autofree char *untrusted_head = NULL, *untrusted_ref = NULL;
 	autofree char *untrusted_packed = NULL, *path = NULL;
+	const char *ref = NULL;
 	size_t len;
-	char *nl, *line, *save = NULL;
+	int r;
 
 	if (upper_read_merged(src, ".git/HEAD", &untrusted_head, &len) < 0)
 		return -1;
 	untrusted_head = xreallocarray(untrusted_head, 1, len + 1);
-	untrusted_head[len] = '\0';
-	if ((nl = strchr(untrusted_head, '\n')))
-		*nl = '\0';
-	if (strlen(untrusted_head) == 40 && hex40(untrusted_head))
-		return git_oid_fromstr(ret, untrusted_head);
-	if (strncmp(untrusted_head, "ref: refs/", 10) != 0 ||
-	    strstr(untrusted_head, "..") || strlen(untrusted_head) > 250)
-		return -1;
-	path = xasprintf(".git/%s", untrusted_head + 5);
+	if ((r = git_bytes_head(untrusted_head, len, ret, &ref)) <= 0)
+		return r;
+	path = xasprintf(".git/%s", ref);
 	if (upper_read_merged(src, path, &untrusted_ref, &len) == 0 &&
-	    len >= 40 && hex40(untrusted_ref)) {
-		untrusted_ref[40] = '\0';
-		return git_oid_fromstr(ret, untrusted_ref);
-	}
+	    git_bytes_ref(untrusted_ref, len, ret) == 0)
+		return 0;
 	if (upper_read_merged(src, ".git/packed-refs", &untrusted_packed,
 	    &len) < 0)
 		return -1;
 	untrusted_packed = xreallocarray(untrusted_packed, 1, len + 1);
-	untrusted_packed[len] = '\0';
-	for (line = strtok_r(untrusted_packed, "\n", &save); line;
-	    line = strtok_r(NULL, "\n", &save))
-		if (strlen(line) > 41 && hex40(line) && line[40] == ' ' &&
-		    streq(line + 41, untrusted_head + 5)) {
-			line[40] = '\0';
-			return git_oid_fromstr(ret, line);
-		}
-	return -1;
+	return git_bytes_packed_ref(untrusted_packed, len, ref, ret);
 }
 
 /*
@@ -200,13 +175,12 @@ import(git_odb *odb, const struct changes_src *src, int dirfd,
 	    O_CLOEXEC | O_NONBLOCK);
 	autofree unsigned char *untrusted_out = NULL;
 	unsigned char untrusted_in[65536];
-	size_t cap = 65536, len = 0, hdr;
+	size_t cap = 65536, len = 0, off;
 	z_stream z = { 0 };
 	git_object_t type;
 	git_oid oid;
 	ssize_t n;
 	int zr = Z_OK;
-	char *sp;
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -241,17 +215,10 @@ import(git_odb *odb, const struct changes_src *src, int dirfd,
 	}
 	inflateEnd(&z);
 	if (zr != Z_STREAM_END ||
-	    (hdr = strnlen((char *)untrusted_out, len)) >= len)
-		return -1;
-	if ((sp = memchr(untrusted_out, ' ', hdr)) == NULL)
-		return -1;
-	*sp = '\0';
-	if ((type = git_object_string2type((char *)untrusted_out)) ==
-	    GIT_OBJECT_INVALID)
+	    git_bytes_object(untrusted_out, len, &type, &off) < 0)
 		return -1;
 	*budget = len > *budget ? 0 : *budget - len;
-	return git_odb_write(&oid, odb, untrusted_out + hdr + 1,
-	    len - hdr - 1, type);
+	return git_odb_write(&oid, odb, untrusted_out + off, len - off, type);
 bad:
 	inflateEnd(&z);
 	return -1;

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "keyholder/hook.h"
+#include "keyholder/http.h"
 #include "keyholder/transport.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -65,7 +66,6 @@
 #define KEEPALIVE_SECONDS	120	/* an idle agent connection */
 #define DRAIN_SECONDS		10	/* in flight, after the stop */
 #define LINGER_MAX		(1024 * 1024)
-#define CHUNK_SIZE_MAX		((uint64_t)1 << 40)
 
 struct server {
 	const struct kh_upstream *up;
@@ -95,34 +95,6 @@ struct conn {
 	struct rd	 up;		/* the provider, when up.ssl is set */
 	struct addrinfo	*addrs;		/* the provider's, resolved once */
 	char		 why[256];	/* the last upstream failure */
-};
-
-/* How a request's body is framed, and what it asks of the connection. */
-struct framing {
-	bool		 chunked;
-	bool		 has_length;
-	uint64_t	 length;
-	bool		 expect_continue;
-	bool		 close;
-	unsigned	 hosts;
-	char		*untrusted_conn;	/* Connection's values */
-};
-
-/* A growing buffer, at most max bytes. */
-struct sink {
-	char	*p;
-	size_t	 len, cap;
-};
-
-enum chunk_state {
-	CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
-	CH_TRAILER, CH_TRAILER_LINE, CH_END_LF, CH_DONE,
-};
-
-struct chunk {
-	enum chunk_state st;
-	uint64_t	 size;
-	bool		 digits;
 };
 
 enum relay { R_DONE, R_CLOSE, R_RETRY, R_FAIL_BEFORE, R_FAIL_AFTER };
@@ -513,13 +485,10 @@ drop_named(struct kh_request *req, const char *untrusted_conn)
 		kh_header_remove(req, tok);
 }
 
-/*
- * Parses untrusted bytes: a request head, [head, head + len), that ends
- * with CR LF CR LF.  0, or the status to answer with (and *why).
- */
-static int
-parse_head(const char *untrusted_head, size_t len, struct kh_request *req,
-    struct framing *f, const char **why)
+/* Parses untrusted bytes: see keyholder/http.h. */
+int
+kh_parse_head(const char *untrusted_head, size_t len,
+    struct kh_request *req, struct framing *f, const char **why)
 {
 	const char *p = untrusted_head, *end = untrusted_head + len, *lf;
 	size_t n;
@@ -570,14 +539,9 @@ parse_head(const char *untrusted_head, size_t len, struct kh_request *req,
 	return 0;
 }
 
-/*
- * Parses untrusted bytes: the framing of a chunked body.  Takes up to n
- * bytes of p and returns how many it took (it stops at the body's end),
- * or -1 on malformed framing, -2 when the data would pass max.  The data
- * goes to out, when not NULL.
- */
-static ssize_t
-chunk_feed(struct chunk *ch, const char *p, size_t n, struct sink *out,
+/* Parses untrusted bytes: see keyholder/http.h. */
+ssize_t
+kh_dechunk(struct chunk *ch, const char *p, size_t n, struct sink *out,
     size_t max)
 {
 	size_t i = 0, k;
@@ -722,7 +686,7 @@ body_chunked(struct conn *c, struct kh_request *req, int64_t deadline,
 				return -1;
 			}
 		}
-		n = chunk_feed(&ch, in->buf + in->off, in->len - in->off, &out,
+		n = kh_dechunk(&ch, in->buf + in->off, in->len - in->off, &out,
 		    KH_BODY_MAX);
 		if (n < 0) {
 			free(out.p);
@@ -789,7 +753,7 @@ read_request(struct conn *c, struct kh_request *req, struct framing *f,
 			return -1;
 	}
 	hlen = (size_t)(end + 4 - (in->buf + in->off));
-	st = parse_head(in->buf + in->off, hlen, req, f, why);
+	st = kh_parse_head(in->buf + in->off, hlen, req, f, why);
 	in->off += hlen;
 	if (st)
 		return st;
@@ -1117,7 +1081,7 @@ relay_body(struct conn *c, const struct resp *r)
 		}
 		k = c->up.len - c->up.off;
 		if (r->chunked) {
-			if ((n = chunk_feed(&ch, c->up.buf + c->up.off, k, NULL,
+			if ((n = kh_dechunk(&ch, c->up.buf + c->up.off, k, NULL,
 			    0)) < 0) {
 				snprintf(c->why, sizeof(c->why), "malformed "
 				    "chunks from the endpoint");

@@ -29,17 +29,24 @@ file_values(const char *session_dir, const char *name, const char *key,
 {
 	autofree char *path = path_join(session_dir, name), *buf = NULL;
 	autoclose int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	size_t klen = strlen(key), nv = 0;
-	char **v = xcalloc(1, sizeof(*v)), *line, *end, *nl;
 	ssize_t n;
 
 	if (fd < 0)
-		return v;
+		return xcalloc(1, sizeof(char *));
 	if ((n = fd_read_all(fd, SESSION_FILE_MAX, &buf)) < 0) {
 		log_warn("session: cannot read '%s': %s", path,
 		    strerror((int)-n));
-		return v;
+		return xcalloc(1, sizeof(char *));
 	}
+	return session_file_parse(buf, (size_t)n, key, all);
+}
+
+char **
+session_file_parse(char *buf, size_t n, const char *key, bool all)
+{
+	size_t klen = strlen(key), nv = 0;
+	char **v = xcalloc(1, sizeof(*v)), *line, *end, *nl;
+
 	for (line = buf, end = buf + n; line < end; line = nl + 1) {
 		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
 			nl = end;

@@ -34,6 +34,9 @@
 #ifndef CONFINE_SESSION_META_H
 #define CONFINE_SESSION_META_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /*
  * The most a session's KEY=VALUE file may hold.  meta is the largest: the
  * command's arguments, escaped, and execve(2) takes at most 6 MiB of
@@ -56,6 +59,14 @@ char	*session_summary_get(const char *session_dir, const char *key);
  */
 char	*session_file_get(const char *session_dir, const char *name,
 	    const char *key);
+
+/*
+ * Every value of key (all, or the first only) in the KEY=VALUE lines of
+ * buf, n bytes with room for a NUL after them (fd_read_all's): each
+ * line's end is overwritten with a NUL.  A heap list, empty when none.
+ * Parses the file's bytes; the readers above use it (and the fuzzer).
+ */
+char	**session_file_parse(char *buf, size_t n, const char *key, bool all);
 
 /*
  * Write text, KEY=VALUE lines, as the session's file name: under
