@@ -72,12 +72,15 @@ sealed_stage(const struct plan *p, const struct run_state *rs)
 	autoclose int fd = memfd_create("confine-stage", MFD_CLOEXEC |
 	    MFD_ALLOW_SEALING);
 	FILE *f;
-	int r;
+	int dfd, r;
 
-	if (fd < 0)
+	if (fd < 0 || (dfd = dup(fd)) < 0)
 		return -errno;
-	if ((f = fdopen(dup(fd), "w")) == NULL)
-		return -errno;
+	if ((f = fdopen(dfd, "w")) == NULL) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
 	r = stage_write(p, &(struct stage_run){ .start_after = rs->start_after,
 	    .log_level = log_get_level() }, f);
 	if (fclose(f) != 0 && r == 0)
