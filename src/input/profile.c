@@ -32,7 +32,7 @@
 
 enum kind { SCALAR, LIST, EXTENDS };
 enum check { C_ANY, C_QUADRANT, C_BOOL, C_PATH, C_HOME, C_NETMODE, C_HOST,
-	C_ENVNAME, C_ENVGLOB, C_ENVSET, C_BACKEND };
+	C_ENVNAME, C_ENVGLOB, C_ENVSET, C_BACKEND, C_INJECT, C_SOURCE };
 
 static const struct key {
 	const char	*section, *name;
@@ -59,6 +59,11 @@ static const struct key {
 	K("environment", "set", LIST, C_ENVSET, env_set),
 	K("credential", "file", LIST, C_PATH, cred_file),
 	K("credential", "variable", LIST, C_ENVNAME, cred_var),
+	K("credential", "inject", SCALAR, C_INJECT, inject),
+	K("credential", "source", LIST, C_SOURCE, cred_source),
+	K("credential", "ca", SCALAR, C_PATH, cred_ca),
+	K("credential", "web-search", SCALAR, C_BOOL, web_search),
+	K("credential", "refresh", SCALAR, C_HOST, refresh),
 	K("sandbox", "backend", SCALAR, C_BACKEND, backend),
 	K("terminal", "clipboard", SCALAR, C_BOOL, clipboard),
 #undef K
@@ -206,6 +211,19 @@ check_value(enum check chk, const char *v, char **why)
 		return syntax_env_set(v, why);
 	case C_BACKEND:
 		return syntax_word(v, syntax_backends, why);
+	case C_INJECT: {
+		autofree char *prov = NULL, *up = NULL;
+
+		return syntax_inject(v, &prov, &up, why);
+	}
+	case C_SOURCE: {
+		struct syntax_source src;
+
+		if (syntax_source(v, &src, why) < 0)
+			return -1;
+		syntax_source_free(&src);
+		return 0;
+	}
 	}
 	return 0;
 }

@@ -39,7 +39,9 @@ struct profile {
 	/* [environment] */
 	struct plist	 env_pass, env_set;
 	/* [credential] */
-	struct plist	 cred_file, cred_var;
+	struct plist	 cred_file, cred_var;	/* passed in (a raw endpoint) */
+	struct pvalue	 inject, cred_ca, web_search, refresh;
+	struct plist	 cred_source;		/* injected: read outside */
 	/* [sandbox] */
 	struct pvalue	 backend;
 	/* [terminal] */

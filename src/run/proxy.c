@@ -63,6 +63,7 @@ struct conn {
 struct proxy {
 	int		 listener;
 	char *const	*allow, *const *endpoint;
+	const char	*injected;	/* reached through the keyholder only */
 	struct conn	*c[MAX_CONNS];
 	size_t		 n;
 	int		 resolved[2];	/* resolver threads -> the loop */
@@ -471,6 +472,12 @@ start(struct proxy *px, struct conn *c)
 		return;
 	}
 	c->dest = xasprintf("%s:%u", host, port);
+	/* Every request there carries the user's credential, no other. */
+	if (px->injected && proxy_rule_matches(px->injected, host, port)) {
+		refuse(px, c, c->dest, "the injected endpoint: through "
+		    "confine's keyholder only");
+		return;
+	}
 	if (!listed(px->allow, host, port) && !listed(px->endpoint, host, port)) {
 		refuse(px, c, c->dest, "not in the allow-list");
 		return;
@@ -526,7 +533,8 @@ resolved(struct proxy *px)
 }
 
 struct proxy *
-proxy_new(int listen_fd, char *const *allow, char *const *endpoint)
+proxy_new(int listen_fd, char *const *allow, char *const *endpoint,
+    const char *injected)
 {
 	struct proxy *px = xcalloc(1, sizeof(*px));
 
@@ -535,6 +543,7 @@ proxy_new(int listen_fd, char *const *allow, char *const *endpoint)
 		die_errno(errno, "proxy: pipe");
 	px->allow = allow;
 	px->endpoint = endpoint;
+	px->injected = injected;
 	px->nl = own_watch();
 	own_load(px);
 	fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);

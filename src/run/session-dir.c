@@ -385,17 +385,23 @@ workspace_remove_tree(int dirfd, const char *name)
 
 void
 workspace_note_network(const struct plan *p, unsigned allowed,
-    unsigned refused, char *const *refusals)
+    unsigned refused, char *const *refusals, const char *inference)
 {
 	autofree char *text = NULL, *counts = NULL, *more = NULL;
 	size_t i;
 	int r;
 
-	text = xasprintf("network: %u connection%s through the proxy, %u "
-	    "refused\n", allowed, allowed == 1 ? "" : "s", refused);
+	text = p->net != PLAN_NET_PROXY ? xstrdup("") : xasprintf("network: "
+	    "%u connection%s through the proxy, %u refused\n", allowed,
+	    allowed == 1 ? "" : "s", refused);
 	/* Names the proxy parsed: printable ASCII only, by its rules. */
 	for (i = 0; refusals[i]; i++) {
 		more = xasprintf("%s  refused %s\n", text, refusals[i]);
+		free(text);
+		text = steal_ptr(&more);
+	}
+	if (inference) {
+		more = xasprintf("%s%s\n", text, inference);
 		free(text);
 		text = steal_ptr(&more);
 	}
@@ -407,26 +413,6 @@ workspace_note_network(const struct plan *p, unsigned allowed,
 	    counts)) < 0)
 		log_warn("session: cannot note the proxy's counts in '%s': %s",
 		    p->session_dir, strerror(-r));
-}
-
-static char *
-export_program(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash, *p;
-
-	if (n > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			p = xasprintf("%s/confine-export", self);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return xstrdup(PKGLIBEXECDIR "/confine-export");
 }
 
 int
@@ -441,7 +427,7 @@ workspace_export(const char *session_dir, bool quiet)
 int
 workspace_export_run(char *const args[])
 {
-	autofree char *prog = export_program();
+	autofree char *prog = spawn_helper_path("confine-export");
 	char *argv[8] = { prog };
 	/* Killed with confine: an apply stops where confine did. */
 	struct spawn_opts o = { .in = -1, .out = -1, .err = -1,

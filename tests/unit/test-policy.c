@@ -944,8 +944,8 @@ enum cway {
 	CW_NONE,
 	CW_HOST,		/* mode = host, -n host */
 	CW_ALLOW,		/* mode = proxy + allow, --allow */
-	CW_ALLOW_ENDPOINT,	/* allow X + endpoint X: no C */
-	CW_ENDPOINT,		/* mode = proxy + endpoint: no C */
+	CW_ALLOW_ENDPOINT,	/* allow X + endpoint X: C (a raw endpoint) */
+	CW_ENDPOINT,		/* mode = proxy + endpoint: C (a raw tunnel) */
 	CW_PROXY,		/* mode = proxy alone: no C */
 	CW_DIRECT,		/* direct = /srv/out, --direct */
 };
@@ -963,9 +963,10 @@ static const struct cway_row {
 	    "--network" },
 	{ CW_ALLOW, "allow example.com", true, PLAN_NET_PROXY,
 	    "network.allow = example.com", "--allow" },
-	{ CW_ALLOW_ENDPOINT, "allow = endpoint", false, PLAN_NET_PROXY, NULL,
-	    NULL },
-	{ CW_ENDPOINT, "endpoint", false, PLAN_NET_PROXY, NULL, NULL },
+	{ CW_ALLOW_ENDPOINT, "allow = endpoint", true, PLAN_NET_PROXY,
+	    "network.endpoint = api.example.com:443", "--endpoint" },
+	{ CW_ENDPOINT, "endpoint", true, PLAN_NET_PROXY,
+	    "network.endpoint = api.example.com:443", "--endpoint" },
 	{ CW_PROXY, "mode proxy", false, PLAN_NET_PROXY, NULL, NULL },
 	{ CW_DIRECT, "direct /srv/out", true, PLAN_NET_NONE,
 	    "direct = /srv/out", "--direct" },
@@ -1116,7 +1117,8 @@ static char *
 c_rule(const struct cway_row *c, enum src src)
 {
 	const char *at = c->way == CW_HOST ? c_line[0] :
-	    c->way == CW_ALLOW ? c_line[1] : c_line[3];
+	    c->way == CW_ALLOW ? c_line[1] : c->way == CW_ENDPOINT ||
+	    c->way == CW_ALLOW_ENDPOINT ? c_line[2] : c_line[3];
 
 	return xasprintf("%s  (%s%s)", c->rule, src == SRC_OPTION ?
 	    "option " : "", src == SRC_OPTION ? c->opt : at);
@@ -1461,8 +1463,11 @@ test_destination_lists(void)
 		    "[C: network.allow = a.example  (t.ini:21)]"
 		    "[C: network.allow = *.b.example  (t.ini:21)]"
 		    "[C: network.allow = c.example  (option --allow)]"
-		    "[C: network.allow = d.example:8443  (option --allow)]",
-		    "every destination is a reason for C");
+		    "[C: network.allow = d.example:8443  (option --allow)]"
+		    "[C: network.endpoint = api.example:443  (t.ini:22)]"
+		    "[C: network.endpoint = api2.example:443  (option "
+		    "--endpoint)]", "every destination is a reason for C, a "
+		    "raw endpoint too");
 		ok(explains(&p, "network.allow = c.example  (option --allow)") &&
 		    explains(&p, "network.endpoint = api2.example:443  "
 		    "(option --endpoint)") && explains(&p,
@@ -1472,21 +1477,29 @@ test_destination_lists(void)
 	}
 	profile_free(&pr);
 
-	/* An endpoint also allowed does not count, whoever names which. */
+	/* A raw endpoint is C, however it is named; the hint says why. */
 	{
 		static const char *const same[] = { "api.example:443" };
 		struct cli_opts o2 = base_opts();
+		char *cause = NULL, *hint = NULL;
+		int r;
 
 		prof(&pr, "sealed");
 		pvalue_set(&pr.net_mode, "proxy", c_line[0]);
 		plist_add(&pr.endpoint, "api.example:443", c_line[2]);
 		LIST1(o2.allow, same);
-		if (compute_pr(&h, &o2, NULL, &pr, &p, "--allow of the "
-		    "profile's endpoint in sealed")) {
-			is_int(p.legs, PLAN_LEG_A, "--allow of the profile's "
-			    "endpoint: no C");
+		r = policy_compute(&o2, &h, NULL, &pr, "test", &p, &cause,
+		    &hint);
+		ok(r == -1 && has(cause, "leg C is granted by "
+		    "network.endpoint = api.example:443"), "a raw endpoint in "
+		    "sealed: refused, leg C");
+		ok(has(hint, "a raw endpoint carries whatever the agent sends") &&
+		    has(hint, "[credential] inject"), "the hint names "
+		    "injection");
+		if (r == 0)
 			plan_free(&p);
-		}
+		free(cause);
+		free(hint);
 		profile_free(&pr);
 		/* Near misses are other destinations: C. */
 		{
@@ -2584,8 +2597,8 @@ test_loader_to_policy(void)
 		    "[profile]\nquadrant = sealed\n[network]\nmode = proxy\n"
 		    "endpoint = api.example.com:443\n[credential]\n"
 		    "variable = EXAMPLE_API_KEY\nfile = ~/.config/ex/key\n",
-		    NULL, PLAN_LEG_A,
-		    "[A: untrusted = yes  (built-in default)]" },
+		    "C external (network.endpoint = api.example.com:443  "
+		    "(/p/t.ini:5))", 0, NULL },
 		{ "sealed, endpoint, credential and allow",
 		    "[profile]\nquadrant = sealed\n[network]\nmode = proxy\n"
 		    "endpoint = api.example.com:443\nallow = pypi.org\n"
@@ -2593,7 +2606,67 @@ test_loader_to_policy(void)
 		    "A untrusted (untrusted = yes  (built-in default)), "
 		    "B private (credential.variable = EXAMPLE_API_KEY  "
 		    "(/p/t.ini:8)), C external (network.allow = pypi.org  "
-		    "(/p/t.ini:6))", 0, NULL },
+		    "(/p/t.ini:6); network.endpoint = api.example.com:443  "
+		    "(/p/t.ini:5))", 0, NULL },
+		{ "sealed, injected",
+		    "[profile]\nquadrant = sealed\n[credential]\n"
+		    "inject = anthropic api.example.com\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n"
+		    "source = login file ~/.ex/creds.json ex.oauth\n",
+		    NULL, PLAN_LEG_A,
+		    "[A: untrusted = yes  (built-in default)]" },
+		{ "sealed, injected, proxy and allow",
+		    "[profile]\nquadrant = online\n[network]\nmode = proxy\n"
+		    "allow = pypi.org\n[credential]\n"
+		    "inject = openai api.example.com\n"
+		    "source = bearer command pass show ex\n",
+		    NULL, PLAN_LEG_A | PLAN_LEG_C,
+		    "[A: untrusted = yes  (built-in default)]"
+		    "[C: network.allow = pypi.org  (/p/t.ini:5)]" },
+		{ "injected and the same endpoint raw",
+		    "[profile]\nquadrant = online\n[network]\nmode = proxy\n"
+		    "endpoint = api.example.com:443\n[credential]\n"
+		    "inject = anthropic api.example.com\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n",
+		    "network.endpoint = api.example.com:443 (/p/t.ini:5) is the "
+		    "injected endpoint (credential.inject, /p/t.ini:7)", 0,
+		    NULL },
+		{ "injected and the same host allowed",
+		    "[profile]\nquadrant = online\n[network]\nmode = proxy\n"
+		    "allow = api.example.com:443\n[credential]\n"
+		    "inject = anthropic api.example.com:443\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n",
+		    "network.allow = api.example.com:443 (/p/t.ini:5) is the "
+		    "injected endpoint", 0, NULL },
+		{ "injected, network host",
+		    "[profile]\nquadrant = online\n[network]\nmode = host\n"
+		    "[credential]\ninject = gemini api.example.com\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n",
+		    "needs a network of the sandbox's own, not network mode host",
+		    0, NULL },
+		{ "injected, no source",
+		    "[profile]\n[credential]\ninject = gemini api.example.com\n",
+		    "has no credential.source", 0, NULL },
+		{ "a source, not injected",
+		    "[profile]\n[credential]\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n",
+		    "/p/t.ini:3: credential.source = api-key variable "
+		    "EXAMPLE_API_KEY, but the credential is not injected", 0,
+		    NULL },
+		{ "injected and passed",
+		    "[profile]\n[credential]\ninject = openai api.example.com\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n"
+		    "variable = EXAMPLE_API_KEY\n",
+		    "credential.variable = EXAMPLE_API_KEY passes into the "
+		    "sandbox what /p/t.ini:4 injects", 0, NULL },
+		{ "a login for another provider",
+		    "[profile]\n[credential]\ninject = openai api.example.com\n"
+		    "source = login file ~/.codex/auth.json tokens\n",
+		    "confine refreshes a login for anthropic only", 0, NULL },
+		{ "inject = none",
+		    "[profile]\nquadrant = offline\n[credential]\n"
+		    "inject = none\n", NULL, PLAN_LEG_A,
+		    "[A: untrusted = yes  (built-in default)]" },
 	};
 	const struct profile_dirs d = { .dir = { NULL, NULL, NULL },
 	    .uid = 1000 };
