@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -942,8 +943,9 @@ backend_choose(struct plan *p, const struct eff *e, const struct host *h,
 		    is_auto ? "auto: no user namespaces, no usable bwrap" :
 		    origin, p->net == PLAN_NET_PROXY ? "network mode proxy" :
 		    "an injected credential (credential.inject)");
-		*hint = xasprintf("use --network none, or allow user namespaces "
-		    "or install a setuid bwrap (%s)", BWRAP_PATH);
+		*hint = xasprintf("%s allow user namespaces or install a setuid "
+		    "bwrap (%s)", p->net == PLAN_NET_PROXY ? "use --network none, "
+		    "or" : "inject with another backend:", BWRAP_PATH);
 		return -1;
 	}
 	p->backend = PLAN_BACKEND_LANDLOCK;
@@ -1013,16 +1015,23 @@ inject_env_filter(const struct plan *p, char *const *host_env)
 	return v;
 }
 
-/* HOST[:PORT] against HOST[:PORT], the port 443 when not given. */
+/*
+ * Does the proxy's rule (HOST[:PORT]: any port when not given) name the
+ * injected HOST[:PORT] (443 when not given)?  A pattern is left to the
+ * proxy, which refuses the injected endpoint whatever its rules say.
+ */
 static bool
-same_host_port(const char *a, const char *b)
+rule_names(const char *rule, const char *inj)
 {
 	autofree char *x = NULL, *y = NULL;
-	const char *ca = strrchr(a, ':'), *cb = strrchr(b, ':');
+	const char *cr = strrchr(rule, ':'), *ci = strrchr(inj, ':');
+	bool rport = cr && !strchr(cr, ']'), iport = ci && !strchr(ci, ']');
 
-	x = ca && !strchr(ca, ']') ? xstrdup(a) : xasprintf("%s:443", a);
-	y = cb && !strchr(cb, ']') ? xstrdup(b) : xasprintf("%s:443", b);
-	return streq(x, y);
+	y = iport ? xstrdup(inj) : xasprintf("%s:443", inj);
+	if (rport)
+		return strcasecmp(rule, y) == 0;
+	x = xasprintf("%s:", rule);
+	return strncasecmp(x, y, strlen(x)) == 0;
 }
 
 /*
@@ -1072,7 +1081,7 @@ inject_plan(struct plan *p, const struct eff *e, char **cause, char **hint)
 	}
 	for (j = 0; j < nitems(ways); j++)
 		for (i = 0; i < ways[j]->n; i++) {
-			if (!same_host_port(ways[j]->v[i].value, up))
+			if (!rule_names(ways[j]->v[i].value, up))
 				continue;
 			*cause = xasprintf("%s = %s (%s) is the injected "
 			    "endpoint (credential.inject, %s): it is reached "

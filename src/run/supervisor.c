@@ -267,7 +267,8 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			else if ((un = unotify_receive(f->notify[0],
 			    p->net == PLAN_NET_HOST, (p->landlock.handled_net &
 			    LL_NET_CONNECT_TCP) != 0,
-			    p->landlock.connect_port)) != NULL)
+			    p->landlock.connect_port,
+			    p->landlock.connect_port2)) != NULL)
 				listener = unotify_listener(un);
 			close(f->notify[0]);
 			f->notify[0] = -1;
