@@ -147,7 +147,7 @@ t_missing() {
 	    --variable CONFINE_TEST_UNSET_KEY
 	stop miss
 	grep -q '^status 125$' "$T/miss.out" || fail "status: $(cat "$T/miss.out")"
-	grep -q 'credential: variable CONFINE_TEST_UNSET_KEY: not set' \
+	grep -q 'credential: none found (variable CONFINE_TEST_UNSET_KEY: not set)' \
 	    "$T/miss.err" || fail "no reason: $(cat "$T/miss.err")"
 }
 
