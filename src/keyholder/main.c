@@ -449,8 +449,6 @@ renew(void *arg, struct kh_request *req)
 	enum kh_verdict v;
 	bool ok = true;
 
-	if (!k->is_login)
-		return false;
 	pthread_rwlock_wrlock(&k->lock);
 	if (sent && strncmp(sent, "Bearer ", 7) == 0 &&
 	    streq(sent + 7, k->pol.secret) && refresh(k, &why) < 0) {
@@ -635,8 +633,8 @@ main(int argc, char **argv)
 		listen_fd = recv_listener(o.control_fd);
 		stop_fd = o.stats_fd = o.control_fd;
 	}
-	r = kh_serve_renewing(listen_fd, stop_fd, &o.up, hook, renew, &k,
-	    &st);
+	r = kh_serve_renewing(listen_fd, stop_fd, &o.up, hook,
+	    k.is_login ? renew : NULL, &k, &st);
 	write_stats(o.stats_fd, &st, &k);
 	drop_secret(k.pol.secret);
 	kh_login_clear(&k.login);

@@ -1263,6 +1263,9 @@ forward(struct conn *c, struct kh_request *req, bool closing)
 	rl = forward_once(c, req, closing, c->s->renew != NULL, &counted,
 	    &st);
 	if (rl == R_UNAUTHORIZED) {
+		log_info("keyholder: %s answered 401 to %s %.*s: renewing "
+		    "the credential", c->s->up->host, req->method,
+		    path_len(req->target), req->target);
 		if (c->s->renew(c->s->arg, req)) {
 			up_close(c);
 			rl = forward_once(c, req, closing, false, &counted,

@@ -19,7 +19,7 @@ KH_RUN=$TESTS_SRCDIR/helpers/kh-run.py
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
-plan 15
+plan 16
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
 SECRET=sk-ant-REAL-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
@@ -277,6 +277,24 @@ t_not_json() {
 	    fail "no reason: $(cat "$T/nj.err")"
 }
 
+t_upstream_401() {
+	echo "$SECRET" >"$T/up.dir/revoked"
+	CONFINE_TEST_KEY=$SECRET kh_ctl u401 --control --provider anthropic \
+	    --kind bearer --variable CONFINE_TEST_KEY -v
+	post /v1/messages "$MSG" -H 'x-case: u401'
+	rm "$T/up.dir/revoked"
+	assert_eq "$(cat "$T/code")" 401 "the provider's status"
+	grep -q authentication_error "$T/body" ||
+	    fail "not the provider's answer: $(cat "$T/body")"
+	assert_eq "$(grep -c '"x-case", "u401"' "$T/up.rec")" 1 \
+	    "requests upstream (a bearer token is not renewed)"
+	stop u401
+	grep -q "localhost answered 401 to POST /v1/messages" "$T/u401.err" ||
+	    fail "-v does not log it: $(cat "$T/u401.err")"
+	! grep -q "$SECRET" "$T/u401.out" "$T/u401.err" ||
+	    fail "the key is in the keyholder's output"
+}
+
 tcase "positive control: the test server records a client's headers" t_control
 tcase "a variable's key replaces the agent's; counted; never printed" t_variable
 tcase "a JSON file's field as a bearer token, with the oauth flag" t_file_field
@@ -292,4 +310,5 @@ tcase "control socket: a socket that is not listening is refused" t_ctl_unlisten
 tcase "sources in order: an unset one passed over, its kind the file's" t_order
 tcase "a bad source ends the search, a good one after it unread" t_bad_first
 tcase "a file that is not JSON: one line, exit 1" t_not_json
+tcase "a provider's 401 goes to the agent, logged with -v" t_upstream_401
 tap_done
