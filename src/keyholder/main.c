@@ -87,7 +87,7 @@
 struct opts {
 	struct kh_policy	 pol;
 	struct kh_upstream	 up;
-	struct kh_upstream	 token;		/* --refresh: host NULL if none */
+	struct kh_upstream	 token;		/* --refresh, or host NULL */
 	struct kh_source	 src[SOURCES_MAX];
 	size_t			 nsrc;
 	int			 listen_fd, stop_fd, stats_fd, control_fd;

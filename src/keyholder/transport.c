@@ -1583,8 +1583,8 @@ fetch_response(struct conn *c, size_t max, struct sink *ret)
 			    !r.has_length)
 				break;
 			if (n <= 0) {
-				snprintf(c->why, sizeof(c->why), "the endpoint's "
-				    "answer was cut");
+				snprintf(c->why, sizeof(c->why), "the "
+				    "endpoint's answer was cut");
 				return -1;
 			}
 		}
@@ -1603,8 +1603,9 @@ fetch_response(struct conn *c, size_t max, struct sink *ret)
 			if (r.has_length && k > r.length - ret->len)
 				k = (size_t)(r.length - ret->len);
 			if (ret->len + k > max) {
-				snprintf(c->why, sizeof(c->why), "the endpoint's "
-				    "answer is over the keyholder's limit");
+				snprintf(c->why, sizeof(c->why), "the "
+				    "endpoint's answer is over the keyholder's "
+				    "limit");
 				return -1;
 			}
 			sink_add(ret, c->up.buf + c->up.off, k);
