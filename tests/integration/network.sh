@@ -369,7 +369,7 @@ t_endpoint_leg_c() {
 	    "$PCURL -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/index.html"
 	assert_status "$RC" 125
 	assert_file_empty "$OUT"
-	assert_file_has_content "$ERR" "leg C is granted by network\.endpoint = 127\.0\.0\.1:$HTTP_PORT  (option --endpoint)"
+	assert_file_has_content "$ERR" "leg C is granted by network\.endpoint = 127\.0\.0\.1:$HTTP_PORT  \\(option --endpoint\\)"
 	assert_file_has_content "$ERR" '^hint: a raw endpoint carries whatever the agent sends: inject the credential instead'
 	assert_no_session
 	[ "$(id -u)" -ne 0 ] || return 0
