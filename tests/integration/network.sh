@@ -216,13 +216,15 @@ t_proxy_localhost_listed() {
 # name: root gives the supervisor an /etc/hosts of the case's own in a
 # mount namespace.
 t_proxy_host_address() {
-	# A raw endpoint is leg C now, and root is refused leg C: the names
-	# go in from a user namespace of the caller's own instead.
+	# The allow-list is leg C, which a root caller is refused: the names
+	# go in from a user namespace of the caller's own.
 	require_leg_c_caller
 	command -v unshare >/dev/null 2>&1 || skip_case "no unshare(1)"
 	command -v ip >/dev/null 2>&1 || skip_case "no ip(8)"
-	unshare -m --map-current-user true 2>/dev/null ||
-	    skip_case "unshare --map-current-user does not work here"
+	unshare -Urm true 2>/dev/null ||
+	    skip_case "unshare -Urm (a user namespace of the caller's own) does not work here"
+	! bwrap_setuid ||
+	    skip_case "a setuid bwrap is not setuid in a user namespace of the caller's"
 	LAN=$(ip -4 -o addr show scope global |
 	    awk '{ sub("/.*", "", $4); print $4; exit }')
 	[ -n "$LAN" ] || skip_case "no global IPv4 address on this host"
@@ -230,17 +232,28 @@ t_proxy_host_address() {
 	    fail "cannot start a server on $LAN"
 	{ cat /etc/hosts; printf '%s hostaddr.test\n' "$LAN"; } \
 	    >"$TEST_TMP/hosts"
-	# mount(8) wants a root uid; the system call wants the capability,
-	# which the new user namespace gives over its mount namespace.
-	cat >"$TEST_TMP/confine-hosts" <<EOF
-#!/bin/sh
-exec unshare -m --map-current-user python3 -c '
+	# As root of a user namespace of the caller's own, bind the names
+	# over /etc/hosts (mount(8) wants a real root: the system call), then
+	# be the caller again in a user namespace below it, and run confine.
+	cat >"$TEST_TMP/hosts.py" <<'EOF'
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
-if libc.mount(sys.argv[1].encode(), b"/etc/hosts", None, 4096, None) != 0:
-    sys.exit("mount: " + os.strerror(ctypes.get_errno()))
-os.execv(sys.argv[2], sys.argv[2:])
-' "$TEST_TMP/hosts" "$CONFINE" "\$@"
+def check(r, what):
+    if r != 0:
+        sys.exit(what + ": " + os.strerror(ctypes.get_errno()))
+hosts, uid, gid = sys.argv[1:4]
+check(libc.mount(hosts.encode(), b"/etc/hosts", None, 4096, None), "mount")
+check(libc.unshare(0x10000000), "unshare")
+for f, v in (("setgroups", "deny"), ("uid_map", uid + " 0 1"),
+             ("gid_map", gid + " 0 1")):
+    with open("/proc/self/" + f, "w") as o:
+        o.write(v)
+os.execv(sys.argv[4], sys.argv[4:])
+EOF
+	cat >"$TEST_TMP/confine-hosts" <<EOF
+#!/bin/sh
+exec unshare -Urm python3 "$TEST_TMP/hosts.py" "$TEST_TMP/hosts" \
+    "$(id -u)" "$(id -g)" "$CONFINE" "\$@"
 EOF
 	chmod +x "$TEST_TMP/confine-hosts"
 	CONFINE=$TEST_TMP/confine-hosts
