@@ -325,16 +325,12 @@ landlock_rights_plan(struct plan *p, const struct host *h)
 	 * no TCP right is handled there, and a server inside (a test suite's,
 	 * an MCP server over HTTP) answers a client inside on any port.
 	 * Mode host is the host's network (leg C): no TCP rule either.  The
-	 * landlock backend has no namespace (and only mode none): TCP is
-	 * handled and nothing granted, under seccomp, which refuses the inet
-	 * families first.
+	 * landlock backend has no namespace: in mode none TCP is handled and
+	 * no port granted (it refuses proxy mode and injection), beneath
+	 * seccomp, which refuses the inet families first.
 	 */
-	if (ll && p->net != PLAN_NET_HOST) {
+	if (ll && p->net != PLAN_NET_HOST)
 		p->landlock.handled_net = policy_landlock_net(abi);
-		if (p->net == PLAN_NET_PROXY)
-			p->landlock.connect_port = PLAN_PROXY_PORT;
-		p->landlock.connect_port2 = p->keyholder_port;
-	}
 	p->landlock.scoped = policy_landlock_scoped(abi);
 	if (abi < 2)
 		degrade(p, "landlock ABI < 2: renaming or linking across "
