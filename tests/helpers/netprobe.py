@@ -19,6 +19,7 @@ to READYFILE once it listens):
 Probes:
   tcp HOST PORT                     connect()
   udp HOST PORT MESSAGE             sendto()
+  bind HOST PORT                    bind() and listen() over TCP (SO_REUSEADDR)
   echo-tcp ADDR | echo-udp ADDR     a server and a client of its own on
                                     ADDR (a free port): "ping" there and
                                     back; prints "echoed", or "refused
@@ -151,6 +152,19 @@ def probe_udp(host, port, msg):
         print("refused %s" % err_name(e))
         return 1
     print("sent")
+    return 0
+
+
+def probe_bind(host, port):
+    try:
+        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((host, int(port)))
+        s.listen(1)
+    except OSError as e:
+        print("refused %s" % err_name(e))
+        return 1
+    print("bound")
     return 0
 
 
@@ -293,6 +307,8 @@ def main(argv):
         return probe_tcp(*args)
     elif cmd == "udp":
         return probe_udp(*args)
+    elif cmd == "bind":
+        return probe_bind(*args)
     elif cmd == "echo-tcp":
         return probe_echo("tcp", args[0])
     elif cmd == "echo-udp":

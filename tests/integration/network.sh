@@ -368,7 +368,9 @@ t_proxy_noproxy_direct() {
 # The loopback in proxy mode is the sandbox's own too: the proxy's port
 # connects, the host's server's port and the others are refused by the
 # namespace (nothing listens there: ECONNREFUSED), and a server and a
-# client inside work beside the proxy.
+# client inside work beside the proxy.  The proxy's port stays the
+# proxy's: its listener is made before the command runs, so the command
+# cannot bind it (EADDRINUSE), while another port binds (the control).
 t_proxy_loopback() {
 	net_ws
 	run_confine -n proxy -- sh -c "
@@ -377,13 +379,19 @@ t_proxy_loopback() {
 	    done
 	    printf 'proxy '; python3 '$P_IN' tcp 127.0.0.1 3128
 	    printf 'echo '; python3 '$P_IN' echo-tcp 127.0.0.1
-	    printf 'echo '; python3 '$P_IN' echo-udp 127.0.0.1"
+	    printf 'echo '; python3 '$P_IN' echo-udp 127.0.0.1
+	    printf 'bind 3128 '; python3 '$P_IN' bind 127.0.0.1 3128
+	    printf 'bind any 3128 '; python3 '$P_IN' bind 0.0.0.0 3128
+	    printf 'bind 3127 '; python3 '$P_IN' bind 127.0.0.1 3127"
 	assert_status "$RC" 0
 	for p in "$HTTP_PORT" 80 443 3129 22; do
 		assert_file_has_content "$OUT" "^$p refused ECONNREFUSED\$"
 	done
 	assert_file_has_content "$OUT" '^proxy connected$'
 	assert_eq "$(grep -c '^echo echoed$' "$OUT")" 2 "TCP and UDP inside"
+	assert_file_has_content "$OUT" '^bind 3128 refused EADDRINUSE$'
+	assert_file_has_content "$OUT" '^bind any 3128 refused EADDRINUSE$'
+	assert_file_has_content "$OUT" '^bind 3127 bound$'
 }
 
 # raw_case WHY HEX [RULE]: one raw request to the proxy gets 403 and is
@@ -599,7 +607,7 @@ proxy_tcase "proxy: localhost is not the listed 127.0.0.1" t_proxy_localhost_unl
 proxy_tcase "proxy: a listed name that resolves to loopback is refused" t_proxy_localhost_listed
 proxy_tcase "proxy: a listed name for the host's LAN address is refused" t_proxy_host_address
 proxy_tcase "proxy: curl --noproxy '*' to the host's loopback fails" t_proxy_noproxy_direct
-proxy_tcase "proxy: the loopback is the sandbox's own: 3128 connects, the host's ports refused, a server inside works" t_proxy_loopback
+proxy_tcase "proxy: the loopback is the sandbox's own: 3128 connects and stays the proxy's, the host's ports refused, a server inside works" t_proxy_loopback
 proxy_tcase "proxy: a plain GET is refused" t_raw_get
 proxy_tcase "proxy: a NUL byte in CONNECT is refused" t_raw_nul
 proxy_tcase "proxy: a trailing dot is refused" t_raw_trailing_dot
