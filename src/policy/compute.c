@@ -315,12 +315,22 @@ landlock_rights_plan(struct plan *p, const struct host *h)
 
 	p->landlock.abi = abi;
 	p->landlock.handled_fs = policy_landlock_fs(abi);
-	/* TCP: none but the proxy's port; the host's network: no TCP rule. */
-	p->landlock.handled_net = p->net == PLAN_NET_HOST ? 0 :
-	    policy_landlock_net(abi);
-	if (p->net == PLAN_NET_PROXY)
-		p->landlock.connect_port = PLAN_PROXY_PORT;
-	p->landlock.connect_port2 = p->keyholder_port;
+	/*
+	 * TCP.  Landlock's rules name ports, never addresses: they cannot
+	 * tell the sandbox's loopback from the host's.  On native and bwrap
+	 * the sandbox has a network namespace of its own (modes none and
+	 * proxy), whose only interface is its own lo: the sockets there are
+	 * its own, the proxy's and the keyholder's listeners, and nothing of
+	 * the host's, its loopback included, can be reached through it.  So
+	 * no TCP right is handled there, and a server inside (a test suite's,
+	 * an MCP server over HTTP) answers a client inside on any port.
+	 * Mode host is the host's network (leg C): no TCP rule either.  The
+	 * landlock backend has no namespace: in mode none TCP is handled and
+	 * no port granted (it refuses proxy mode and injection), beneath
+	 * seccomp, which refuses the inet families first.
+	 */
+	if (ll && p->net != PLAN_NET_HOST)
+		p->landlock.handled_net = policy_landlock_net(abi);
 	p->landlock.scoped = policy_landlock_scoped(abi);
 	if (abi < 2)
 		degrade(p, "landlock ABI < 2: renaming or linking across "
@@ -328,11 +338,9 @@ landlock_rights_plan(struct plan *p, const struct host *h)
 	if (abi < 3)
 		degrade(p, "landlock ABI < 3: truncation is not restricted "
 		    "by landlock (read-only mounts still apply)");
-	if (abi < 4)
-		degrade(p, ll ? "landlock ABI < 4: no TCP layer; the seccomp "
-		    "socket families alone keep the network closed" :
-		    "landlock ABI < 4: no TCP layer; the network namespace "
-		    "alone keeps the network closed");
+	if (abi < 4 && ll && p->net != PLAN_NET_HOST)
+		degrade(p, "landlock ABI < 4: no TCP layer; the seccomp "
+		    "socket families alone keep the network closed");
 	if (abi < 5)
 		degrade(p, "landlock ABI < 5: ioctl on devices is not "
 		    "restricted by landlock");

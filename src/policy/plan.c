@@ -288,6 +288,40 @@ dump_sequence(const struct plan *p, FILE *f)
 	}
 }
 
+/*
+ * Landlock's TCP rules: what they allow, or why none is handled (the
+ * reason is in policy/compute.c, landlock_rights_plan()).
+ */
+static void
+dump_tcp(const struct plan *p, FILE *f)
+{
+	const struct plan_landlock *ll = &p->landlock;
+
+	if (ll->handled_net && (ll->connect_port || ll->connect_port2)) {
+		fprintf(f, "  tcp: bind denied on every port; connect denied "
+		    "but to");
+		if (ll->connect_port)
+			fprintf(f, " %u (the proxy's)", ll->connect_port);
+		if (ll->connect_port2)
+			fprintf(f, "%s %u (the keyholder's)", ll->connect_port ?
+			    "," : "", ll->connect_port2);
+		fputc('\n', f);
+	} else if (ll->handled_net)
+		fprintf(f, "  tcp: bind and connect denied on every port, "
+		    "loopback included (no network namespace of the "
+		    "sandbox's own)\n");
+	else if (p->net == PLAN_NET_HOST)
+		fprintf(f, "  tcp: not handled: the host's network (mode "
+		    "host)\n");
+	else if (p->backend != PLAN_BACKEND_LANDLOCK)
+		fprintf(f, "  tcp: not handled: bind, listen and connect on "
+		    "any port of the sandbox's own loopback, in a network "
+		    "namespace of its own (no host address in it, the "
+		    "host's loopback neither)\n");
+	else
+		fprintf(f, "  tcp: not handled (landlock ABI < 4)\n");
+}
+
 void
 plan_dump(const struct plan *p, FILE *f)
 {
@@ -371,8 +405,7 @@ plan_dump(const struct plan *p, FILE *f)
 		for (j = 0; r->except && r->except[j]; j++)
 			fprintf(f, "       except %s\n", r->except[j]);
 	}
-	if (p->landlock.handled_net)
-		fprintf(f, "  tcp: bind and connect denied\n");
+	dump_tcp(p, f);
 	fprintf(f, "seccomp: deny-list, native architecture only; "
 	    "socket families:");
 	for (i = 0; i < p->sys.nfamilies; i++)

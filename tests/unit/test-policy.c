@@ -396,11 +396,13 @@ test_landlock_abi(void)
 		{ 8, 0xffff, 0x3, 0x3 }, { 9, 0x1ffff, 0x3, 0x3 },
 	};
 	/* The ABI that brings each feature, and a word its line must hold. */
+	/* No TCP line: native handles no TCP right at any ABI (its network
+	 * namespace is the sandbox's own: test_tcp_plan). */
 	static const struct {
 		int		 abi;
 		const char	*word;
 	} features[] = {
-		{ 2, "EXDEV" }, { 3, "truncation" }, { 4, "TCP" },
+		{ 2, "EXDEV" }, { 3, "truncation" },
 		{ 5, "ioctl" }, { 6, "signal" }, { 9, "unix sockets" },
 	};
 	const struct cli_opts o = base_opts();
@@ -424,11 +426,10 @@ test_landlock_abi(void)
 			continue;
 		is_int(p.landlock.abi, abi, "ABI %d: the plan's ABI", abi);
 		ok(p.landlock.handled_fs == rows[i].fs &&
-		    p.landlock.handled_net == rows[i].net &&
+		    p.landlock.handled_net == 0 &&
 		    p.landlock.scoped == rows[i].scoped,
-		    "ABI %d: the plan handles exactly fs %#llx net %#llx "
+		    "ABI %d: the plan handles exactly fs %#llx net 0 "
 		    "scoped %#llx", abi, (unsigned long long)rows[i].fs,
-		    (unsigned long long)rows[i].net,
 		    (unsigned long long)rows[i].scoped);
 		for (j = 0; j < nitems(features); j++)
 			want += features[j].abi > abi;
@@ -1417,9 +1418,11 @@ test_destinations(void)
 
 			ok(p.net == PLAN_NET_PROXY && explains(&p, line),
 			    "%s: %s", rows[i].name, line);
-			ok(p.landlock.connect_port == PLAN_PROXY_PORT,
-			    "%s: landlock lets the command reach the proxy's "
-			    "port only", rows[i].name);
+			ok(p.landlock.handled_net == 0 &&
+			    p.landlock.connect_port == 0 &&
+			    (p.clone_flags & CLONE_NEWNET),
+			    "%s: no landlock TCP rule: the proxy's port is on "
+			    "the sandbox's own loopback", rows[i].name);
 		} else
 			diag("cause: %s", cause);
 		if (r == 0)
@@ -1474,8 +1477,9 @@ test_inject_plan(void)
 	}
 	is_int((int)p.keyholder_port, PLAN_KEYHOLDER_PORT,
 	    "inject: the keyholder's listener");
-	is_int((int)p.landlock.connect_port2, PLAN_KEYHOLDER_PORT,
-	    "inject: landlock lets TCP connect to it");
+	ok(p.landlock.handled_net == 0 && p.landlock.connect_port2 == 0 &&
+	    (p.clone_flags & CLONE_NEWNET), "inject: no landlock TCP rule: "
+	    "its port is on the sandbox's own loopback");
 	ok(env_get(p.envp, "EXAMPLE_API_KEY") == NULL,
 	    "inject: a source variable is not passed, though pass names it");
 	is_str(env_get(p.envp, "EXAMPLE_OTHER"), "shown",
@@ -2184,6 +2188,132 @@ test_landlock_plan(void)
 	if (cause == NULL)
 		plan_free(&p);
 	profile_free(&pr);
+}
+
+/* Does bwrap's command line give the sandbox a network namespace? */
+static bool
+bwrap_unshares_net(const struct plan *p)
+{
+	bool *is_dir = xcalloc(p->mounts.n + 1, sizeof(*is_dir));
+	struct bwrap_in in = { .exe_fd = 10, .stage_fd = 11, .status_fd = 12,
+	    .proxy_fd = -1, .pty_fd = 14, .notify_fd = 15, .seccomp_fd = 13,
+	    .empty_file = SESSION "/empty", .is_dir = is_dir };
+	char **argv = bwrap_argv(p, &in);
+	bool unshare = false, share = false;
+	size_t i;
+
+	for (i = 0; argv[i]; i++) {
+		unshare |= streq(argv[i], "--unshare-net") ||
+		    streq(argv[i], "--unshare-all");
+		share |= streq(argv[i], "--share-net");
+	}
+	strv_free(argv);
+	free(is_dir);
+	return unshare && !share;
+}
+
+/*
+ * Landlock's TCP rules per backend and network mode.  They name ports,
+ * not addresses; where the sandbox has a network namespace of its own
+ * (native, bwrap: none and proxy) its loopback is its own, so no TCP
+ * right is handled and a server inside answers a client inside; mode
+ * host has no rule, as before; the landlock backend (no namespace)
+ * handles TCP and grants nothing.  Never unhandled where the sandbox
+ * would share the host's loopback but in mode host.  The dump says which.
+ */
+static void
+test_tcp_plan(void)
+{
+	static const char *const allow[] = { "example.com" };
+	static const char own[] = "  tcp: not handled: bind, listen and "
+	    "connect on any port of the sandbox's own loopback, in a network "
+	    "namespace of its own (no host address in it, the host's loopback "
+	    "neither)\n";
+	static const char host[] = "  tcp: not handled: the host's network "
+	    "(mode host)\n";
+	static const char denied[] = "  tcp: bind and connect denied on every "
+	    "port, loopback included (no network namespace of the sandbox's "
+	    "own)\n";
+	static const struct {
+		const char	*backend;
+		enum plan_net	 net;
+		int		 abi;
+		bool		 own_net;	/* a network namespace of
+						   the sandbox's own */
+		uint64_t	 handled;
+		const char	*says;
+	} rows[] = {
+		{ "native", PLAN_NET_NONE, 4, true, 0, own },
+		{ "native", PLAN_NET_NONE, 9, true, 0, own },
+		{ "native", PLAN_NET_PROXY, 6, true, 0, own },
+		{ "native", PLAN_NET_HOST, 6, false, 0, host },
+		{ "bwrap", PLAN_NET_NONE, 4, true, 0, own },
+		{ "bwrap", PLAN_NET_NONE, 6, true, 0, own },
+		{ "bwrap", PLAN_NET_PROXY, 6, true, 0, own },
+		{ "bwrap", PLAN_NET_HOST, 6, false, 0, host },
+		{ "landlock", PLAN_NET_NONE, 6, false, 0x3, denied },
+		{ "landlock", PLAN_NET_NONE, 9, false, 0x3, denied },
+		{ "landlock", PLAN_NET_HOST, 6, false, 0, host },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p;
+		autofree char *cause = NULL, *name = NULL, *text = NULL;
+		bool own_net;
+
+		name = xasprintf("tcp, %s, %s, ABI %d", rows[i].backend,
+		    plan_net_name(rows[i].net), rows[i].abi);
+		/* online: leg C, which host and --allow need. */
+		prof(&pr, rows[i].net == PLAN_NET_NONE ? "sealed" : "online");
+		if (rows[i].net == PLAN_NET_PROXY)
+			LIST1(o.allow, allow);
+		o.net = rows[i].net;
+		o.net_set = true;
+		h.landlock_abi = rows[i].abi;
+		h.bwrap.found = h.bwrap.probed = true;
+		if ((cause = try_backend(&h, &o, &pr, rows[i].backend,
+		    &p)) != NULL) {
+			ok(false, "%s: accepted (%s)", name, cause);
+			profile_free(&pr);
+			continue;
+		}
+		is_int(p.net, rows[i].net, "%s: the mode", name);
+		ok(p.landlock.handled_net == rows[i].handled &&
+		    p.landlock.connect_port == 0 &&
+		    p.landlock.connect_port2 == 0, "%s: TCP handled %#llx, "
+		    "no port granted", name,
+		    (unsigned long long)rows[i].handled);
+		own_net = p.backend == PLAN_BACKEND_NATIVE ?
+		    (p.clone_flags & CLONE_NEWNET) != 0 :
+		    p.backend == PLAN_BACKEND_BWRAP && bwrap_unshares_net(&p);
+		is_int(own_net, rows[i].own_net, "%s: %s network namespace "
+		    "of its own", name, rows[i].own_net ? "a" : "no");
+		ok(p.landlock.handled_net != 0 || p.net == PLAN_NET_HOST ||
+		    own_net, "%s: TCP unhandled only in a network namespace "
+		    "of the sandbox's own, or in mode host", name);
+		text = dump(&p);
+		if (!ok(has(text, rows[i].says), "%s: the dump's tcp line",
+		    name))
+			diag("dump: %s", text);
+		/* No plan grants a port where TCP is handled today; were
+		 * one to, the dump names it. */
+		if (p.landlock.handled_net) {
+			free(text);
+			p.landlock.connect_port = PLAN_PROXY_PORT;
+			p.landlock.connect_port2 = PLAN_KEYHOLDER_PORT;
+			text = dump(&p);
+			ok(has(text, "  tcp: bind denied on every port; "
+			    "connect denied but to 3128 (the proxy's), 3129 "
+			    "(the keyholder's)\n"), "%s: the dump names the "
+			    "ports a plan would grant", name);
+		}
+		plan_free(&p);
+		profile_free(&pr);
+	}
 }
 
 /* Entering a session: its layout decides which backends can. */
@@ -3164,6 +3294,7 @@ main(void)
 	test_backends();
 	test_bwrap_plan();
 	test_landlock_plan();
+	test_tcp_plan();
 	test_backend_layout();
 	test_profile_mounts();
 	test_allow_list();
