@@ -486,17 +486,21 @@ probe_git_value_why(const char *v, size_t len)
 }
 
 /*
- * GIT_PATH config --global --includes --null --get key, from /: the
- * global files only, never the system's or a repository's (git -C / finds
- * none).  Its wait status, or -1 when it did not run; *ret_len bytes of
- * its output in out (at most outlen: more is a value too long).
+ * GIT_PATH config --includes --null --get key, from /, in envp: the
+ * global files only, as git reads them (both ~/.gitconfig and
+ * $XDG_CONFIG_HOME/git/config, where --global reads only the first of
+ * them that exists, in git 2.39 at least), never the system's
+ * (GIT_CONFIG_NOSYSTEM) or a
+ * repository's (GIT_DIR names none, so none is looked for).  Its wait
+ * status, or -1 when it did not run; *ret_len bytes of its output in out
+ * (at most outlen: more is a value too long).
  */
 static int
 git_config_get(const char *key, char *const *envp, char *out,
     size_t outlen, size_t *ret_len)
 {
 	const char *const argv[] = { GIT_PATH, "-C", "/", "config",
-	    "--global", "--includes", "--null", "--get", key, NULL };
+	    "--includes", "--null", "--get", key, NULL };
 	autoclose int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct spawn_opts o = SPAWN_OPTS_INIT;
 	size_t len = 0;
@@ -565,7 +569,7 @@ probe_git_identity(struct host *h, char *const *env)
 	autofree char *home = xasprintf("HOME=%s", h->home);
 	autofree char *xdg = xasprintf("XDG_CONFIG_HOME=%s", h->config_home);
 	autofree char *global = NULL;
-	char *envp[5] = { home, xdg, NULL, NULL, NULL };
+	char *envp[6] = { home, xdg, NULL, NULL, NULL, NULL };
 	const char *s;
 	size_t n = 2;
 
@@ -577,6 +581,8 @@ probe_git_identity(struct host *h, char *const *env)
 		envp[n++] = global;
 	}
 	envp[n++] = (char *)"GIT_CONFIG_NOSYSTEM=1";
+	/* Not a repository: git looks for none, reads no local scope. */
+	envp[n++] = (char *)"GIT_DIR=/dev/null";
 	h->git_name = git_value("user.name", envp, &h->git_why);
 	h->git_email = git_value("user.email", envp, &h->git_why);
 }

@@ -101,10 +101,12 @@ void	probe_userns_trial(struct host *h);
 /*
  * The user's git identity (h->git_name, git_email, git_why): GIT_PATH
  * asked for user.name and user.email of the global configuration only
- * (~/.gitconfig, $XDG_CONFIG_HOME/git/config, or $GIT_CONFIG_GLOBAL, with
- * their includes), from /, in an environment of HOME, XDG_CONFIG_HOME and
- * GIT_CONFIG_GLOBAL alone: no repository's configuration, the workspace's
- * included, is read.  No git, or no value: NULL, and nothing said.
+ * (~/.gitconfig and $XDG_CONFIG_HOME/git/config, or $GIT_CONFIG_GLOBAL,
+ * with their includes), from /, in an environment of HOME,
+ * XDG_CONFIG_HOME and GIT_CONFIG_GLOBAL alone, with no repository (GIT_DIR
+ * is /dev/null) and no system file: no repository's configuration, the
+ * workspace's included, is read.  No git, or no value: NULL, and nothing
+ * said.
  */
 void	probe_git_identity(struct host *h, char *const *env);
 /* Is v (len bytes) an identity value passed as it is?  NULL, or why not

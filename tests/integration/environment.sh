@@ -89,8 +89,10 @@ t_exact() {
 	fi
 	# The user's git identity, when the global configuration has one
 	# (git-identity.sh tests it).
-	name=$(env -i HOME="$HOME" git -C / config --global --includes --get user.name) || :
-	email=$(env -i HOME="$HOME" git -C / config --global --includes --get user.email) || :
+	name=$(env -i HOME="$HOME" GIT_CONFIG_NOSYSTEM=1 GIT_DIR=/dev/null \
+	    git -C / config --includes --get user.name) || :
+	email=$(env -i HOME="$HOME" GIT_CONFIG_NOSYSTEM=1 GIT_DIR=/dev/null \
+	    git -C / config --includes --get user.email) || :
 	{
 		printf '%s\n' "$ALLOWED"
 		printf 'HOME=%s\nUSER=%s\nLOGNAME=%s\nTMPDIR=%s\n' "$home" "$ME" "$ME" "$tmpdir"

@@ -9,7 +9,7 @@
 # identity, git inside fails as it says.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 8
+plan 9
 
 # Only the files of the case's own home are the global configuration.
 unset XDG_CONFIG_HOME GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_DIR \
@@ -19,8 +19,7 @@ unset XDG_CONFIG_HOME GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_DIR \
 # home_new: a home of the case's own in H, HOME pointing at it, with a
 # .gitconfig read from stdin.
 home_new() {
-	H=$TEST_TMP/home
-	mkdir -p "$H"
+	H=$(mktemp -d "$TEST_TMP/home.XXXXXX") || fail "mktemp"
 	cat >"$H/.gitconfig"
 	HOME=$H
 	export HOME
@@ -93,6 +92,29 @@ t_included() {
 	assert_status "$RC" 0
 	assert_eq "$(cat "$OUT")" "Bob Included <bob@example.org>" \
 	    "an identity from an included file"
+	assert_ws_unchanged
+}
+
+t_global_files() {
+	ws_new
+	home_new </dev/null
+	mkdir -p "$H/.config/git"
+	printf '[user]\n\tname = Xdg User\n\temail = xdg@example.org\n' \
+	    >"$H/.config/git/config"
+	run_confine -- sh -c 'echo "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"'
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" "Xdg User <xdg@example.org>" \
+	    "the identity of \$XDG_CONFIG_HOME/git/config"
+	printf '[user]\n\tname = Home User\n\temail = home@example.org\n' \
+	    >"$H/.gitconfig"
+	GIT_CONFIG_GLOBAL=/dev/null run_confine -- sh -c 'env | grep "^GIT_" || :'
+	assert_status "$RC" 0
+	assert_file_empty "$OUT"
+	GIT_CONFIG_GLOBAL=$H/.config/git/config run_confine -- \
+	    sh -c 'echo "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"'
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" "Xdg User <xdg@example.org>" \
+	    "the identity of the file GIT_CONFIG_GLOBAL names"
 	assert_ws_unchanged
 }
 
@@ -207,6 +229,7 @@ t_dry_run() {
 
 tcase "a commit inside carries the user's identity, and nothing else of git's configuration shows" t_commit
 tcase "an identity from a file the global configuration includes" t_included
+tcase "\$XDG_CONFIG_HOME/git/config, and GIT_CONFIG_GLOBAL as git takes it" t_global_files
 tcase "a name with newlines is refused, with one line, and injects nothing" t_newline
 tcase "a name in the syntax of a config file is a name, nothing more" t_config_syntax
 tcase "the workspace's .git/config is not read on the host" t_workspace_config
