@@ -491,9 +491,8 @@ probe_git_value_why(const char *v, size_t len)
  * $XDG_CONFIG_HOME/git/config, where --global reads only the first of
  * them that exists, in git 2.39 at least), never the system's
  * (GIT_CONFIG_NOSYSTEM) or a repository's (GIT_DIR names none, so none
- * is looked for).  Its wait
- * status, or -1 when it did not run; *ret_len bytes of its output in out
- * (at most outlen: more is a value too long).
+ * is looked for).  Its wait status, or -1 when it did not run; *ret_len
+ * bytes of its output in out (at most outlen: more is a value too long).
  */
 static int
 git_config_get(const char *key, char *const *envp, char *out,

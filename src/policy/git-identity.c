@@ -7,7 +7,7 @@
  * fail ("Author identity unknown"); showing the file would show the rest
  * of it (credential helpers, aliases, includes, hooks paths, url
  * rewrites).  The two values, read on the host (input/host-probe.c), go in
- * as git's own variables, which git reads before any configuration file
+ * as git's own variables, which win over any configuration file
  * (git-commit-tree(1)).  Not leg B: confine-profile(5), THE RULE OF TWO.
  *
  * Runs in: the supervisor, while the plan is computed.
