@@ -30,6 +30,7 @@ INTEGRATION_TESTS = \
 	tests/integration/seccomp.sh \
 	tests/integration/capabilities.sh \
 	tests/integration/environment.sh \
+	tests/integration/git-identity.sh \
 	tests/integration/fds.sh \
 	tests/integration/terminal.sh \
 	tests/integration/terminal-fds.sh \
@@ -106,6 +107,7 @@ BACKEND_TESTS = \
 	tests/bwrap/seccomp.bwrap \
 	tests/bwrap/capabilities.bwrap \
 	tests/bwrap/environment.bwrap \
+	tests/bwrap/git-identity.bwrap \
 	tests/bwrap/fds.bwrap \
 	tests/bwrap/terminal.bwrap \
 	tests/bwrap/terminal-fds.bwrap \
@@ -136,6 +138,7 @@ BACKEND_TESTS = \
 	tests/landlock/seccomp.landlock \
 	tests/landlock/capabilities.landlock \
 	tests/landlock/environment.landlock \
+	tests/landlock/git-identity.landlock \
 	tests/landlock/fds.landlock \
 	tests/landlock/terminal.landlock \
 	tests/landlock/terminal-fds.landlock \

@@ -176,6 +176,10 @@ main(int argc, char **argv)
 
 	if (probe_host(env, opts.workspace, &host, &cause) < 0)
 		die("%s", cause);
+	probe_git_identity(&host, env);
+	if (host.git_why)
+		log_warn("git identity: not given to the command: %s",
+		    host.git_why);
 	if (choose_profile(&opts, &host, &profile, &reason, &cause, &hint) < 0)
 		goto refuse;
 	if (!profile.backend.value && backend_from_env(&opts, env, &cause) < 0)

@@ -24,6 +24,7 @@
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "policy/compute.h"
+#include "policy/git-identity.h"
 #include "policy/rule-of-two.h"
 #include "policy/sequence.h"
 
@@ -1496,6 +1497,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	plan_terminal(&p, o, pr, h);
 
 	env_plan(&p, h, host_env, &e);
+	policy_git_identity(&p, h);
 	policy_sequence(&p);
 	*ret = p;
 	return 0;

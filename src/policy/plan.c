@@ -94,6 +94,7 @@ plan_free(struct plan *p)
 		return;
 	strv_free(p->argv);
 	strv_free(p->envp);
+	free(p->git_identity);
 	free(p->cwd);
 	free(p->backend_reason);
 	free(p->quadrant);
@@ -441,6 +442,8 @@ plan_dump(const struct plan *p, FILE *f)
 	for (i = 0; p->envp[i]; i++)
 		fprintf(f, " %.*s", (int)strcspn(p->envp[i], "="), p->envp[i]);
 	fputc('\n', f);
+	if (p->git_identity)
+		fprintf(f, "git identity: %s\n", p->git_identity);
 	if (p->ndegraded == 0)
 		fprintf(f, "missing kernel features: none\n");
 	else {

