@@ -412,20 +412,21 @@ t_connect() {
 	    "^  refused localhost:$UP: the injected endpoint"
 }
 
-# Positive control: the same CONNECT, with the endpoint given raw (leg C)
-# and nothing injected, reaches the provider.
+# Positive control: a CONNECT to the provider, given raw (leg C) and
+# nothing injected, reaches it with the agent's own key.  (The proxy takes
+# a loopback destination by its address only; the certificate names
+# localhost: -k.)
 t_connect_control() {
 	require_leg_c_caller
 	inj_ws
 	profile "$T/raw.ini" '[profile]' 'quadrant = online' \
 	    '[workspace]' 'private = no' '[network]' 'mode = proxy' \
-	    "endpoint = localhost:$UP"
-	cp "$T/ca.pem" "$WS/.t/ca.pem"
+	    "endpoint = 127.0.0.1:$UP"
 	run_confine -p "$T/raw.ini" -- sh -c '
-	    curl -s --noproxy "" -x http://127.0.0.1:3128 -p \
-		--cacert .t/ca.pem -H "x-case: connect-control" \
-		-H "x-api-key: ATTACKER-CC" -o /dev/null -w "%{http_code}\n" \
-		--data-binary @.t/msg.json "https://localhost:'"$UP"'/v1/messages"'
+	    curl -s --noproxy "" -x http://127.0.0.1:3128 -p -k \
+		-H "x-case: connect-control" -H "x-api-key: ATTACKER-CC" \
+		-o /dev/null -w "%{http_code}\n" --data-binary @.t/msg.json \
+		"https://127.0.0.1:'"$UP"'/v1/messages"'
 	assert_status "$RC" 0
 	assert_eq "$(cat "$OUT")" 200 "the status through the tunnel"
 	up_lines connect-control | grep -q '"x-api-key", "ATTACKER-CC"' ||
@@ -540,7 +541,7 @@ tcase "a file source: hidden inside, read by the keyholder on the host" t_nothin
 tcase "positive control: the file shown raw is found by the same probe" t_raw_file_control
 tcase "no byte the session wrote holds the credential (-v, proxy, refusals)" t_bytes
 tcase "a CONNECT to the injected endpoint is refused, counted, reported" t_connect
-tcase "positive control: the same CONNECT to a raw endpoint reaches it" t_connect_control
+tcase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
 tcase "an upload, a server-side fetch and an MCP server: refused, counted, reported" t_refusals
 tcase "a certificate for another name: an error, nothing sent, one failed" t_wrong_name
 tcase "no source holds a credential: 125, one line naming them, nothing made" t_no_source
