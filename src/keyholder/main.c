@@ -87,7 +87,7 @@
 struct opts {
 	struct kh_policy	 pol;
 	struct kh_upstream	 up;
-	struct kh_upstream	 token;		/* --refresh: host NULL if none */
+	struct kh_upstream	 token;		/* --refresh, or host NULL */
 	struct kh_source	 src[SOURCES_MAX];
 	size_t			 nsrc;
 	int			 listen_fd, stop_fd, stats_fd, control_fd;
@@ -356,10 +356,39 @@ due(const struct keeper *k, int64_t now)
 }
 
 /*
- * Renew a login at its token endpoint, under the write lock: the new
- * access token replaces the old, the tokens go back to the file (a
- * failure there is logged: the new token is in memory).  0, or -1 with
- * *why.
+ * The login's file, read again: when the host's own client renewed it
+ * meanwhile (another access token), its tokens replace the keyholder's,
+ * whose refresh token that renewal spent.  Whether they did.
+ */
+static bool
+adopt(struct keeper *k)
+{
+	struct kh_login disk = { 0 };
+	char *access = NULL, *why = NULL;
+
+	if (kh_credential_find(k->src, 1, &access, &disk, &why) < 0) {
+		free(why);
+		return false;
+	}
+	if (streq(access, k->pol.secret)) {
+		explicit_bzero(access, strlen(access));
+		free(access);
+		kh_login_clear(&disk);
+		return false;
+	}
+	kh_login_clear(&k->login);
+	k->login = disk;
+	drop_secret(k->pol.secret);
+	k->pol.secret = keep_secret(access);
+	log_info("keyholder: the login was renewed on the host; taken");
+	return true;
+}
+
+/*
+ * Renew a login, under the write lock: with the host's newer tokens if it
+ * has some that are not due, else at the token endpoint; the new access
+ * token replaces the old, the tokens go back to the file (a failure there
+ * is logged: the new token is in memory).  0, or -1 with *why.
  */
 static int
 refresh(struct keeper *k, char **why)
@@ -368,6 +397,8 @@ refresh(struct keeper *k, char **why)
 	size_t len = 0;
 	int st = 0, r;
 
+	if (adopt(k) && !due(k, wall_ms()))
+		return 0;
 	if (k->login.refresh == NULL) {
 		*why = xstrdup("the login holds no refresh token");
 		return -1;
@@ -451,9 +482,10 @@ renew(void *arg, struct kh_request *req)
 
 	pthread_rwlock_wrlock(&k->lock);
 	if (sent && strncmp(sent, "Bearer ", 7) == 0 &&
-	    streq(sent + 7, k->pol.secret) && refresh(k, &why) < 0) {
+	    streq(sent + 7, k->pol.secret) && (wall_ms() < k->retry_ms ||
+	    refresh(k, &why) < 0)) {
 		log_info("keyholder: cannot renew the login after a 401: %s",
-		    why);
+		    why ? why : "a renewal failed a moment ago");
 		free(why);
 		ok = false;
 	}
@@ -482,6 +514,7 @@ static void
 load(const struct opts *o, struct keeper *k)
 {
 	autofree char *why = NULL;
+	pthread_rwlockattr_t attr;
 	char *secret = NULL;
 	size_t i;
 	int w;
@@ -501,7 +534,12 @@ load(const struct opts *o, struct keeper *k)
 	k->pol.kind = k->src->kind == KH_KIND_API_KEY ? KH_CRED_API_KEY :
 	    KH_CRED_BEARER;
 	k->pol.secret = keep_secret(secret);
-	pthread_rwlock_init(&k->lock, NULL);
+	/* A renewal waits for no stream of requests. */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr,
+	    PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&k->lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
 	if (!due(k, wall_ms()))
 		return;
 	if (refresh(k, &why) == 0)

@@ -30,6 +30,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1392,6 +1393,47 @@ serve_conn(void *arg)
 	return NULL;
 }
 
+/* An OpenSSL hashed name: 8 hex digits, a dot, a number. */
+static bool
+hash_name(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return s[8] == '.' && s[9] >= '0' && s[9] <= '9';
+}
+
+/*
+ * The system's trust store.  Where the default certificate directory
+ * holds OpenSSL's hashed names (Debian's /etc/ssl/certs, which
+ * update-ca-certificates keeps beside the bundle), a certificate is read
+ * from it when a chain needs it: the whole bundle, loaded, costs some
+ * 1.3 MB of the keyholder's memory.  Elsewhere (a bundle only, or
+ * SSL_CERT_FILE set), OpenSSL's default file and directory.
+ */
+static int
+system_store(SSL_CTX *ctx)
+{
+	const char *dir = getenv(X509_get_default_cert_dir_env());
+	struct dirent *e;
+	bool hashed = false;
+	DIR *d;
+
+	if (getenv(X509_get_default_cert_file_env()) != NULL)
+		return SSL_CTX_set_default_verify_paths(ctx);
+	if (dir == NULL)
+		dir = X509_get_default_cert_dir();
+	if ((d = opendir(dir)) != NULL) {
+		while (!hashed && (e = readdir(d)) != NULL)
+			hashed = hash_name(e->d_name);
+		closedir(d);
+	}
+	return hashed ? SSL_CTX_set_default_verify_dir(ctx) :
+	    SSL_CTX_set_default_verify_paths(ctx);
+}
+
 static int
 tls_ctx(const struct kh_upstream *up, SSL_CTX **ret)
 {
@@ -1399,7 +1441,7 @@ tls_ctx(const struct kh_upstream *up, SSL_CTX **ret)
 
 	if ((ctx = SSL_CTX_new(TLS_client_method())) == NULL ||
 	    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
-	    SSL_CTX_set_default_verify_paths(ctx) != 1) {
+	    system_store(ctx) != 1) {
 		log_warn("keyholder: cannot set up TLS");
 		SSL_CTX_free(ctx);
 		return -EIO;
@@ -1583,8 +1625,8 @@ fetch_response(struct conn *c, size_t max, struct sink *ret)
 			    !r.has_length)
 				break;
 			if (n <= 0) {
-				snprintf(c->why, sizeof(c->why), "the endpoint's "
-				    "answer was cut");
+				snprintf(c->why, sizeof(c->why), "the "
+				    "endpoint's answer was cut");
 				return -1;
 			}
 		}
@@ -1603,8 +1645,9 @@ fetch_response(struct conn *c, size_t max, struct sink *ret)
 			if (r.has_length && k > r.length - ret->len)
 				k = (size_t)(r.length - ret->len);
 			if (ret->len + k > max) {
-				snprintf(c->why, sizeof(c->why), "the endpoint's "
-				    "answer is over the keyholder's limit");
+				snprintf(c->why, sizeof(c->why), "the "
+				    "endpoint's answer is over the keyholder's "
+				    "limit");
 				return -1;
 			}
 			sink_add(ret, c->up.buf + c->up.off, k);

@@ -89,8 +89,13 @@ inject_start(const struct plan *p, struct inject *k)
 	status = spawn_wait(k->pid);
 	k->pid = -1;
 	/* It said why, in one line (no source holds a credential...). */
-	if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) != 0)
+	if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "hint: the profile's [credential] source lines "
+		    "say where the credential is read (confine --dry-run lists "
+		    "them); a ChatGPT or Google login is not injected: use an "
+		    "API key\n");
 		exit(EXIT_CONFINE);
+	}
 	die("keyholder: it stopped before it held the credential (%s %d)",
 	    status >= 0 && WIFSIGNALED(status) ? "signal" : "status",
 	    status < 0 ? status : WIFSIGNALED(status) ? WTERMSIG(status) :

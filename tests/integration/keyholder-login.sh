@@ -18,7 +18,7 @@ KH_RUN=$TESTS_SRCDIR/helpers/kh-run.py
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
-plan 8
+plan 11
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
 RAND=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
@@ -254,6 +254,65 @@ t_symlink() {
 	    fail "no reason: $(cat "$T/link.err")"
 }
 
+t_due_failing() {
+	login due $(($(now_ms) + 120000))
+	: >"$T/up.dir/token-fail"
+	kh due
+	grep -q '^ready$' "$T/due.out" || fail "not ready: $(cat "$T/due.err")"
+	grep -q 'cannot renew the login yet: the token endpoint answered 400 (invalid_grant)' \
+	    "$T/due.err" || fail "not logged: $(cat "$T/due.err")"
+	post due
+	rm "$T/up.dir/token-fail"
+	assert_eq "$(cat "$T/code")" 200 "the status"
+	assert_eq "$(bearers due)" "$AT" "the token still valid, used"
+	stop due
+	grep -qx refreshed=0 "$T/due.out" || fail "counts: $(cat "$T/due.out")"
+	no_token due "$AT" "$RT"
+}
+
+t_host_renewed() {
+	login host $(($(now_ms) + 7200000))
+	old_at=$AT old_rt=$RT
+	echo "$AT" >"$T/up.dir/revoked"
+	kh host
+	# The host's Claude Code renews the login meanwhile.
+	sed "s/$AT/AT-host2-$RAND/; s/$RT/RT-host2-$RAND/" \
+	    "$T/host/.credentials.json" >"$T/host.new"
+	mv "$T/host.new" "$T/host/.credentials.json"
+	post host
+	rm "$T/up.dir/revoked"
+	assert_eq "$(cat "$T/code")" 200 "the status"
+	assert_eq "$(bearers host | tr '\n' ' ')" "$old_at AT-host2-$RAND " \
+	    "the tokens the provider got"
+	assert_eq "$(refreshes "RT-host")" 0 "refreshes"
+	stop host
+	no_token host "$old_at" "$old_rt" "AT-host2-$RAND" "RT-host2-$RAND"
+}
+
+t_store_fails() {
+	login sf $(($(now_ms) + 7200000))
+	echo "$AT" >"$T/up.dir/revoked"
+	kh sf
+	mv "$T/sf/.credentials.json" "$T/sf.real"
+	ln -s "$T/sf.real" "$T/sf/.credentials.json"
+	cp "$T/sf.real" "$T/sf.before"
+	post sf
+	rm "$T/up.dir/revoked"
+	assert_eq "$(cat "$T/code")" 200 "the status"
+	case $(bearers sf | sed -n 2p) in
+	AT-NEW-*) ;;
+	*) fail "not the new token: $(bearers sf)" ;;
+	esac
+	assert_eq "$(refreshes "$RT")" 1 "refreshes"
+	cmp -s "$T/sf.before" "$T/sf.real" || fail "written through the link"
+	[ -L "$T/sf/.credentials.json" ] || fail "the link was replaced"
+	stop sf
+	grep -q "the renewed login is not saved: $T/sf/.credentials.json: a symbolic link" \
+	    "$T/sf.err" || fail "not logged: $(cat "$T/sf.err")"
+	grep -qx refreshed=1 "$T/sf.out" || fail "counts: $(cat "$T/sf.out")"
+	no_token sf "$AT" "$RT" "$(bearers sf | sed -n 2p)"
+}
+
 tcase "positive control: the token endpoint and a revoked token" t_control
 tcase "an expired login renewed at start; the file rewritten, keys kept" t_expired
 tcase "a valid login left alone" t_valid
@@ -262,4 +321,7 @@ tcase "a renewal refused, the login expired: one line, no ready" t_refresh_fails
 tcase "a token endpoint's answer that is not JSON: one line" t_malformed
 tcase "a login object without accessToken: said so, not injected" t_no_access
 tcase "a login file that is a symbolic link is not followed" t_symlink
+tcase "a login due, its renewal refused: served while still valid" t_due_failing
+tcase "a login the host renewed meanwhile: its tokens taken" t_host_renewed
+tcase "a write-back that fails: logged, the new token used" t_store_fails
 tap_done

@@ -1430,6 +1430,71 @@ test_destinations(void)
 	}
 }
 
+/* An injected credential: the keyholder's options, what the sandbox holds. */
+static void
+test_inject_plan(void)
+{
+	static const char *const ini = "[profile]\nquadrant = offline\n"
+	    "[environment]\npass = EXAMPLE_*\n[credential]\n"
+	    "inject = anthropic api.example.com\nca = ~/ca.pem\n"
+	    "source = api-key variable EXAMPLE_API_KEY\n"
+	    "source = login file ~/.ex/creds.json ex.oauth\n";
+	char *env[] = { (char *)"EXAMPLE_API_KEY=sk-secret",
+	    (char *)"EXAMPLE_OTHER=shown", (char *)"ANTHROPIC_BASE_URL=elsewhere",
+	    NULL };
+	const struct profile_dirs d = { .dir = { NULL, NULL, NULL },
+	    .uid = 1000 };
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr = { 0 };
+	struct plan p = { 0 };
+	char *cause = NULL, *hint = NULL;
+	bool hidden = false;
+	size_t i;
+
+	if (!ok(profile_load_buffer(&d, "/p/t.ini", ini, strlen(ini), &pr,
+	    &cause, &hint) == 0, "inject: the profile loads")) {
+		diag("cause: %s", cause);
+		return;
+	}
+	if (!compute_pr(&h, &o, env, &pr, &p, "inject")) {
+		profile_free(&pr);
+		return;
+	}
+	{
+		autofree char *a = join((const char *const *)p.inject.args,
+		    SIZE_MAX);
+
+		is_str(a, "[--provider][anthropic][--upstream]"
+		    "[api.example.com][--ca][" HOME "/ca.pem][--kind]"
+		    "[api-key][--variable][EXAMPLE_API_KEY][--kind][login]"
+		    "[--file][" HOME "/.ex/creds.json][--field][ex.oauth]"
+		    "[--refresh][platform.claude.com:443]",
+		    "inject: the keyholder's options, the sources in order");
+	}
+	is_int((int)p.keyholder_port, PLAN_KEYHOLDER_PORT,
+	    "inject: the keyholder's listener");
+	is_int((int)p.landlock.connect_port2, PLAN_KEYHOLDER_PORT,
+	    "inject: landlock lets TCP connect to it");
+	ok(env_get(p.envp, "EXAMPLE_API_KEY") == NULL,
+	    "inject: a source variable is not passed, though pass names it");
+	is_str(env_get(p.envp, "EXAMPLE_OTHER"), "shown",
+	    "inject: the other variables pass as before");
+	is_str(env_get(p.envp, "ANTHROPIC_BASE_URL"), "http://127.0.0.1:3129",
+	    "inject: the base URL replaces the host's");
+	is_str(env_get(p.envp, "ANTHROPIC_AUTH_TOKEN"),
+	    PLAN_INJECT_PLACEHOLDER, "inject: the agent holds a placeholder");
+	for (i = 0; i < p.mounts.n; i++)
+		if (p.mounts.v[i].kind == PLAN_MOUNT_HIDE &&
+		    streq(p.mounts.v[i].dst, HOME "/.ex/creds.json"))
+			hidden = true;
+	ok(hidden, "inject: a source file is hidden");
+	ok((p.legs & (PLAN_LEG_B | PLAN_LEG_C)) == PLAN_LEG_B,
+	    "inject: no leg C (B is the pass of EXAMPLE_*)");
+	plan_free(&p);
+	profile_free(&pr);
+}
+
 /* The plan's destinations, in order: the profile's, then the options'. */
 static void
 test_destination_lists(void)
@@ -1481,25 +1546,25 @@ test_destination_lists(void)
 	{
 		static const char *const same[] = { "api.example:443" };
 		struct cli_opts o2 = base_opts();
-		char *cause = NULL, *hint = NULL;
-		int r;
+		char *cause0 = NULL, *hint0 = NULL;
+		int r0;
 
 		prof(&pr, "sealed");
 		pvalue_set(&pr.net_mode, "proxy", c_line[0]);
 		plist_add(&pr.endpoint, "api.example:443", c_line[2]);
 		LIST1(o2.allow, same);
-		r = policy_compute(&o2, &h, NULL, &pr, "test", &p, &cause,
-		    &hint);
-		ok(r == -1 && has(cause, "leg C is granted by "
+		r0 = policy_compute(&o2, &h, NULL, &pr, "test", &p, &cause0,
+		    &hint0);
+		ok(r0 == -1 && has(cause0, "leg C is granted by "
 		    "network.endpoint = api.example:443"), "a raw endpoint in "
 		    "sealed: refused, leg C");
-		ok(has(hint, "a raw endpoint carries whatever the agent sends") &&
-		    has(hint, "[credential] inject"), "the hint names "
+		ok(has(hint0, "a raw endpoint carries whatever the agent sends") &&
+		    has(hint0, "[credential] inject"), "the hint names "
 		    "injection");
-		if (r == 0)
+		if (r0 == 0)
 			plan_free(&p);
-		free(cause);
-		free(hint);
+		free(cause0);
+		free(hint0);
 		profile_free(&pr);
 		/* Near misses are other destinations: C. */
 		{
@@ -3046,6 +3111,7 @@ main(void)
 	test_quadrants();
 	test_destinations();
 	test_destination_lists();
+	test_inject_plan();
 	test_overrides();
 	test_tilde();
 	test_rules_refused();
