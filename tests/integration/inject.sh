@@ -17,7 +17,7 @@ for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 [ "$BACKEND" = landlock ] || require_userns
-plan 17
+plan 19
 
 UPSTREAM=$TESTS_SRCDIR/helpers/tls-upstream.py
 T=$TEST_TMP
@@ -290,12 +290,20 @@ probe() {
 	[ "$n" -ge 2 ] || fail "the probe read $n processes' environ"
 }
 
-# A credential file on the host, in a directory the sandbox shows (/var/tmp
-# is read-only inside, as the rest of /), for the user alone.
+# cred_file WHERE: a credential file on the host, for the user alone, in
+# CRED: "var", in a directory the sandbox shows read-only (/var/tmp, as
+# the rest of /); "ws", untracked in the workspace, which it shows
+# writable.
 cred_file() {
-	d=$(host_scratch "$(mktemp -d /var/tmp/confine-inject.XXXXXX)") ||
-	    fail "mktemp in /var/tmp"
-	printf '{"apiKey":"%s"}\n' "$SECRET" >"$d/cred.json"
+	case $1 in
+	var)	d=$(host_scratch "$(mktemp -d /var/tmp/confine-inject.XXXXXX)") ||
+		    fail "mktemp in /var/tmp" ;;
+	ws)	d=$WS/keys
+		mkdir "$d" ;;
+	esac
+	# A secret of its own: a file a failed case leaves is not another's.
+	FSECRET=sk-inj-FILE-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+	printf '{"apiKey":"%s"}\n' "$FSECRET" >"$d/cred.json"
 	chmod 0600 "$d/cred.json"
 	CRED=$d/cred.json
 }
@@ -323,28 +331,34 @@ t_raw_var_control() {
 
 t_nothing_inside_file() {
 	inj_ws
-	cred_file
+	cred_file "$1"
 	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
 	    "api-key file $CRED apiKey"
 	probe "$T/p.ini" "$CRED"
-	assert_not_file_has_content "$OUT" "$SECRET"
-	assert_not_file_has_content "$ERR" "$SECRET"
+	assert_not_file_has_content "$OUT" "$FSECRET"
+	assert_not_file_has_content "$ERR" "$FSECRET"
 	# Still there on the host, and what the keyholder read.
-	assert_file_has_content "$CRED" "$SECRET"
-	CONFINE_TEST_KEY= run_confine -p "$T/p.ini" -- sh -c \
-	    '. .t/agent.sh; req file /v1/messages msg.json'
-	assert_file_has_content "$OUT" '^file 200 '
-	up_lines file | grep -q "\"x-api-key\", \"$SECRET\"" ||
+	assert_file_has_content "$CRED" "$FSECRET"
+	run_confine -p "$T/p.ini" -- sh -c \
+	    ". .t/agent.sh; req file-$1 /v1/messages msg.json"
+	assert_file_has_content "$OUT" "^file-$1 200 "
+	up_lines "file-$1" | grep -q "\"x-api-key\", \"$FSECRET\"" ||
 	    fail "the file's key did not go upstream"
+	rm -rf "$(dirname "$CRED")"
 }
 
 t_raw_file_control() {
 	inj_ws
-	cred_file
-	profile "$T/raw.ini" '[credential]' "file = $CRED"
+	cred_file "$1"
+	if [ "$1" = ws ]; then
+		profile "$T/raw.ini" '[profile]' 'description = nothing more'
+	else
+		profile "$T/raw.ini" '[credential]' "file = $CRED"
+	fi
 	probe "$T/raw.ini" "$CRED"
 	sed -n '/^== source$/,/^== done$/p' "$OUT" >"$T/source"
-	assert_file_has_content "$T/source" "$SECRET"
+	assert_file_has_content "$T/source" "$FSECRET"
+	rm -rf "$(dirname "$CRED")"
 }
 
 # ------------------------------------------------------------ the bytes
@@ -567,8 +581,14 @@ icase "the agent's x-api-key, bearer, ?key= and the placeholder: the user's key 
 icase "openai and gemini: their agents' variables, the user's key in their header" t_providers
 icase "a variable source: not in env, environ, cmdline, home or /tmp inside" t_nothing_inside_var
 icase "positive control: the variable passed raw is found by the same probe" t_raw_var_control
-icase "a file source: hidden inside, read by the keyholder on the host" t_nothing_inside_file
-icase "positive control: the file shown raw is found by the same probe" t_raw_file_control
+icase "a file source: hidden inside, read by the keyholder on the host" \
+    t_nothing_inside_file var
+icase "positive control: the file shown raw is found by the same probe" \
+    t_raw_file_control var
+icase "a file source in the workspace: hidden there too" \
+    t_nothing_inside_file ws
+icase "positive control: the workspace's file is found without injection" \
+    t_raw_file_control ws
 icase "no byte the session wrote holds the credential (-v, proxy, refusals)" t_bytes
 icase "a CONNECT to the injected endpoint is refused, counted, reported" t_connect
 icase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
