@@ -32,7 +32,8 @@
 
 enum kind { SCALAR, LIST, EXTENDS };
 enum check { C_ANY, C_QUADRANT, C_BOOL, C_PATH, C_HOME, C_NETMODE, C_HOST,
-	C_ENVNAME, C_ENVGLOB, C_ENVSET, C_BACKEND, C_INJECT, C_SOURCE };
+	C_ENVNAME, C_ENVGLOB, C_ENVSET, C_BACKEND, C_INJECT, C_SOURCE,
+	C_ARGUMENT };
 
 static const struct key {
 	const char	*section, *name;
@@ -66,12 +67,13 @@ static const struct key {
 	K("credential", "refresh", SCALAR, C_HOST, refresh),
 	K("sandbox", "backend", SCALAR, C_BACKEND, backend),
 	K("terminal", "clipboard", SCALAR, C_BOOL, clipboard),
+	K("command", "argument", LIST, C_ARGUMENT, cmd_argument),
 #undef K
 };
 
 static const char *const sections[] = { "profile", "filesystem",
 	"workspace", "network", "environment", "credential", "sandbox",
-	"terminal", NULL };
+	"terminal", "command", NULL };
 
 /* One file being read. */
 struct ctx {
@@ -129,7 +131,7 @@ check_section(struct ctx *c, const char *line)
 		error_at(c, xasprintf("unknown section [%.*s]", (int)n, p + 1),
 		    xasprintf("sections are [profile], [filesystem], "
 		    "[workspace], [network], [environment], [credential], "
-		    "[sandbox] and [terminal]"));
+		    "[sandbox], [terminal] and [command]"));
 		return;
 	}
 	/* inih ignores the rest of the line: what it holds would be lost. */
@@ -216,6 +218,8 @@ check_value(enum check chk, const char *v, char **why)
 
 		return syntax_inject(v, &prov, &up, why);
 	}
+	case C_ARGUMENT:
+		return syntax_argument(v, why);
 	case C_SOURCE: {
 		struct syntax_source src;
 
@@ -250,7 +254,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 		error_at(c, xasprintf("unknown section [%s]", section),
 		    xasprintf("sections are [profile], [filesystem], "
 		    "[workspace], [network], [environment], [credential], "
-		    "[sandbox] and [terminal]"));
+		    "[sandbox], [terminal] and [command]"));
 		return 0;
 	}
 	for (i = 0; i < nitems(keys); i++)

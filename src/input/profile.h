@@ -46,6 +46,8 @@ struct profile {
 	struct pvalue	 backend;
 	/* [terminal] */
 	struct pvalue	 clipboard;
+	/* [command] */
+	struct plist	 cmd_argument;	/* "NAME ARG..." */
 };
 
 /* Where named profiles are looked up, in order (NULL entries skipped). */

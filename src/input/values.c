@@ -457,3 +457,23 @@ syntax_source_free(struct syntax_source *s)
 	free(s->field);
 	memset(s, 0, sizeof(*s));
 }
+
+int
+syntax_argument(const char *s, char **why)
+{
+	size_t n = strcspn(s, " \t"), i;
+
+	if (!printable(s) || n == 0 || s[n] == '\0') {
+		*why = xasprintf("'%s' is not NAME ARG... (a command's name, "
+		    "then its words)", s);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || strchr("._+-", s[i]))) {
+			*why = xasprintf("'%.*s' is not a command's name (letters, "
+			    "digits, '.', '_', '+' and '-'; no path)", (int)n,
+			    s);
+			return -1;
+		}
+	return 0;
+}

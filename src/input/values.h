@@ -58,6 +58,12 @@ void	syntax_source_free(struct syntax_source *);
 extern const char *const syntax_providers[];	/* anthropic openai gemini */
 extern const char *const syntax_cred_kinds[];	/* api-key bearer login */
 
+/*
+ * [command] argument: "NAME ARG...": a command's name (no slash) and the
+ * words it gets first, split on blanks.
+ */
+int	syntax_argument(const char *, char **why);
+
 /* Expand a leading "~" against home; the result is normal.  Heap string. */
 char	*syntax_expand(const char *path, const char *home);
 

@@ -957,6 +957,44 @@ backend_choose(struct plan *p, const struct eff *e, const struct host *h,
 }
 
 /*
+ * The command, with the words a [command] argument of its name adds after
+ * its name, in the profile's order (an agent's own configuration given on
+ * its command line: confine-profile(5)).
+ */
+static char **
+command_argv(char *const *argv, const struct eff *e)
+{
+	const char *base = argv[0] ? strrchr(argv[0], '/') : NULL;
+	char **v = NULL;
+	size_t n = 0, i;
+
+	v = xcalloc(1, sizeof(*v));
+	if (argv[0] == NULL)
+		return v;
+	base = base ? base + 1 : argv[0];
+	strv_push(&v, &n, xstrdup(argv[0]));
+	for (i = 0; i < e->cmd_argument.n; i++) {
+		const char *s = e->cmd_argument.v[i].value, *w;
+		size_t len = strcspn(s, " \t");
+
+		if (strlen(base) != len || strncmp(s, base, len) != 0)
+			continue;
+		for (w = s + len; *w; ) {
+			size_t k;
+
+			w += strspn(w, " \t");
+			if ((k = strcspn(w, " \t")) == 0)
+				break;
+			strv_push(&v, &n, xstrndup(w, k));
+			w += k;
+		}
+	}
+	for (i = 1; argv[i]; i++)
+		strv_push(&v, &n, xstrdup(argv[i]));
+	return v;
+}
+
+/*
  * What each provider's agents read their base URL and key from (as the
  * agents document): the keyholder's address and a placeholder, which the
  * keyholder replaces with the user's credential.
@@ -1408,7 +1446,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	for (i = 0; i < e.endpoint.n; i++)
 		p.endpoint[i] = xstrdup(e.endpoint.v[i].value);
 	p.workspace = xstrdup(ws);
-	p.argv = strv_copy(o->argv ? o->argv : (char *[]){ NULL });
+	p.argv = command_argv(o->argv ? o->argv : (char *[]){ NULL }, &e);
 
 	gmtime_r(&h->now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);

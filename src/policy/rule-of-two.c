@@ -49,7 +49,7 @@ legs_eff_free(struct eff *e)
 	    &e->web_search, &e->refresh };
 	struct plist *l[] = { &e->ro, &e->hide, &e->scratch, &e->direct,
 	    &e->allow, &e->endpoint, &e->pass, &e->set, &e->cred_file,
-	    &e->cred_var, &e->cred_source };
+	    &e->cred_var, &e->cred_source, &e->cmd_argument };
 	size_t i;
 
 	for (i = 0; i < nitems(v); i++) {
@@ -163,6 +163,9 @@ legs_effective(struct eff *e, const struct profile *pr, const struct cli_opts *o
 	value_or(&e->web_search, &pr->web_search, "no");
 	if (pr->refresh.value)
 		pvalue_set(&e->refresh, pr->refresh.value, pr->refresh.origin);
+	for (i = 0; i < pr->cmd_argument.n; i++)
+		plist_add(&e->cmd_argument, pr->cmd_argument.v[i].value,
+		    pr->cmd_argument.v[i].origin);
 	/* A file source with "~" expanded, and hidden from the sandbox. */
 	for (i = 0; i < pr->cred_source.n; i++) {
 		const struct pvalue *v = &pr->cred_source.v[i];
@@ -432,5 +435,6 @@ legs_explain(struct plan *p, const struct eff *e, const char *ws,
 		if (e->refresh.value)
 			explain(p, "credential.refresh", &e->refresh);
 	}
+	explain_list(p, "command.argument", &e->cmd_argument);
 	explain(p, "backend", &e->backend);
 }

@@ -18,6 +18,7 @@ struct eff {
 	/* An injected credential: read outside, never in the sandbox. */
 	struct pvalue	 inject, cred_ca, web_search, refresh;
 	struct plist	 cred_source;
+	struct plist	 cmd_argument;	/* [command] argument */
 };
 
 /* Variables that pass from confine's environment when set there. */

@@ -56,8 +56,12 @@ struct proxy *proxy_new(int listen_fd, char *const *allow,
 size_t	proxy_poll(struct proxy *, struct pollfd *, size_t max);
 /* Handle the ready ones (the pollfds proxy_poll filled). */
 void	proxy_step(struct proxy *, const struct pollfd *, size_t n);
+/* Tunnels made, requests refused, allowed destinations not reached. */
 void	proxy_counts(const struct proxy *, unsigned *allowed,
-	    unsigned *refused);
+	    unsigned *refused, unsigned *failed);
+/* The upstream failures, one "HOST:PORT: connect to ADDR: error" each
+ * (at most the first 100); borrowed. */
+char *const *proxy_failures(const struct proxy *);
 /* The refused destinations and why, one "HOST:PORT: why" each (at most
  * the first 100); borrowed. */
 char *const *proxy_refusals(const struct proxy *);

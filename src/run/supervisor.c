@@ -169,8 +169,8 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	/* Listeners still to come from the network step, in its order. */
 	bool want_kh = p->keyholder_port != 0;
 	autofree char *kh_line = NULL;
-	unsigned ok = 0, no = 0;
-	char *none[] = { NULL };
+	struct net_note note = { 0 };
+	autofree char *failed = NULL;
 	int wstatus = 0, master = f->master, listener = -1, ready;
 	pid_t keeper;
 	autofree char *tmp = path_join(p->session_dir, "tmp");
@@ -305,16 +305,23 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	if (p->keyholder_port)
 		kh_line = inject_stop(kh, p);
 	if (px) {
-		proxy_counts(px, &ok, &no);
-		if (ok || no)
+		proxy_counts(px, &note.allowed, &note.refused, &note.failed);
+		note.refusals = proxy_refusals(px);
+		note.failures = proxy_failures(px);
+		if (note.failed)
+			failed = xasprintf(", %u upstream failure%s",
+			    note.failed, note.failed == 1 ? "" : "s");
+		if (note.allowed || note.refused || note.failed)
 			log_msg("network: %u connection%s through the proxy, "
-			    "%u refused%s", ok, ok == 1 ? "" : "s", no,
-			    no && log_get_level() < LOG_VERBOSE ?
-			    " (-v names them)" : "");
+			    "%u refused%s%s", note.allowed,
+			    note.allowed == 1 ? "" : "s", note.refused,
+			    failed ? failed : "", (note.refused || note.failed) &&
+			    log_get_level() < LOG_VERBOSE ? " (-v names them)" :
+			    "");
 	}
-	if (ok || no || kh_line)
-		workspace_note_network(p, ok, no, px ? proxy_refusals(px) :
-		    none, kh_line);
+	note.inference = kh_line;
+	if (note.allowed || note.refused || note.failed || kh_line)
+		workspace_note_network(p, &note);
 	proxy_free(px);
 	pty_restore();
 	return wstatus;

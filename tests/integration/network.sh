@@ -11,7 +11,7 @@
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 28
+plan 29
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -393,6 +393,31 @@ t_endpoint_leg_c() {
 	assert_file_has_content "$OUT" '^200$'
 }
 
+# An allowed destination where nothing listens: 502 with what failed
+# (the name, the address, the error) for the agent, a -v line, and its
+# own count at exit, apart from the refusals.  The control: the port is
+# dead from the host too.
+t_proxy_upstream_failure() {
+	require_leg_c_caller
+	net_ws
+	dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	st python3 "$NETPROBE" tcp 127.0.0.1 "$dead" >/dev/null
+	[ "$ST" -ne 0 ] || fail "the control: something listens on $dead"
+	req=$(printf 'CONNECT 127.0.0.1:%s HTTP/1.1\r\n\r\n' "$dead" |
+	    od -An -tx1 | tr -d ' \n')
+	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$dead" -- \
+	    python3 "$P_IN" raw-all 127.0.0.1 3128 "$req"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^HTTP/1\.1 502 Bad Gateway$'
+	assert_file_has_content "$OUT" \
+	    "^confine: proxy: 127\\.0\\.0\\.1:$dead: connect to 127\\.0\\.0\\.1:$dead: Connection refused\$"
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: failed 127\\.0\\.0\\.1:$dead: connect to 127\\.0\\.0\\.1:$dead: Connection refused\$"
+	assert_file_has_content "$ERR" \
+	    '^confine: network: 0 connections through the proxy, 0 refused, 1 upstream failure$'
+	assert_not_file_has_content "$ERR" "^confine: proxy: 127\\.0\\.0\\.1:$dead\$"
+}
+
 # An empty allow-list allows nothing (escape catalogue X4).
 t_proxy_empty() {
 	net_ws
@@ -519,6 +544,7 @@ proxy_tcase "proxy: a 9 KiB request head is refused" t_raw_big_head
 proxy_tcase "proxy: an upper-case name is lower-cased before the rules" t_raw_upper_case
 tcase "proxy: a raw --endpoint is leg C, refused in the sealed profile" t_endpoint_leg_c
 proxy_tcase "proxy: no allow-list, nothing leaves" t_proxy_empty
+proxy_tcase "proxy: an unreachable destination: 502 with the reason, counted as a failure" t_proxy_upstream_failure
 proxy_tcase "proxy: the exit line counts allowed and refused" t_proxy_counts
 tcase "host: the host's loopback server is reachable" t_host_loopback
 tcase "host: the host's interfaces" t_host_links

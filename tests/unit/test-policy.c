@@ -1495,6 +1495,51 @@ test_inject_plan(void)
 	profile_free(&pr);
 }
 
+/* [command] argument: words after the command's name, for that name only. */
+static void
+test_command_arguments(void)
+{
+	static const char *const ini = "[profile]\n[command]\n"
+	    "argument = codex -c a=\"1\"  -c b=2\n"
+	    "argument = other -x\nargument = codex --flag\n";
+	static const char *const run[] = { "/opt/bin/codex", "exec", "hi",
+	    NULL };
+	static const char *const run2[] = { "codexx", "exec", NULL };
+	const struct profile_dirs d = { .dir = { NULL, NULL, NULL },
+	    .uid = 1000 };
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr = { 0 };
+	struct plan p = { 0 };
+	char *cause = NULL, *hint = NULL;
+
+	if (!ok(profile_load_buffer(&d, "/p/t.ini", ini, strlen(ini), &pr,
+	    &cause, &hint) == 0, "argument: the profile loads")) {
+		diag("cause: %s", cause);
+		return;
+	}
+	o.argv = (char **)run;
+	if (compute_pr(&h, &o, NULL, &pr, &p, "argument")) {
+		autofree char *a = join((const char *const *)p.argv, SIZE_MAX);
+
+		is_str(a, "[/opt/bin/codex][-c][a=\"1\"][-c][b=2][--flag]"
+		    "[exec][hi]", "argument: after the name, in order, split "
+		    "on blanks");
+		ok(explains(&p, "command.argument = other -x  (/p/t.ini:4)"),
+		    "argument: explained with its origin");
+		plan_free(&p);
+	}
+	o.argv = (char **)run2;
+	if (compute_pr(&h, &o, NULL, &pr, &p, "argument, another name")) {
+		autofree char *a = join((const char *const *)p.argv, SIZE_MAX);
+
+		is_str(a, "[codexx][exec]", "argument: another command's name "
+		    "gets none");
+		plan_free(&p);
+	}
+	profile_free(&pr);
+}
+
 /* The plan's destinations, in order: the profile's, then the options'. */
 static void
 test_destination_lists(void)
@@ -3112,6 +3157,7 @@ main(void)
 	test_destinations();
 	test_destination_lists();
 	test_inject_plan();
+	test_command_arguments();
 	test_overrides();
 	test_tilde();
 	test_rules_refused();

@@ -871,6 +871,7 @@ static const struct field {
 	F("credential.web-search", web_search, false),
 	F("credential.refresh", refresh, false),
 	F("sandbox.backend", backend, false),
+	F("command.argument", cmd_argument, true),
 #undef F
 };
 
