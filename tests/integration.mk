@@ -52,6 +52,7 @@ INTEGRATION_TESTS = \
 	tests/integration/apply-journal.sh \
 	tests/integration/export-faults.sh \
 	tests/integration/network.sh \
+	tests/integration/inject.sh \
 	tests/integration/host-sockets.sh \
 	tests/integration/review-commits.sh \
 	tests/integration/review-ignored.sh \
@@ -124,6 +125,7 @@ BACKEND_TESTS = \
 	tests/bwrap/apply-commits.bwrap \
 	tests/bwrap/export-faults.bwrap \
 	tests/bwrap/network.bwrap \
+	tests/bwrap/inject.bwrap \
 	tests/bwrap/host-sockets.bwrap \
 	tests/bwrap/review-commits.bwrap \
 	tests/bwrap/review-ignored.bwrap \
@@ -155,6 +157,7 @@ BACKEND_TESTS = \
 	tests/landlock/apply-commits.landlock \
 	tests/landlock/export-faults.landlock \
 	tests/landlock/network.landlock \
+	tests/landlock/inject.landlock \
 	tests/landlock/host-sockets.landlock \
 	tests/landlock/review-commits.landlock \
 	tests/landlock/review-ignored.landlock \
