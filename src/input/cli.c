@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,92 @@ push(struct cli_list *l, const char *v)
 	l->v[l->n++] = v;
 }
 
+/*
+ * "30m", "12h", "7d": seconds.  s, m, h, d or w after a whole number;
+ * -1 when it is not one.
+ */
+static long long
+duration(const char *s)
+{
+	static const struct { char unit; long long secs; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+		{ 'w', 7 * 86400 },
+	};
+	unsigned long long n;
+	char *end;
+	size_t i;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	n = strtoull(s, &end, 10);
+	if (end[0] == '\0' || end[1] != '\0')
+		return -1;
+	for (i = 0; i < nitems(units); i++)
+		if (end[0] == units[i].unit)
+			return n > (unsigned long long)(LLONG_MAX / units[i].secs) ?
+			    -1 : (long long)n * units[i].secs;
+	return -1;
+}
+
+/*
+ * drop SESSION... | drop [--yes] --empty | --applied | --older-than
+ * DURATION | --all: the ids, or what selects the sessions to drop.
+ */
+static int
+drop_args(int argc, char **argv, struct cli_opts *o, char **cause)
+{
+	const char *usage = "usage: confine drop SESSION... | confine drop "
+	    "[--yes] --empty | --applied | --older-than DURATION | --all";
+	const char *v;
+	bool select = false;
+	int i;
+
+	o->cmd = CLI_DROP;
+	o->older_than = -1;
+	for (i = 2; i < argc && argv[i][0] == '-'; i++) {
+		if (streq(argv[i], "--yes") || streq(argv[i], "-y"))
+			o->yes = true;
+		else if (streq(argv[i], "--empty"))
+			select = o->drop_empty = true;
+		else if (streq(argv[i], "--applied"))
+			select = o->drop_applied = true;
+		else if (streq(argv[i], "--all"))
+			select = o->all = true;
+		else if (strncmp(argv[i], "--older-than", 12) == 0 &&
+		    (argv[i][12] == '\0' || argv[i][12] == '=')) {
+			if (argv[i][12] == '=')
+				v = argv[i] + 13;
+			else if (i + 1 < argc)
+				v = argv[++i];
+			else {
+				*cause = xasprintf("option '--older-than' needs "
+				    "a value");
+				return -1;
+			}
+			if ((o->older_than = duration(v)) < 0) {
+				*cause = xasprintf("--older-than '%s': not a "
+				    "duration (a number and s, m, h, d or w: "
+				    "30m, 12h, 7d)", v);
+				return -1;
+			}
+			select = true;
+		} else if (streq(argv[i], "--")) {
+			i++;
+			break;
+		} else {
+			*cause = xasprintf("drop: unknown option '%s'",
+			    argv[i]);
+			return -1;
+		}
+	}
+	o->argv = argv + i;
+	if (select == (i < argc) || (o->yes && !select)) {
+		*cause = xasprintf("%s", usage);
+		return -1;
+	}
+	return 1;
+}
+
 /* Subcommands that take operands but no options. */
 static int
 subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
@@ -146,10 +233,11 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 		return 1;
 	}
 	if (streq(w, "ls")) {
-		if (argc > 2) {
-			*cause = xasprintf("ls takes no arguments");
+		if (argc > 3 || (argc == 3 && !streq(argv[2], "--all"))) {
+			*cause = xasprintf("usage: confine ls [--all]");
 			return -1;
 		}
+		o->all = argc == 3;
 		o->cmd = CLI_LS;
 		return 1;
 	}
@@ -196,15 +284,8 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 			o->argv++;
 		return 1;
 	}
-	if (streq(w, "drop")) {
-		if (argc < 3) {
-			*cause = xasprintf("usage: confine drop SESSION...");
-			return -1;
-		}
-		o->cmd = CLI_DROP;
-		o->argv = argv + 2;
-		return 1;
-	}
+	if (streq(w, "drop"))
+		return drop_args(argc, argv, o, cause);
 	if (streq(w, "trust")) {
 		if (argc > 3) {
 			*cause = xasprintf("trust takes at most one FILE");

@@ -11,7 +11,7 @@
 require_userns
 plan 9
 
-ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
+ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 NFILES=${EXPORT_FAULTS_FILES:-20000}
 NDIRS=$(( (NFILES + 999) / 1000 ))
 NFILES=$((NDIRS * 1000))

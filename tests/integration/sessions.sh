@@ -11,7 +11,7 @@
 require_userns
 plan 17
 
-ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
+ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 
 # new_session SCRIPT: run sh -c SCRIPT confined in $WS; the session it
 # kept in SID and SDIR.
