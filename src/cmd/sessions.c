@@ -762,8 +762,10 @@ trim(const char *store, struct session_info *v, const uint64_t *use,
 	log_warn("sessions: %s on disk, more than the cap of %s "
 	    "(CONFINE_SESSION_CAP), and no applied session is left to drop",
 	    size, limit);
-	fprintf(stderr, "hint: 'confine ls --all' lists them; 'confine drop "
-	    "--empty' or 'confine drop --older-than 7d' frees space\n");
+	if (log_get_level() >= 0)
+		fprintf(stderr, "hint: 'confine ls --all' lists them; 'confine "
+		    "drop --empty' or 'confine drop --older-than 7d' frees "
+		    "space\n");
 }
 
 void
