@@ -308,7 +308,9 @@ session_size_parse(const char *s, uint64_t *ret)
 	if (errno != 0)
 		return -1;
 	if (*end != '\0') {
-		if ((u = strchr(units, end[0] & ~0x20)) == NULL ||
+		/* strchr() finds the NUL too: a space masks to one. */
+		if ((end[0] & ~0x20) == 0 ||
+		    (u = strchr(units, end[0] & ~0x20)) == NULL ||
 		    !(end[1] == '\0' || ((end[1] == 'B' || end[1] == 'b') &&
 		    end[2] == '\0') || (end[1] == 'i' && end[2] == 'B' &&
 		    end[3] == '\0')))

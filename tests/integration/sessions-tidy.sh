@@ -351,7 +351,7 @@ t_cap() {
 
 t_cap_bad() {
 	ws_new
-	for v in 10X -1 ten 1GG; do
+	for v in 10X -1 ten 1GG '1 ' 1.5G; do
 		CONFINE_SESSION_CAP=$v run_confine -- sh -c 'echo x >x'
 		assert_status "$RC" 125
 		assert_refusal "$ERR"
