@@ -3,8 +3,9 @@
 #
 # confine [OPTIONS] [--] COMMAND [ARG...]
 # confine run [OPTIONS] [--] COMMAND [ARG...]
-# confine ls | show [SESSION] | diff [--commits] [SESSION]
-# confine drop SESSION...
+# confine ls [--all] | show [SESSION] | diff [--commits] [SESSION]
+# confine drop SESSION... | drop [--yes] --empty | --applied |
+#     --older-than DURATION | --all
 # confine apply [--yes] [--commits] [SESSION]
 # confine enter [--as-left] [SESSION] [COMMAND [ARG...]]
 # confine profile list | show NAME | check FILE...
@@ -72,7 +73,7 @@ _confine_profiles()
 
 _confine_sessions()
 {
-	"$1" ls 2>/dev/null | awk '{ print $1 }'
+	"$1" ls --all 2>/dev/null | awk '{ print $1 }'
 }
 
 # shellcheck disable=SC2207 # the usual idiom: completions have no spaces
@@ -99,7 +100,12 @@ _confine()
 	local i=1 w c
 
 	case ${words[1]-} in
-	doctor | ls)
+	doctor)
+		return 0
+		;;
+	ls)
+		[[ $cur == -* && $cword -eq 2 ]] &&
+		    COMPREPLY=($(compgen -W '--all' -- "$cur"))
 		return 0
 		;;
 	profile)
@@ -131,7 +137,11 @@ _confine()
 		return 0
 		;;
 	drop)
-		COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--empty --applied --older-than --all --yes' -- "$cur"))
+		elif [[ $prev != --older-than && ${words[2]-} != -* ]]; then
+			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
+		fi
 		return 0
 		;;
 	apply)

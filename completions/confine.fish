@@ -4,7 +4,7 @@
 # The run options, their descriptions and the backends are read from the
 # "Options:" part of "confine --help" when fish loads this file, so a new
 # option is completed as soon as confine has it.  Profile names come from
-# "confine profile list", session ids from "confine ls".
+# "confine profile list", session ids from "confine ls --all".
 
 set -l __confine_subcommands run ls show diff apply enter drop profile trust doctor
 
@@ -83,7 +83,7 @@ function __confine_profiles
 end
 
 function __confine_sessions
-    confine ls 2>/dev/null | string replace -r '  (\S+(?: \S+)?)\s+(.*)$' '\t$1 $2'
+    confine ls --all 2>/dev/null | string replace -ra ' +' ' ' | string replace -r '^(\S+) ' '$1\t'
 end
 
 complete -c confine -f
@@ -156,6 +156,12 @@ end
 
 complete -c confine -n '__confine_sub show diff; and __confine_nargs 2' -a '(__confine_sessions)'
 complete -c confine -n '__confine_sub drop apply' -a '(__confine_sessions)'
+complete -c confine -n '__confine_sub ls; and __confine_nargs 2' -l all -d "Every workspace's sessions"
+complete -c confine -n '__confine_sub drop' -l empty -d 'Drop the empty sessions'
+complete -c confine -n '__confine_sub drop' -l applied -d 'Drop the applied sessions'
+complete -c confine -n '__confine_sub drop' -l older-than -x -d 'Drop the sessions older than DURATION (30m, 12h, 7d)'
+complete -c confine -n '__confine_sub drop' -l all -d 'Drop every session'
+complete -c confine -n '__confine_sub drop' -s y -l yes -d 'Drop without asking'
 complete -c confine -n '__confine_sub enter; and __confine_nargs 2' -a '(__confine_sessions)'
 complete -c confine -n '__confine_sub enter; and __confine_nargs 2' -l as-left -d "Run in the agent's tree as it left it"
 complete -c confine -n '__confine_sub enter; and __confine_nargs 3; and contains -- --as-left (commandline -opc)[3]' -a '(__confine_sessions)'

@@ -46,6 +46,7 @@ INTEGRATION_TESTS = \
 	tests/integration/export-property.sh \
 	tests/integration/export-security.sh \
 	tests/integration/sessions.sh \
+	tests/integration/sessions-tidy.sh \
 	tests/integration/enter.sh \
 	tests/integration/apply-commits.sh \
 	tests/integration/apply-safety.sh \
@@ -121,6 +122,7 @@ BACKEND_TESTS = \
 	tests/bwrap/export-property.bwrap \
 	tests/bwrap/export-security.bwrap \
 	tests/bwrap/sessions.bwrap \
+	tests/bwrap/sessions-tidy.bwrap \
 	tests/bwrap/enter.bwrap \
 	tests/bwrap/apply-commits.bwrap \
 	tests/bwrap/export-faults.bwrap \
@@ -153,6 +155,7 @@ BACKEND_TESTS = \
 	tests/landlock/export-property.landlock \
 	tests/landlock/export-security.landlock \
 	tests/landlock/sessions.landlock \
+	tests/landlock/sessions-tidy.landlock \
 	tests/landlock/enter.landlock \
 	tests/landlock/apply-commits.landlock \
 	tests/landlock/export-faults.landlock \

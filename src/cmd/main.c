@@ -125,6 +125,7 @@ main(int argc, char **argv)
 	autostrv char **env = NULL, **keep = NULL;
 	struct env_area area;
 	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
+	uint64_t cap;
 	size_t i;
 	int status;
 	bool trial;
@@ -158,7 +159,7 @@ main(int argc, char **argv)
 	case CLI_TRUST:
 		return subcmd_trust(&opts, env);
 	case CLI_LS:
-		return session_ls(env);
+		return session_ls(&opts, env);
 	case CLI_SHOW:
 		return session_show(&opts, env);
 	case CLI_DIFF:
@@ -174,6 +175,9 @@ main(int argc, char **argv)
 		break;
 	}
 
+	/* A cap that is not a size: refused before anything is made. */
+	if (session_cap(env, &cap, &cause) < 0)
+		goto refuse;
 	if (probe_host(env, opts.workspace, &host, &cause) < 0)
 		die("%s", cause);
 	probe_git_identity(&host, env);
@@ -233,6 +237,7 @@ main(int argc, char **argv)
 	else
 		session_recover(plan.session_dir, plan.workspace);
 	status = sandbox_run(&plan, &area);
+	session_settle(plan.session_dir, cap);
 	profile_free(&profile);
 	host_free(&host);
 	plan_free(&plan);

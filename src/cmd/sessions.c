@@ -22,6 +22,7 @@
 
 #include "cmd/sessions.h"
 #include "input/host-probe.h"
+#include "lib/env.h"
 #include "lib/log.h"
 #include "lib/sha256.h"
 #include "lib/spawn.h"
@@ -29,87 +30,90 @@
 #include "lib/util.h"
 #include "run/session-dir.h"
 #include "store/session-meta.h"
+#include "store/session-store.h"
 
 extern char **environ;
+
+/* Where the sessions are, and the workspace a run here would have. */
+struct here {
+	char	*store;		/* STATE/confine/sessions */
+	char	*ws;		/* the git top level of ".", else "." */
+};
+
+static void
+here_load(char *const *env, struct here *ret)
+{
+	struct host h;
+	autofree char *cause = NULL;
+
+	if (probe_host(env, NULL, &h, &cause) < 0)
+		die("%s", cause);
+	ret->store = path_join(h.state_home, "confine/sessions");
+	ret->ws = xstrdup(h.git_top ? h.git_top : h.cwd);
+	host_free(&h);
+}
+
+static void
+here_free(struct here *w)
+{
+	free(w->store);
+	free(w->ws);
+}
 
 static char *
 sessions_dir(char *const *env)
 {
-	struct host h;
-	autofree char *cause = NULL;
-	char *dir;
+	struct here w;
 
-	if (probe_host(env, NULL, &h, &cause) < 0)
-		die("%s", cause);
-	dir = path_join(h.state_home, "confine/sessions");
-	host_free(&h);
-	return dir;
+	here_load(env, &w);
+	free(w.ws);
+	return w.store;
 }
 
-static bool
-id_ok(const char *id)
-{
-	size_t i;
-
-	if (id[0] == '\0' || id[0] == '.' || strlen(id) > 64)
-		return false;
-	for (i = 0; id[i]; i++)
-		if (!(id[i] == '-' || (id[i] >= '0' && id[i] <= '9') ||
-		    (id[i] >= 'a' && id[i] <= 'f')))
-			return false;
-	return true;
-}
-
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Session ids, oldest first (ids start with the UTC time). */
-static char **
-list_ids(const char *dir, size_t *ret_n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = xcalloc(1, sizeof(*v));
-	size_t n = 0;
-
-	if (d) {
-		while ((e = readdir(d)) != NULL)
-			if (id_ok(e->d_name))
-				strv_push(&v, &n, xstrdup(e->d_name));
-		closedir(d);
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_str);
-	*ret_n = n;
-	return v;
-}
-
-/* The session named, or the latest; dies when there is none. */
+/*
+ * The session named, or the latest of the current workspace that no
+ * confine runs now; dies when there is none.
+ */
 static char *
-pick(const char *dir, const char *id)
+pick(char *const *env, const char *id)
 {
-	autostrv char **ids = NULL;
-	size_t n;
+	struct here w;
+	struct session_info *v;
+	size_t n, i, others = 0;
+	char *p = NULL;
 
+	here_load(env, &w);
 	if (id) {
-		char *p;
 		struct stat st;
 
-		if (!id_ok(id))
+		if (!session_id_ok(id))
 			die("'%s' is not a session id", id);
-		p = path_join(dir, id);
+		p = path_join(w.store, id);
 		if (stat(p, &st) < 0)
-			die_hint(EXIT_CONFINE, 0, "'confine ls' lists the "
+			die_hint(EXIT_CONFINE, 0, "'confine ls --all' lists the "
 			    "sessions", "no session '%s'", id);
+		here_free(&w);
 		return p;
 	}
-	ids = list_ids(dir, &n);
+	v = session_list(w.store, &n);
+	for (i = n; i-- > 0 && p == NULL;) {
+		if (v[i].workspace == NULL || !streq(v[i].workspace, w.ws))
+			others++;
+		else if (v[i].state != SESSION_RUNNING)
+			p = xstrdup(v[i].dir);
+	}
+	session_list_free(v, n);
 	if (n == 0)
-		die("no sessions in %s", dir);
-	return path_join(dir, ids[n - 1]);
+		die("no sessions in %s", w.store);
+	if (p == NULL && others == n)
+		die_hint(EXIT_CONFINE, 0, "'confine ls --all' lists the "
+		    "sessions of every workspace: name one", "no sessions of "
+		    "%s", w.ws);
+	if (p == NULL)
+		die_hint(EXIT_CONFINE, 0, "'confine ls' lists them",
+		    "no session of %s but running ones", w.ws);
+	here_free(&w);
+	return p;
 }
 
 static bool
@@ -135,6 +139,9 @@ ensure_export(const char *sdir)
 	r = workspace_export_run(argv);
 	return r == 0 || r == WORKSPACE_EXPORT_NOTHING ? 0 : -1;
 }
+
+/* The sessions' disk use without CONFINE_SESSION_CAP: 10 GiB. */
+#define SESSION_CAP_DEFAULT	(10ULL << 30)
 
 /* Agent data: read with this bound, said when cut. */
 #define MAX_SHOWN	(256UL * 1024 * 1024)
@@ -211,33 +218,103 @@ print_sanitized(const char *path, FILE *out)
 	print_file(AT_FDCWD, path, out, true);
 }
 
-int
-session_ls(char *const *env)
+/* "45s", "12m", "3h", "5d": how long ago t was. */
+static void
+age_format(long long t, time_t now, char *buf, size_t len)
 {
-	autofree char *dir = sessions_dir(env);
-	autostrv char **ids = NULL;
-	size_t n, i;
+	long long d = (long long)now - t;
 
-	ids = list_ids(dir, &n);
-	for (i = 0; i < n; i++) {
-		autofree char *sdir = path_join(dir, ids[i]);
-		autofree char *ws = session_meta_get(sdir, "workspace");
-		autofree char *safe = ws ? term_sanitize(ws, strlen(ws), 0) :
-		    xstrdup("?");
-		const char *state = has(sdir, "applied") ? "applied" :
-		    has(sdir, "changes.patch") ? "exported" :
-		    has(sdir, "upper") ? "not exported" : "empty";
+	if (t <= 0)
+		snprintf(buf, len, "?");
+	else if (d < 60)
+		snprintf(buf, len, "%llds", d < 0 ? 0 : d);
+	else if (d < 3600)
+		snprintf(buf, len, "%lldm", d / 60);
+	else if (d < 86400)
+		snprintf(buf, len, "%lldh", d / 3600);
+	else
+		snprintf(buf, len, "%lldd", d / 86400);
+}
 
-		printf("%s  %-12s  %s\n", ids[i], state, safe);
-	}
+enum { COL_ID, COL_AGE, COL_FILES, COL_SIZE, COL_STATE, COL_WS, COL_CMD,
+	NCOLS };
+
+/* One line of "confine ls": every column's text, for the terminal. */
+static void
+ls_row(const struct session_info *s, time_t now, char **col)
+{
+	char buf[32];
+	bool noted;
+
+	col[COL_ID] = xstrdup(s->id);
+	age_format(s->started, now, buf, sizeof(buf));
+	col[COL_AGE] = xstrdup(buf);
+	col[COL_FILES] = s->files < 0 ? xstrdup("-") :
+	    xasprintf("%ld", s->files);
+	session_size_format(session_disk_use(s->dir, &noted), buf,
+	    sizeof(buf));
+	col[COL_SIZE] = xstrdup(buf);
+	col[COL_STATE] = xstrdup(session_state_name(s->state));
+	/* confine wrote both; the user typed them: shown safe all the same. */
+	col[COL_WS] = s->workspace ? term_sanitize(s->workspace,
+	    strlen(s->workspace), 0) : xstrdup("?");
+	col[COL_CMD] = s->command ? term_sanitize(s->command,
+	    strlen(s->command), 0) : xstrdup("");
+}
+
+int
+session_ls(const struct cli_opts *o, char *const *env)
+{
+	static const char *const head[NCOLS] = { "ID", "AGE", "FILES",
+	    "SIZE", "STATE", "WORKSPACE", "COMMAND" };
+	/* Numbers to the right. */
+	static const bool right[NCOLS] = { [COL_AGE] = true,
+	    [COL_FILES] = true, [COL_SIZE] = true };
+	struct here w;
+	struct session_info *v;
+	char *(*rows)[NCOLS];
+	size_t n, i, c, nrows = 0, width[NCOLS] = { 0 };
+	time_t now = time(NULL);
+
+	here_load(env, &w);
+	v = session_list(w.store, &n);
+	rows = xcalloc(n + 1, sizeof(*rows));
+	for (c = 0; c < NCOLS; c++)
+		rows[0][c] = xstrdup(head[c]);
+	for (i = 0; i < n; i++)
+		if (o->all || (v[i].workspace && streq(v[i].workspace, w.ws)))
+			ls_row(&v[i], now, rows[++nrows]);
+	for (i = 0; i <= nrows; i++)
+		for (c = 0; c < NCOLS; c++)
+			if (strlen(rows[i][c]) > width[c])
+				width[c] = strlen(rows[i][c]);
+	/* The header for people, on a terminal; a pipe gets the rows. */
+	for (i = isatty(STDOUT_FILENO) ? 0 : 1; nrows > 0 && i <= nrows; i++)
+		for (c = 0; c < NCOLS; c++) {
+			if (c == COL_WS && !o->all)
+				continue;
+			if (c == COL_CMD)
+				printf("%s\n", rows[i][c]);
+			else
+				printf("%*s  ", right[c] ? (int)width[c] :
+				    -(int)width[c], rows[i][c]);
+		}
+	if (nrows == 0 && n > 0 && !o->all)
+		fprintf(stderr, "confine: no sessions of %s; 'confine ls --all' "
+		    "lists %zu of other workspaces\n", w.ws, n);
+	for (i = 0; i <= nrows; i++)
+		for (c = 0; c < NCOLS; c++)
+			free(rows[i][c]);
+	free(rows);
+	session_list_free(v, n);
+	here_free(&w);
 	return 0;
 }
 
 int
 session_show(const struct cli_opts *o, char *const *env)
 {
-	autofree char *dir = sessions_dir(env);
-	autofree char *sdir = pick(dir, o->argv[0]);
+	autofree char *sdir = pick(env, o->argv[0]);
 	autofree char *report = path_join(sdir, "report");
 
 	if (ensure_export(sdir) < 0)
@@ -337,8 +414,7 @@ pager_close(struct pager *pg)
 int
 session_diff(const struct cli_opts *o, char *const *env)
 {
-	autofree char *dir = sessions_dir(env);
-	autofree char *sdir = pick(dir, o->argv[0]);
+	autofree char *sdir = pick(env, o->argv[0]);
 	autofree char *patch = path_join(sdir, "changes.patch");
 	bool tty = isatty(STDOUT_FILENO), paged = false;
 	struct pager pg;
@@ -394,8 +470,7 @@ export_apply(const char *sdir, bool commits, bool check)
 int
 session_apply(const struct cli_opts *o, char *const *env)
 {
-	autofree char *dir = sessions_dir(env);
-	autofree char *sdir = pick(dir, o->argv[0]);
+	autofree char *sdir = pick(env, o->argv[0]);
 	autofree char *report = path_join(sdir, "report");
 	autofree char *ws = session_meta_get(sdir, "workspace");
 	autofree char *applied = path_join(sdir, "applied");
@@ -469,6 +544,104 @@ session_recover(const char *session_dir, const char *ws)
 		die("an apply to %s was killed and cannot be rolled back", ws);
 }
 
+/* Remove session id from the store dfd: 0, or EXIT_CONFINE, said. */
+static int
+drop_one(int dfd, const char *id)
+{
+	if (!session_id_ok(id) || dfd < 0 ||
+	    faccessat(dfd, id, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+		fprintf(stderr, "confine: no session '%s'\n", id);
+		return EXIT_CONFINE;
+	}
+	workspace_remove_tree(dfd, id);
+	if (faccessat(dfd, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		fprintf(stderr, "confine: cannot remove session '%s'\n", id);
+		return EXIT_CONFINE;
+	}
+	return 0;
+}
+
+/*
+ * Does "drop --empty | --applied | --older-than | --all" take s?  The
+ * states named add up; an age narrows them; a running session never.
+ */
+static bool
+drop_selects(const struct cli_opts *o, const struct session_info *s,
+    time_t now)
+{
+	bool any = o->all || (!o->drop_empty && !o->drop_applied);
+
+	if (s->state == SESSION_RUNNING)
+		return false;
+	if (!any && !(o->drop_empty && s->state == SESSION_EMPTY) &&
+	    !(o->drop_applied && s->state == SESSION_APPLIED))
+		return false;
+	return o->older_than < 0 || (s->started > 0 &&
+	    (long long)now - s->started > o->older_than);
+}
+
+/* More than one session to drop: asked on a terminal, or --yes. */
+static bool
+drop_confirmed(const struct cli_opts *o, const struct session_info *v,
+    const bool *sel, size_t n, size_t nsel)
+{
+	char answer[16] = "";
+	size_t i;
+
+	if (nsel < 2 || o->yes)
+		return true;
+	if (!isatty(STDIN_FILENO))
+		die_hint(EXIT_CONFINE, 0, "'confine ls --all' lists them; add "
+		    "--yes to drop them", "not dropping %zu sessions without a "
+		    "terminal to ask on", nsel);
+	for (i = 0; i < n; i++) {
+		autofree char *ws = NULL;
+
+		if (!sel[i])
+			continue;
+		ws = v[i].workspace ? term_sanitize(v[i].workspace,
+		    strlen(v[i].workspace), 0) : xstrdup("?");
+		fprintf(stderr, "  %s  %-12s  %s\n", v[i].id,
+		    session_state_name(v[i].state), ws);
+	}
+	fprintf(stderr, "drop these %zu sessions? [y/N] ", nsel);
+	return fgets(answer, sizeof(answer), stdin) != NULL &&
+	    (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+/* drop --empty | --applied | --older-than DURATION | --all [--yes]. */
+static int
+drop_selected(const struct cli_opts *o, const char *dir, int dfd)
+{
+	struct session_info *v;
+	autofree bool *sel = NULL;
+	size_t n, i, nsel = 0, dropped = 0;
+	time_t now = time(NULL);
+	int status = 0;
+
+	v = session_list(dir, &n);
+	sel = xcalloc(n + 1, sizeof(*sel));
+	for (i = 0; i < n; i++)
+		if ((sel[i] = drop_selects(o, &v[i], now)))
+			nsel++;
+	if (nsel == 0)
+		log_msg("no session to drop");
+	else if (!drop_confirmed(o, v, sel, n, nsel)) {
+		fprintf(stderr, "nothing dropped\n");
+		status = 1;
+	} else {
+		for (i = 0; i < n; i++)
+			if (sel[i] && drop_one(dfd, v[i].id) == 0)
+				dropped++;
+			else if (sel[i])
+				status = EXIT_CONFINE;
+		log_msg("dropped %zu session%s", dropped,
+		    dropped == 1 ? "" : "s");
+	}
+	session_list_free(v, n);
+	return status;
+}
+
 int
 session_drop(const struct cli_opts *o, char *const *env)
 {
@@ -477,28 +650,18 @@ session_drop(const struct cli_opts *o, char *const *env)
 	size_t i;
 	int status = 0;
 
-	for (i = 0; o->argv[i]; i++) {
-		if (!id_ok(o->argv[i]) || dfd < 0 ||
-		    faccessat(dfd, o->argv[i], F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
-			fprintf(stderr, "confine: no session '%s'\n", o->argv[i]);
+	if (o->argv[0] == NULL)
+		return drop_selected(o, dir, dfd);
+	for (i = 0; o->argv[i]; i++)
+		if (drop_one(dfd, o->argv[i]) != 0)
 			status = EXIT_CONFINE;
-			continue;
-		}
-		workspace_remove_tree(dfd, o->argv[i]);
-		if (faccessat(dfd, o->argv[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-			fprintf(stderr, "confine: cannot remove session '%s'\n",
-			    o->argv[i]);
-			status = EXIT_CONFINE;
-		}
-	}
 	return status;
 }
 
 void
 session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 {
-	autofree char *dir = sessions_dir(env);
-	autofree char *sdir = pick(dir, o->session_id);
+	autofree char *sdir = pick(env, o->session_id);
 	char *ws = session_meta_get(sdir, "workspace");
 	char *prof = session_meta_get(sdir, "profile_arg");
 	char *layout = session_meta_get(sdir, "layout");
@@ -551,4 +714,87 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 		strv_push(keep, &n, (char *)o->argv);
 	}
 	o->cmd = CLI_RUN;
+}
+
+int
+session_cap(char *const *env, uint64_t *ret, char **cause)
+{
+	const char *v = env_get(env, "CONFINE_SESSION_CAP");
+
+	*ret = SESSION_CAP_DEFAULT;
+	if (v == NULL || v[0] == '\0')
+		return 0;
+	if (session_size_parse(v, ret) < 0) {
+		*cause = xasprintf("CONFINE_SESSION_CAP '%s': not a size (bytes, "
+		    "or a number and K, M, G or T: 500M, 10G; 0: no cap)", v);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The store over the cap: drop its applied sessions, oldest first, until
+ * it is not; say what went, and when that is not enough.
+ */
+static void
+trim(const char *store, struct session_info *v, const uint64_t *use,
+    size_t n, uint64_t total, uint64_t cap)
+{
+	autoclose int dfd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char size[32], limit[32];
+	size_t i;
+
+	session_size_format(cap, limit, sizeof(limit));
+	for (i = 0; i < n && total > cap; i++) {
+		if (v[i].state != SESSION_APPLIED || dfd < 0)
+			continue;
+		workspace_remove_tree(dfd, v[i].id);
+		if (faccessat(dfd, v[i].id, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		total -= use[i] < total ? use[i] : total;
+		session_size_format(use[i], size, sizeof(size));
+		log_msg("session %s dropped (applied, %s): the sessions took "
+		    "more than %s (CONFINE_SESSION_CAP)", v[i].id, size, limit);
+	}
+	if (total <= cap)
+		return;
+	session_size_format(total, size, sizeof(size));
+	log_warn("sessions: %s on disk, more than the cap of %s "
+	    "(CONFINE_SESSION_CAP), and no applied session is left to drop",
+	    size, limit);
+	if (log_get_level() >= 0)
+		fprintf(stderr, "hint: 'confine ls --all' lists them; 'confine "
+		    "drop --empty' or 'confine drop --older-than 7d' frees "
+		    "space\n");
+}
+
+void
+session_settle(const char *session_dir, uint64_t cap)
+{
+	autofree char *store = xstrdup(session_dir);
+	autofree uint64_t *use = NULL;
+	struct session_info *v;
+	uint64_t total = 0;
+	struct stat st;
+	size_t n, i;
+	bool noted;
+
+	*strrchr(store, '/') = '\0';
+	if (lstat(session_dir, &st) == 0 && S_ISDIR(st.st_mode))
+		session_disk_note(session_dir);
+	if (cap == 0)
+		return;
+	v = session_list(store, &n);
+	use = xcalloc(n + 1, sizeof(*use));
+	for (i = 0; i < n; i++) {
+		use[i] = session_disk_use(v[i].dir, &noted);
+		/* Walked once: a session of an older confine, or killed. */
+		if (!noted && v[i].state != SESSION_RUNNING &&
+		    v[i].state != SESSION_BROKEN)
+			use[i] = session_disk_note(v[i].dir);
+		total += use[i];
+	}
+	if (total > cap)
+		trim(store, v, use, n, total, cap);
+	session_list_free(v, n);
 }

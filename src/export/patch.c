@@ -410,37 +410,35 @@ static int	 commit_file(int, const char *, FILE *);
 
 /*
  * The proxy's counts and refusals, which the supervisor noted, into the
- * report as they are; whether it names a refusal.  Their number is read
- * from network.counts (store/session-meta.h), not from the text.
+ * report as they are.  Their number is read from network.counts
+ * (store/session-meta.h), not from the text.  A refusal alone keeps no
+ * session: the supervisor said it at exit (and, with -v, as it happened).
  */
-static bool
+static void
 network(const struct export_opts *o, int sdir, FILE *report,
     struct counts *c)
 {
 	autoclose int fd = openat(sdir, "network", O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	autofree char *buf = NULL, *refused = NULL, *listed = NULL;
+	autofree char *buf = NULL, *refused = NULL;
 	ssize_t n;
 
 	c->refused = 0;
 	if (fd < 0) {
 		fprintf(report, "network: no connection through the proxy\n");
-		return false;
+		return;
 	}
 	c->refused = -1;
 	if ((n = fd_read_all(fd, NETWORK_MAX, &buf)) < 0) {
 		fprintf(report, "network: cannot read the proxy's record: %s\n",
 		    n == -EFBIG ? "larger than 64 KiB" : strerror((int)-n));
-		return true;
+		return;
 	}
 	fwrite(buf, 1, (size_t)n, report);
 	refused = session_file_get(o->session_dir, "network.counts",
 	    "refused");
-	listed = session_file_get(o->session_dir, "network.counts", "listed");
 	if (refused)
 		c->refused = strtol(refused, NULL, 10);
-	/* None: an older confine ran the session; it stays for review. */
-	return listed == NULL || !streq(listed, "0");
 }
 
 /* Open NAME.tmp in the session for writing; renamed by commit_file(). */
@@ -1300,7 +1298,6 @@ run(const struct export_opts *o, git_repository *repo,
 	struct repo_cache rc = { .src = src };
 	size_t i, nflag, nextra = 0;
 	int r, ret = -1;
-	bool refused;
 
 	if ((r = upper_changes(src, &ch, &where)) < 0) {
 		log_warn("export: cannot read the %s: %s", where, strerror(-r));
@@ -1379,7 +1376,7 @@ run(const struct export_opts *o, git_repository *repo,
 		fprintf(report, "  none\n");
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",
 	    cnt.ignored);
-	refused = network(o, sdir, report, &cnt);
+	network(o, sdir, report, &cnt);
 	fprintf(report, "skipped:\n");
 	for (i = 0; i < ch.nskipped; i++) {
 		const char *untrusted_s = ch.untrusted_skipped[i];
@@ -1398,10 +1395,12 @@ run(const struct export_opts *o, git_repository *repo,
 		goto out;
 	}
 	report = NULL;
-	/* Nothing for the user: the caller drops the session. */
-	/* A refused connection is worth a look too: the session stays. */
+	/*
+	 * Nothing for the user: the caller drops the session.  What the
+	 * proxy refused is no change to review: said at exit, not kept.
+	 */
 	ret = git_diff_num_deltas(diff) == 0 && ch.nskipped == 0 &&
-	    !ser.found && !refused ? 1 : 0;
+	    !ser.found ? 1 : 0;
 	cnt.files = git_diff_num_deltas(diff);
 	cnt.flagged = nflag;
 	cnt.skipped = ch.nskipped;

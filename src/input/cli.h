@@ -38,7 +38,12 @@ struct cli_opts {
 	const char	*session_layout;	/* enter: "overlay" or "copy" */
 	bool		 dry_run;
 	bool		 clipboard;	/* --clipboard */
-	bool		 yes;		/* apply --yes */
+	bool		 yes;		/* apply --yes, drop --yes */
+	bool		 all;		/* ls --all, drop --all */
+	bool		 drop_empty;	/* drop --empty */
+	bool		 drop_applied;	/* drop --applied */
+	long long	 older_than;	/* drop --older-than, in seconds;
+					   -1: not given */
 	bool		 commits;	/* apply --commits, diff --commits */
 	const char	*session_id;	/* enter: the session to re-enter */
 	bool		 as_left;	/* enter --as-left: its own tree */

@@ -602,6 +602,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	const char *s;
 	struct passwd *pw;
 	struct stat st;
+	struct timespec now;
 	char buf[PATH_MAX];
 	int i;
 
@@ -665,7 +666,9 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 			break;
 		}
 	}
-	h.now = time(NULL);
+	clock_gettime(CLOCK_REALTIME, &now);
+	h.now = now.tv_sec;
+	h.now_ns = now.tv_nsec;
 	h.path_exists = path_exists;
 	if (getrandom(&h.random, sizeof(h.random), GRND_NONBLOCK) !=
 	    sizeof(h.random))

@@ -62,6 +62,7 @@ struct host {
 	struct termios	 termios;	/* of the first terminal among 0, 1, 2 */
 	struct winsize	 winsize;
 	time_t		 now;
+	long		 now_ns;	/* now's nanoseconds */
 	uint32_t	 random;
 	/* Is there an entry at path (not following a last symlink)?  NULL
 	 * (a host made up by a test): assume so. */

@@ -1463,7 +1463,9 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		p.session_id = xstrdup(o->session_id);
 		p.reenter = true;
 	} else
-		p.session_id = xasprintf("%s-%08x", stamp, h->random);
+		/* Start order to the millisecond (store/session-store.h). */
+		p.session_id = xasprintf("%s.%03ld-%08x", stamp,
+		    h->now_ns / 1000000, h->random);
 	p.profile_arg = xstrdup(o->profile ? o->profile : "");
 	sessions = path_join(h->state_home, "confine/sessions");
 	p.session_dir = path_join(sessions, p.session_id);

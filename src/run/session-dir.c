@@ -30,6 +30,7 @@
 #include "run/session-dir.h"
 #include "run/workspace-copy.h"
 #include "store/session-meta.h"
+#include "store/session-store.h"
 
 static void	remove_tree(int, const char *, int);
 
@@ -235,6 +236,25 @@ copies_create(const struct plan *p, int fd, const char **where,
 	return write_meta(fd, p, start);
 }
 
+/*
+ * The session's run lock, held until confine exits: the fd is left open
+ * on purpose (close-on-exec, so the command never has it).  "confine ls"
+ * says "running" and "confine drop" leaves the session alone while it is
+ * held.  A session entered again may be running in another confine.
+ */
+static int
+run_lock(const struct plan *p, int dirfd)
+{
+	int r;
+
+	if ((r = session_run_lock(dirfd, !p->reenter)) == -EBUSY) {
+		log_msg("session %s is running in another confine; waiting "
+		    "for it to end", p->session_id);
+		r = session_run_lock(dirfd, true);
+	}
+	return r < 0 ? r : 0;
+}
+
 int
 workspace_session_create(const struct plan *p, const char **where,
     struct timespec *start)
@@ -254,6 +274,8 @@ workspace_session_create(const struct plan *p, const char **where,
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return -errno;
+	if ((r = run_lock(p, fd)) < 0)
+		return r;
 	start->tv_sec = start->tv_nsec = 0;
 	if (p->backend != PLAN_BACKEND_NATIVE)
 		return copies_create(p, fd, where, start);
@@ -329,10 +351,11 @@ workspace_session_finish(const struct plan *p,
 		remove_tree(fd, "scratch", 0);
 		unlinkat(fd, "empty", 0);
 		unlinkat(fd, "machine-id", 0);
-		/* Untouched: nothing to export (the export would say so). */
-		if (p->reenter || faccessat(fd, "network", F_OK,
-		    AT_SYMLINK_NOFOLLOW) == 0 ||
-		    copy_changed_since(upper, start))
+		/*
+		 * Untouched: nothing to export (the export would say so).
+		 * What the proxy refused is no change: the exit line said it.
+		 */
+		if (p->reenter || copy_changed_since(upper, start))
 			return true;
 		workspace_session_remove(p);
 		return false;
@@ -351,16 +374,15 @@ workspace_session_finish(const struct plan *p,
 			unlinkat(fd, m->upper + strlen(p->session_dir) + 1,
 			    AT_REMOVEDIR);
 	}
-	if (p->reenter || faccessat(fd, "network", F_OK,
-	    AT_SYMLINK_NOFOLLOW) == 0)
-		return true;	/* the proxy's record is for the export */
+	if (p->reenter)
+		return true;
 	unlinkat(fd, "scratch", AT_REMOVEDIR);
 	if (faccessat(fd, "scratch", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return true;
+	/* Nothing written: the proxy's record alone is no change. */
 	if (unlinkat(fd, "upper", AT_REMOVEDIR) < 0)
 		return true;
-	unlinkat(fd, "meta", 0);
-	rmdir(p->session_dir);
+	workspace_session_remove(p);
 	return false;
 }
 

@@ -55,7 +55,7 @@ t_plan() {
 	esac
 	assert_file_has_content "$OUT" '^network: none'
 	assert_file_has_content "$OUT" "^workspace: $WS "
-	assert_file_has_content "$OUT" "^session: $SESSIONS/[0-9]{8}-[0-9]{6}-[0-9a-f]{8}\$"
+	assert_file_has_content "$OUT" "^session: $SESSIONS/[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}\$"
 	assert_file_has_content "$OUT" '^capabilities: all sets empty'
 	assert_file_empty "$ERR"
 	assert_ws_unchanged
@@ -89,7 +89,7 @@ t_workspace_option() {
 	# Under landlock, the command works in the session's copy.
 	in=$ws
 	[ "$BACKEND" != landlock ] ||
-	    in="$SESSIONS/[0-9]{8}-[0-9]{6}-[0-9a-f]{8}/upper"
+	    in="$SESSIONS/[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}/upper"
 	RUN_CWD=$sub run_confine --dry-run -- true
 	assert_file_has_content "$OUT" "^workspace: $ws "
 	assert_file_has_content "$OUT" "^cwd: $in/src\$"

@@ -33,7 +33,7 @@ RLO=$(printf '\342\200\256')	# U+202E RIGHT-TO-LEFT OVERRIDE
 # The session that the message on stderr names: SESSION_ID, PATCH, REPORT.
 kept_session() {
 	assert_file_has_content "$ERR" \
-	    '^confine: session [0-9]{8}-[0-9]{6}-[0-9a-f]{8}: [0-9]+ files? changed$'
+	    '^confine: session [0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}: [0-9]+ files? changed$'
 	SESSION_ID=$(sed -n 's/^confine: session \([^:]*\): [0-9]* files\{0,1\} changed$/\1/p' "$ERR")
 	PATCH=$SESSIONS/$SESSION_ID/changes.patch
 	REPORT=$SESSIONS/$SESSION_ID/report

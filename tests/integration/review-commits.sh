@@ -12,7 +12,7 @@
 require_userns
 plan 4
 
-ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
+ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 GIT_HOME=$TEST_TMP/git-home
 mkdir -p "$GIT_HOME"
 # The host's git, with no system or user configuration (test side only).
@@ -127,7 +127,7 @@ t_plumbing() {
 	}
 	# Kept: a session with commits is never dropped as empty.
 	run_confine ls
-	assert_file_has_content "$OUT" "^$SID  exported  "
+	assert_file_has_content "$OUT" "^$SID .* exported "
 }
 
 # A real commit and work after it: each commit's own paths, the rest.

@@ -82,10 +82,10 @@ t_terminal() {
 	assert_file_has_content "$OUT" '^  0001 fix\\u\{200b\}\\x1b\[2J\\u\{e0061\}'
 	assert_file_has_content "$OUT" 'author E.*\\u\{200b\}'
 	assert_file_has_content "$OUT" 'a\\u\{200b\}b\\u\{3164\}\.txt'
-	on_tty "'$CONFINE' ls"
+	on_tty "'$CONFINE' ls --all"
 	assert_status "$RC" 0
 	assert_escaped "$OUT"
-	assert_file_has_content "$OUT" "^$SID  exported  .*/w\\\\u\\{200b\\}s/"
+	assert_file_has_content "$OUT" "^$SID .* exported .*/w\\\\u\\{200b\\}s/"
 }
 
 tcase "show, diff, diff --commits, ls: every invisible escaped" t_terminal

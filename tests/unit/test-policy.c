@@ -37,7 +37,7 @@
 #define HOME		"/home/alice"
 #define PROJ		HOME "/src/proj"
 #define STATE		HOME "/.local/state"
-#define SESSION_ID	"20231114-221320-0badf00d"
+#define SESSION_ID	"20231114-221320.000-0badf00d"
 #define SESSION		STATE "/confine/sessions/" SESSION_ID
 #define OVERLAY(ws)	"overlay " ws " lower=" ws " upper=" SESSION \
     "/upper work=" SESSION "/work"
@@ -624,22 +624,25 @@ test_cwd(void)
 	}
 }
 
-/* YYYYMMDD-HHMMSS-xxxxxxxx, digits and lower-case hex. */
+/* YYYYMMDD-HHMMSS.mmm-xxxxxxxx, digits and lower-case hex. */
 static bool
 id_well_formed(const char *id)
 {
 	size_t i;
 
-	if (strlen(id) != 24)
+	if (strlen(id) != 28)
 		return false;
-	for (i = 0; i < 24; i++) {
+	for (i = 0; i < 28; i++) {
 		char c = id[i];
 
-		if (i == 8 || i == 15) {
+		if (i == 8 || i == 19) {
 			if (c != '-')
 				return false;
+		} else if (i == 15) {
+			if (c != '.')
+				return false;
 		} else if (!((c >= '0' && c <= '9') ||
-		    (i > 15 && c >= 'a' && c <= 'f')))
+		    (i > 19 && c >= 'a' && c <= 'f')))
 			return false;
 	}
 	return true;
@@ -650,20 +653,24 @@ test_session(void)
 {
 	static const struct {
 		time_t		 now;
+		long		 now_ns;
 		uint32_t	 random;
 		const char	*state_home, *id, *dir;
 	} rows[] = {
-		{ 0, 0, STATE, "19700101-000000-00000000",
-		    STATE "/confine/sessions/19700101-000000-00000000" },
-		{ 1700000000, 0xdeadbeef, STATE, "20231114-221320-deadbeef",
-		    STATE "/confine/sessions/20231114-221320-deadbeef" },
-		{ 1700000000, 1, STATE, "20231114-221320-00000001",
-		    STATE "/confine/sessions/20231114-221320-00000001" },
-		{ 951782400, 0xffffffff, "/var/state",
-		    "20000229-000000-ffffffff",
-		    "/var/state/confine/sessions/20000229-000000-ffffffff" },
-		{ 4102444799, 0xa, "/var/state", "20991231-235959-0000000a",
-		    "/var/state/confine/sessions/20991231-235959-0000000a" },
+		{ 0, 0, 0, STATE, "19700101-000000.000-00000000",
+		    STATE "/confine/sessions/19700101-000000.000-00000000" },
+		{ 1700000000, 5000000, 0xdeadbeef, STATE,
+		    "20231114-221320.005-deadbeef",
+		    STATE "/confine/sessions/20231114-221320.005-deadbeef" },
+		{ 1700000000, 999999999, 1, STATE,
+		    "20231114-221320.999-00000001",
+		    STATE "/confine/sessions/20231114-221320.999-00000001" },
+		{ 951782400, 123456789, 0xffffffff, "/var/state",
+		    "20000229-000000.123-ffffffff",
+		    "/var/state/confine/sessions/20000229-000000.123-ffffffff" },
+		{ 4102444799, 0, 0xa, "/var/state",
+		    "20991231-235959.000-0000000a",
+		    "/var/state/confine/sessions/20991231-235959.000-0000000a" },
 	};
 	const struct cli_opts o = base_opts();
 	size_t i;
@@ -677,12 +684,13 @@ test_session(void)
 		autofree char *upper = NULL;
 
 		h.now = rows[i].now;
+		h.now_ns = rows[i].now_ns;
 		h.random = rows[i].random;
 		h.state_home = S(rows[i].state_home);
 		if (!compute(&h, &o, NULL, &p, rows[i].id))
 			continue;
 		is_str(p.session_id, rows[i].id, "session id %s", rows[i].id);
-		ok(id_well_formed(p.session_id), "%s is YYYYMMDD-HHMMSS-"
+		ok(id_well_formed(p.session_id), "%s is YYYYMMDD-HHMMSS.mmm-"
 		    "xxxxxxxx", p.session_id);
 		is_str(p.session_dir, rows[i].dir, "session dir %s",
 		    rows[i].dir);
