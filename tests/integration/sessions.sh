@@ -126,7 +126,7 @@ workspace $WS" "the latest session's report"
 	assert_eq "$(head -n 3 "$OUT")" "session $s1
 workspace $WS
 changes: 8 added, $modified modified, 2 deleted, 1 renamed" "the report's head"
-	assert_file_has_content "$OUT" '^ bin/run\.sh \| 0 \+, 0 -$'
+	assert_file_has_content "$OUT" '^ bin/run\.sh +\| +0$'
 	assert_file_has_content "$OUT" '^ [0-9]+ files changed, '
 	# Flagged, with the reason.
 	assert_file_has_content "$OUT" '^  Makefile: a build script$'
