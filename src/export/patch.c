@@ -695,7 +695,7 @@ flags_host(const struct upper_changes *ch, char *const *extra, size_t nextra,
 		autofree char *safe = NULL;
 
 		if (c->old.type == UPPER_ABSENT ||
-		    !timespec_ge(&c->old.ctime, &o->started))
+		    !timespec_ge(&c->old.ctime, &o->host_since))
 			continue;
 		safe = untrusted_display(untrusted_wrap(c->untrusted_path,
 		    strlen(c->untrusted_path)), 0);

@@ -2960,7 +2960,7 @@ test_sequence(void)
 	static const enum plan_step_id shared[] = { STEP_DIE_WITH_SUPERVISOR,
 	    STEP_CAPABILITIES, STEP_NO_NEW_PRIVS, STEP_NOT_DUMPABLE,
 	    STEP_ENVIRONMENT, STEP_SESSION, STEP_FDS, STEP_DIRECTORY,
-	    STEP_LANDLOCK, STEP_FOREGROUND, STEP_EXEC };
+	    STEP_LANDLOCK, STEP_FOREGROUND, STEP_START_AFTER, STEP_EXEC };
 	size_t i, j;
 
 	for (i = 0; i < nitems(backends); i++) {
