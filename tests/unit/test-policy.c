@@ -2782,6 +2782,14 @@ test_loader_to_policy(void)
  */
 #define GOLDEN_INI	"/etc/confine/profiles/golden.ini"
 
+/* The golden host has no /libx32, no Guix and no secrets to hide. */
+static bool
+golden_exists(const char *path)
+{
+	return !streq(path, "/libx32") && !streq(path, "/gnu/store") &&
+	    !streq(path, "/srv/work/proj/secrets");
+}
+
 static bool
 golden_plan(struct plan *p, const char *backend)
 {
@@ -2826,6 +2834,7 @@ golden_plan(struct plan *p, const char *backend)
 	h.unix_sockets = (char **)sockets;
 	h.root_links = (char **)links;
 	h.etc_private = (char **)etc_private;
+	h.path_exists = golden_exists;
 	/* landlock needs ABI 6 (signal scoping); the others show ABI 4. */
 	h.landlock_abi = streq(backend, "landlock") ? 6 : 4;
 	h.is_tty[0] = h.is_tty[1] = true;
