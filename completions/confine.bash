@@ -3,7 +3,8 @@
 #
 # confine [OPTIONS] [--] COMMAND [ARG...]
 # confine run [OPTIONS] [--] COMMAND [ARG...]
-# confine ls [--all] | show [SESSION] | diff [--commits] [SESSION]
+# confine ls [--all] | show [SESSION]
+# confine diff [--commits] [--color | --no-color] [SESSION]
 # confine drop SESSION... | drop [--yes] --empty | --applied |
 #     --older-than DURATION | --all
 # confine apply [--yes] [--commits] [SESSION]
@@ -129,9 +130,16 @@ _confine()
 		return 0
 		;;
 	diff)
-		if [[ $cur == -* ]]; then
-			((cword == 2)) && COMPREPLY=($(compgen -W '--commits' -- "$cur"))
-		elif ((cword == 2)) || [[ $cword == 3 && ${words[2]} == --commits ]]; then
+		# diff [--commits] [--color | --no-color] [SESSION]
+		i=2
+		while ((i < cword)) && [[ ${words[i]} == --* ]]; do
+			((i++))
+		done
+		if ((i < cword)); then
+			return 0
+		elif [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--commits --color --no-color' -- "$cur"))
+		else
 			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
 		fi
 		return 0
@@ -287,7 +295,15 @@ _confine()
 	esac
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W "$subcommands" -- "$cur") $(compgen -c -- "$cur"))
+		# The first word: the subcommands first (and the options, on an
+		# empty word); the commands only for a word no subcommand starts
+		# with ("confine -- d" completes commands from "d").
+		COMPREPLY=($(compgen -W "$subcommands" -- "$cur"))
+		if [[ -z $cur ]]; then
+			COMPREPLY+=($(compgen -W "$_confine_opts" -- "$cur"))
+		elif ((${#COMPREPLY[@]} == 0)); then
+			COMPREPLY=($(compgen -c -- "$cur"))
+		fi
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi

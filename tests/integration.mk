@@ -59,7 +59,8 @@ INTEGRATION_TESTS = \
 	tests/integration/review-ignored.sh \
 	tests/integration/review-large.sh \
 	tests/integration/review-terminal.sh \
-	tests/integration/review-flags.sh
+	tests/integration/review-flags.sh \
+	tests/integration/diffstat.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
@@ -134,6 +135,7 @@ BACKEND_TESTS = \
 	tests/bwrap/review-large.bwrap \
 	tests/bwrap/review-terminal.bwrap \
 	tests/bwrap/review-flags.bwrap \
+	tests/bwrap/diffstat.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -166,7 +168,8 @@ BACKEND_TESTS = \
 	tests/landlock/review-ignored.landlock \
 	tests/landlock/review-large.landlock \
 	tests/landlock/review-terminal.landlock \
-	tests/landlock/review-flags.landlock
+	tests/landlock/review-flags.landlock \
+	tests/landlock/diffstat.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock

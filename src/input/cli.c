@@ -23,7 +23,8 @@ const char cli_usage[] =
 "       confine run [OPTIONS] [--] COMMAND [ARG...]\n"
 "       confine profile list | show NAME | check FILE...\n"
 "       confine trust [FILE]\n"
-"       confine ls [--all] | show [SESSION] | diff [--commits] [SESSION]\n"
+"       confine ls [--all] | show [SESSION]\n"
+"       confine diff [--commits] [--color | --no-color] [SESSION]\n"
 "       confine drop SESSION... | drop [--yes] --empty | --applied |\n"
 "                    --older-than DURATION | --all\n"
 "       confine apply [--yes] [--commits] [SESSION]\n"
@@ -78,11 +79,14 @@ const char cli_usage[] =
 "                       apply and enter: the latest of the current\n"
 "                       workspace); exports it first if that has not\n"
 "                       happened\n"
-"  diff [--commits] [SESSION]\n"
-"                       print the session's patch (paged, made safe for\n"
-"                       the terminal, when on one); --commits prints each\n"
-"                       commit the agent made: its author and message,\n"
-"                       then its own change\n"
+"  diff [--commits] [--color | --no-color] [SESSION]\n"
+"                       print the session's patch (on a terminal: made\n"
+"                       safe for it, coloured as git colours a diff but\n"
+"                       for NO_COLOR, and paged with $PAGER, else\n"
+"                       less -FRX); --commits prints each commit the\n"
+"                       agent made: its author and message, then its\n"
+"                       own change; --color colours (made safe) into a\n"
+"                       pipe too, --no-color never\n"
 "  apply [--yes] [--commits] [SESSION]\n"
 "                       apply the patch to the workspace, all or nothing,\n"
 "                       running no hook, filter or git; asks first on a\n"
@@ -264,6 +268,11 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 				o->yes = true;
 			else if (streq(argv[i], "--commits"))
 				o->commits = true;
+			else if (o->cmd == CLI_DIFF && streq(argv[i], "--color"))
+				o->color = 1;
+			else if (o->cmd == CLI_DIFF &&
+			    streq(argv[i], "--no-color"))
+				o->color = -1;
 			else
 				break;
 			i++;
@@ -271,7 +280,8 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 		if (argc > i + 1 || (argc > i && argv[i][0] == '-')) {
 			*cause = xasprintf("usage: confine %s%s [SESSION]", w,
 			    o->cmd == CLI_APPLY ? " [--yes] [--commits]" :
-			    o->cmd == CLI_DIFF ? " [--commits]" : "");
+			    o->cmd == CLI_DIFF ? " [--commits] [--color | --no-color]" :
+			    "");
 			return -1;
 		}
 		o->argv = argv + i;

@@ -45,6 +45,8 @@ struct cli_opts {
 	long long	 older_than;	/* drop --older-than, in seconds;
 					   -1: not given */
 	bool		 commits;	/* apply --commits, diff --commits */
+	int		 color;		/* diff: 1 --color, -1 --no-color,
+					   0 on a terminal */
 	const char	*session_id;	/* enter: the session to re-enter */
 	bool		 as_left;	/* enter --as-left: its own tree */
 	const char	*enter_from;	/* enter: the session directory whose

@@ -556,7 +556,47 @@ view_mounts(struct plan *p, const struct host *h)
 	add_mount(p, PLAN_MOUNT_TMPFS, "/var/tmp", 01777, true);
 }
 
-/* allow_list: the view in words, for --dry-run. */
+/* Is there nothing at path on the host?  A host made up by a test: no. */
+static bool
+absent(const struct host *h, const char *path)
+{
+	return h->path_exists && !h->path_exists(path);
+}
+
+/*
+ * What the host does not have, for --dry-run to say so: a read-only mount
+ * or a hidden path is skipped when there is nothing there (enforce/
+ * mounts.c), a Landlock rule on a host path grants nothing (enforce/
+ * landlock.c).  The plan keeps them: a path made after the plan is
+ * treated as it would be without this.
+ */
+static void
+mark_absent(struct plan *p, const struct host *h, const struct eff *e)
+{
+	const struct plist *l[] = { &e->ro, &e->cred_file };
+	size_t i, j, k;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind == PLAN_MOUNT_BIND_RO || m->kind == PLAN_MOUNT_HIDE)
+			m->absent = absent(h, m->src ? m->src : m->dst);
+	}
+	/* Only the rules on a host path: the others' are the sandbox's. */
+	for (i = 0; i < p->landlock.npaths; i++) {
+		struct plan_path *r = &p->landlock.paths[i];
+		bool host = false;
+
+		for (j = 0; policy_system_trees[j]; j++)
+			host |= streq(r->path, policy_system_trees[j]);
+		for (k = 0; k < nitems(l); k++)
+			for (j = 0; j < l[k]->n; j++)
+				host |= streq(r->path, l[k]->v[j].value);
+		r->absent = host && absent(h, r->path);
+	}
+}
+
+/* allow_list: the view in words, for --dry-run; what the host has. */
 static void
 view_list(struct plan *p, const struct host *h)
 {
@@ -565,6 +605,9 @@ view_list(struct plan *p, const struct host *h)
 	p->view = xcalloc(1, sizeof(char *));
 	for (i = 0; policy_system_trees[i]; i++) {
 		const char *t = policy_system_trees[i], *link = root_link(h, t);
+
+		if (link == NULL && absent(h, t))
+			continue;
 
 		strv_push(&p->view, &n, link ? xasprintf("%s -> %s", t, link) :
 		    !streq(t, "/etc") ? xstrdup(t) :
@@ -1492,6 +1535,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 
 	if (p.allow_list)
 		view_list(&p, h);
+	mark_absent(&p, h, &e);
 	copy_excepts(&p, &e);
 	plan_syscalls(&p, h);
 

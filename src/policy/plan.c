@@ -183,6 +183,11 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 {
 	const bool ovl = p->backend == PLAN_BACKEND_NATIVE;
 
+	if (m->absent) {
+		fprintf(f, "  %-8s %s (%s: does not exist)\n", "skipped",
+		    m->dst, mount_kind_name(m->kind));
+		return;
+	}
 	fprintf(f, "  %-8s %s", mount_kind_name(m->kind), m->dst);
 	switch (m->kind) {
 	case PLAN_MOUNT_ROOT:
@@ -401,6 +406,11 @@ plan_dump(const struct plan *p, FILE *f)
 		const struct plan_path *r = &p->landlock.paths[i];
 		size_t j;
 
+		if (r->absent) {
+			fprintf(f, "  skip %s (%s: does not exist)\n", r->path,
+			    plan_access_name(r->access, buf));
+			continue;
+		}
 		fprintf(f, "  %-4s %s\n", plan_access_name(r->access, buf),
 		    r->path);
 		for (j = 0; r->except && r->except[j]; j++)

@@ -85,6 +85,9 @@ struct plan_mount {
 	char			**except;	/* copy: paths below src (relative)
 						   left out: the hidden ones */
 	char			*data;	/* data: the file's contents */
+	bool			 absent;	/* bind_ro, hide: the host has
+						   nothing there (when planned):
+						   skipped, said by --dry-run */
 };
 
 struct plan_mounts {
@@ -97,6 +100,8 @@ struct plan_path {
 	char		*path;		/* absolute, normalised, in the sandbox */
 	unsigned int	 access;	/* PLAN_FS_* */
 	char		**except;	/* paths beneath it left out, or NULL */
+	bool		 absent;	/* a host path that is not there (when
+					   planned): grants nothing */
 };
 
 struct plan_landlock {

@@ -3175,6 +3175,14 @@ test_loader_to_policy(void)
  */
 #define GOLDEN_INI	"/etc/confine/profiles/golden.ini"
 
+/* The golden host has no /libx32, no Guix and no secrets to hide. */
+static bool
+golden_exists(const char *path)
+{
+	return !streq(path, "/libx32") && !streq(path, "/gnu/store") &&
+	    !streq(path, "/srv/work/proj/secrets");
+}
+
 static bool
 golden_plan(struct plan *p, const char *backend)
 {
@@ -3219,6 +3227,7 @@ golden_plan(struct plan *p, const char *backend)
 	h.unix_sockets = (char **)sockets;
 	h.root_links = (char **)links;
 	h.etc_private = (char **)etc_private;
+	h.path_exists = golden_exists;
 	/* landlock needs ABI 6 (signal scoping); the others show ABI 4. */
 	h.landlock_abi = streq(backend, "landlock") ? 6 : 4;
 	h.is_tty[0] = h.is_tty[1] = true;
@@ -3353,7 +3362,7 @@ test_sequence(void)
 	static const enum plan_step_id shared[] = { STEP_DIE_WITH_SUPERVISOR,
 	    STEP_CAPABILITIES, STEP_NO_NEW_PRIVS, STEP_NOT_DUMPABLE,
 	    STEP_ENVIRONMENT, STEP_SESSION, STEP_FDS, STEP_DIRECTORY,
-	    STEP_LANDLOCK, STEP_FOREGROUND, STEP_EXEC };
+	    STEP_LANDLOCK, STEP_FOREGROUND, STEP_START_AFTER, STEP_EXEC };
 	size_t i, j;
 
 	for (i = 0; i < nitems(backends); i++) {
