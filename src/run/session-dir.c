@@ -114,10 +114,15 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	if ((r = sys_mkdirs(parent)) < 0)
 		return r;
 	if (m->kind == PLAN_MOUNT_LINK) {
+		/* A persistent path: to its copy in the state (agent-state.c
+		 * made it, or nothing is kept of it). */
+		autofree char *to = m->state ? path_join(m->state, "copy") :
+		    xstrdup(m->src);
+
 		/* Nothing on the host: no link to nothing. */
-		if (access(m->src, F_OK) < 0 && errno == ENOENT)
+		if (access(to, F_OK) < 0 && errno == ENOENT)
 			return 0;
-		return symlink(m->src, m->upper) < 0 ? -errno : 0;
+		return symlink(to, m->upper) < 0 ? -errno : 0;
 	}
 	/*
 	 * A scratch path missing on the host: nothing to copy; in the home
@@ -216,6 +221,9 @@ copies_create(const struct plan *p, int fd, const char **where,
 
 		if (m->kind != PLAN_MOUNT_COPY && m->kind != PLAN_MOUNT_LINK)
 			continue;
+		/* A persistent copy is the state's (run/agent-state.c). */
+		if (m->kind == PLAN_MOUNT_COPY && m->state)
+			continue;
 		if (p->reenter && streq(m->src, p->workspace))
 			continue;
 		if ((r = prepare(p, m, where)) < 0)
@@ -273,7 +281,7 @@ workspace_session_create(const struct plan *p, const char **where,
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
 
-		if (m->kind != PLAN_MOUNT_SCRATCH)
+		if (m->kind != PLAN_MOUNT_SCRATCH || m->state)
 			continue;
 		*where = m->upper;
 		if ((mkdirat(fd, "scratch", 0700) < 0 && errno != EEXIST) ||
@@ -343,7 +351,7 @@ workspace_session_finish(const struct plan *p,
 		const struct plan_mount *m = &p->mounts.v[i];
 		const char *rel;
 
-		if (m->kind != PLAN_MOUNT_SCRATCH)
+		if (m->kind != PLAN_MOUNT_SCRATCH || m->state)
 			continue;
 		rel = m->work + strlen(p->session_dir) + 1;
 		remove_tree(fd, rel, 0);

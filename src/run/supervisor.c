@@ -32,6 +32,7 @@
 #include "lib/log.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "run/agent-state.h"
 #include "run/backend.h"
 #include "run/command-exec.h"
 #include "run/job-control.h"
@@ -512,6 +513,8 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	/* First: a credential that is not there leaves nothing made. */
 	if (p->keyholder_port)
 		inject_start(p, &kh);
+	if ((r = agent_state_prepare(p, &where)) < 0)
+		die_errno(-r, "state: cannot prepare '%s'", where);
 	if ((r = workspace_session_create(p, &where, &rs.start_after)) < 0) {
 		if (!p->reenter)
 			workspace_session_remove(p);
@@ -553,5 +556,6 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	/* again after enter: its export is updated */
 	if (workspace_session_finish(p, &rs.start_after))
 		export_run(p);
+	agent_state_finish(p);
 	return exit_status(&rec, wstatus);
 }
