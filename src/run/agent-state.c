@@ -194,6 +194,42 @@ agent_state_prepare(const struct plan *p, const char **where)
 	return 0;
 }
 
+/*
+ * bwrap: the mount points it made in a kept copy for the hidden paths
+ * below it (an empty file or directory each), where the command could
+ * not write.  Removed, not kept as the command's: reached beneath the
+ * copy, a non-empty one left alone.
+ */
+static void
+mount_points(const struct plan_mount *m)
+{
+	autofree char *copy = path_join(m->state, "copy");
+	autoclose int root = -1;
+	struct stat st;
+	size_t i;
+
+	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	for (i = 0; m->except && m->except[i]; i++) {
+		autofree char *parent = xstrdup(m->except[i]);
+		char *slash = strrchr(parent, '/');
+		const char *name = slash ? slash + 1 : parent;
+		autoclose int fd = -1;
+
+		if (slash)
+			*slash = '\0';
+		if ((fd = slash ? fd_open_at(root, parent, O_RDONLY |
+		    O_DIRECTORY, 0, FD_BENEATH) : dup(root)) < 0 ||
+		    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(st.st_mode) && st.st_size == 0)
+			unlinkat(fd, name, 0);
+		else if (S_ISDIR(st.st_mode))
+			unlinkat(fd, name, AT_REMOVEDIR);
+	}
+}
+
 void
 agent_state_finish(const struct plan *p)
 {
@@ -210,6 +246,8 @@ agent_state_finish(const struct plan *p)
 		if (m->state == NULL)
 			continue;
 		kept = true;
+		if (p->backend == PLAN_BACKEND_BWRAP)
+			mount_points(m);
 		if (m->work && (efd = open(m->state, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) >= 0) {
 			/* overlayfs's own scratch (mode 000 entries). */
