@@ -42,6 +42,7 @@ INTEGRATION_TESTS = \
 	tests/integration/profile-property.sh \
 	tests/integration/trust.sh \
 	tests/integration/profile-mounts.sh \
+	tests/integration/persistent.sh \
 	tests/integration/export-property.sh \
 	tests/integration/export-security.sh \
 	tests/integration/sessions.sh \
@@ -115,6 +116,7 @@ BACKEND_TESTS = \
 	tests/bwrap/doctor.bwrap \
 	tests/bwrap/refusals.bwrap \
 	tests/bwrap/profile-mounts.bwrap \
+	tests/bwrap/persistent.bwrap \
 	tests/bwrap/export-property.bwrap \
 	tests/bwrap/export-security.bwrap \
 	tests/bwrap/sessions.bwrap \
@@ -145,6 +147,7 @@ BACKEND_TESTS = \
 	tests/landlock/doctor.landlock \
 	tests/landlock/refusals.landlock \
 	tests/landlock/profile-mounts.landlock \
+	tests/landlock/persistent.landlock \
 	tests/landlock/export-property.landlock \
 	tests/landlock/export-security.landlock \
 	tests/landlock/sessions.landlock \
