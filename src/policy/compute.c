@@ -601,8 +601,12 @@ view_list(struct plan *p, const struct host *h)
 	strv_push(&p->view, &n, xstrdup("the profile's paths"));
 }
 
-/* A copy leaves out the hidden paths below it (relative to it); so does
- * the landlock backend's first copy of a persistent path. */
+/*
+ * A copy leaves out the hidden paths below it (relative to it); so does
+ * the landlock backend's first copy of a persistent path.  On landlock a
+ * home copy leaves out the links below it too (a read-only path inside a
+ * scratch one): the link takes that place.
+ */
 static void
 copy_excepts(struct plan *p, const struct eff *e)
 {
@@ -621,6 +625,18 @@ copy_excepts(struct plan *p, const struct eff *e)
 
 			if (path_has_prefix(h, m->src) && !streq(h, m->src))
 				strv_push(&m->except, &n, xstrdup(h +
+				    strlen(m->src) + 1));
+		}
+		if (p->backend != PLAN_BACKEND_LANDLOCK ||
+		    streq(m->src, p->workspace))
+			continue;
+		for (j = 0; j < p->mounts.n; j++) {
+			const struct plan_mount *x = &p->mounts.v[j];
+
+			if (x->kind == PLAN_MOUNT_LINK && !x->state &&
+			    path_has_prefix(x->src, m->src) &&
+			    !streq(x->src, m->src))
+				strv_push(&m->except, &n, xstrdup(x->src +
 				    strlen(m->src) + 1));
 		}
 	}

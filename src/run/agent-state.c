@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,48 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	return 0;
 }
 
+/*
+ * The links a landlock session made in m's kept copy for the paths shown
+ * inside it (agent_state_links()): removed, so that the other backends
+ * mount those paths there; the next landlock session makes them again.
+ */
+static void
+unlink_links(const struct plan *p, const struct plan_mount *m)
+{
+	autofree char *copy = path_join(m->state, "copy");
+	autoclose int root = -1;
+	char target[PATH_MAX];
+	size_t i;
+	ssize_t n;
+
+	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *x = &p->mounts.v[i];
+		autofree char *rel = NULL;
+		autoclose int dir = -1;
+		const char *name;
+		char *slash;
+
+		if (x->state || !path_has_prefix(x->dst, m->dst) ||
+		    streq(x->dst, m->dst))
+			continue;
+		rel = xstrdup(x->dst + strlen(m->dst) + 1);
+		slash = strrchr(rel, '/');
+		name = slash ? slash + 1 : rel;
+		if (slash)
+			*slash = '\0';
+		if ((dir = slash ? fd_open_at(root, rel, O_RDONLY | O_DIRECTORY,
+		    0, FD_BENEATH) : dup(root)) < 0)
+			continue;
+		n = readlinkat(dir, name, target, sizeof(target) - 1);
+		if (n >= 0 && (size_t)n == strlen(x->dst) &&
+		    memcmp(target, x->dst, (size_t)n) == 0)
+			unlinkat(dir, name, 0);
+	}
+}
+
 int
 agent_state_prepare(const struct plan *p, const char **where)
 {
@@ -187,11 +230,168 @@ agent_state_prepare(const struct plan *p, const char **where)
 
 	if (p->state_dir == NULL)
 		return 0;
+	for (i = 0; i < p->mounts.n; i++) {
+		if (p->mounts.v[i].state == NULL)
+			continue;
+		if ((r = prepare(p, &p->mounts.v[i], where)) < 0)
+			return r;
+		unlink_links(p, &p->mounts.v[i]);
+	}
+	return 0;
+}
+
+/* The persistent path whose link the link x lies beneath, or NULL. */
+static const struct plan_mount *
+under(const struct plan *p, const struct plan_mount *x)
+{
+	size_t i;
+
+	if (x->kind != PLAN_MOUNT_LINK || x->state)
+		return NULL;
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind == PLAN_MOUNT_LINK && m->state &&
+		    path_has_prefix(x->dst, m->dst) && !streq(x->dst, m->dst))
+			return m;
+	}
+	return NULL;
+}
+
+/* A directory name in at, made where missing or not a directory. */
+static int
+subdir(int at, const char *name)
+{
+	int fd;
+
+	if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) >= 0 || (errno != ENOENT && errno != ENOTDIR &&
+	    errno != ELOOP))
+		return fd < 0 ? -errno : fd;
+	workspace_remove_tree(at, name);
+	if (mkdirat(at, name, 0700) < 0)
+		return -errno;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int
+link_in_copy(const struct plan_mount *top, const struct plan_mount *x,
+    const char **where)
+{
+	autofree char *copy = path_join(top->state, "copy");
+	autofree char *rel = xstrdup(x->dst + strlen(top->dst) + 1);
+	autofree char *parent = NULL;
+	char *name = rel, *slash, target[PATH_MAX];
+	int dir, next;
+	ssize_t n;
+
+	*where = x->upper;
+	if ((dir = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		/* Nothing kept: the session's fresh home, as any link. */
+		if (access(x->src, F_OK) < 0 && errno == ENOENT)
+			return 0;
+		parent = xstrdup(x->upper);
+		*strrchr(parent, '/') = '\0';
+		if ((next = sys_mkdirs(parent)) < 0)
+			return next;
+		return symlink(x->src, x->upper) < 0 ? -errno : 0;
+	}
+	/* The command wrote this tree: one component at a time, no link. */
+	while ((slash = strchr(name, '/')) != NULL) {
+		*slash = '\0';
+		next = subdir(dir, name);
+		close(dir);
+		if ((dir = next) < 0)
+			return dir;
+		name = slash + 1;
+	}
+	n = readlinkat(dir, name, target, sizeof(target) - 1);
+	if (n >= 0 && (size_t)n == strlen(x->src) &&
+	    memcmp(target, x->src, (size_t)n) == 0) {
+		close(dir);
+		return 0;
+	}
+	workspace_remove_tree(dir, name);
+	/* Nothing on the host: no link to nothing. */
+	if ((access(x->src, F_OK) < 0 && errno == ENOENT) ||
+	    symlinkat(x->src, dir, name) == 0) {
+		close(dir);
+		return 0;
+	}
+	n = -errno;
+	close(dir);
+	return (int)n;
+}
+
+int
+agent_state_links(const struct plan *p, const char **where)
+{
+	const struct plan_mount *top;
+	size_t i;
+	int r;
+
+	if (p->state_dir == NULL || p->backend != PLAN_BACKEND_LANDLOCK)
+		return 0;
 	for (i = 0; i < p->mounts.n; i++)
-		if (p->mounts.v[i].state &&
-		    (r = prepare(p, &p->mounts.v[i], where)) < 0)
+		if ((top = under(p, &p->mounts.v[i])) != NULL &&
+		    (r = link_in_copy(top, &p->mounts.v[i], where)) < 0)
 			return r;
 	return 0;
+}
+
+void
+agent_state_collect(const struct plan *p)
+{
+	autoclose int home = -1;
+	size_t i;
+
+	if (p->state_dir == NULL || p->backend != PLAN_BACKEND_LANDLOCK ||
+	    (home = open(p->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+		autofree char *rel = NULL;
+		autoclose int dir = -1, efd = -1;
+		const char *name;
+		char *slash;
+		struct stat st;
+
+		if (m->kind != PLAN_MOUNT_LINK || m->state == NULL ||
+		    !path_has_prefix(m->upper, p->home))
+			continue;
+		rel = xstrdup(m->upper + strlen(p->home) + 1);
+		slash = strrchr(rel, '/');
+		name = slash ? slash + 1 : rel;
+		if (slash)
+			*slash = '\0';
+		/* Beneath the session's home, the command's: no link. */
+		if ((dir = slash ? fd_open_at(home, rel, O_RDONLY |
+		    O_DIRECTORY, 0, FD_BENEATH) : dup(home)) < 0 ||
+		    fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
+		    (efd = open(m->state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0)
+			continue;
+		/* No copy, no link: the path was the session's alone. */
+		if (fstatat(efd, "copy", &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		workspace_remove_tree(efd, "copy.new");
+		workspace_remove_tree(efd, "copy.old");
+		if (renameat(dir, name, efd, "copy.new") < 0 ||
+		    (renameat(efd, "copy", efd, "copy.old") < 0 &&
+		    errno != ENOENT) ||
+		    renameat(efd, "copy.new", efd, "copy") < 0) {
+			log_warn("state: %s was replaced in the session and "
+			    "cannot be kept: %s", m->dst, strerror(errno));
+			continue;
+		}
+		workspace_remove_tree(efd, "copy.old");
+	}
 }
 
 /*

@@ -35,6 +35,22 @@ void	agent_state_claim(int fd, const char *session_id);
  */
 int	agent_state_prepare(const struct plan *, const char **where);
 
+/*
+ * landlock, once the session's home is made: the links of read-only or
+ * direct paths inside a persistent path (which the session directory
+ * leaves out), made in its kept copy, by fd beneath it (what a command
+ * made in their place is replaced); where nothing is kept, in the
+ * session's home.  0, or -errno with *where.
+ */
+int	agent_state_links(const struct plan *, const char **where);
+
+/*
+ * After the command, before the session's home goes: on landlock, a
+ * persistent path whose link the command replaced (a file written by
+ * rename, say) is taken into the state as its copy.
+ */
+void	agent_state_collect(const struct plan *);
+
 /* After the session: drop overlayfs's work directories; say where the
  * agent's state is kept. */
 void	agent_state_finish(const struct plan *);

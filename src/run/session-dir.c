@@ -159,6 +159,22 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	return 0;
 }
 
+/* landlock: is m a link of a path inside a persistent one? */
+static bool
+in_persistent(const struct plan *p, const struct plan_mount *m)
+{
+	size_t i;
+
+	if (m->kind != PLAN_MOUNT_LINK || m->state)
+		return false;
+	for (i = 0; i < p->mounts.n; i++)
+		if (p->mounts.v[i].kind == PLAN_MOUNT_LINK &&
+		    p->mounts.v[i].state && path_has_prefix(m->dst,
+		    p->mounts.v[i].dst) && !streq(m->dst, p->mounts.v[i].dst))
+			return true;
+	return false;
+}
+
 /* bwrap, the allow-list view: the session's machine id, for bwrap to bind. */
 static int
 machine_id(const struct plan *p, int dirfd)
@@ -225,6 +241,10 @@ copies_create(const struct plan *p, int fd, const char **where,
 		if (m->kind == PLAN_MOUNT_COPY && m->state)
 			continue;
 		if (p->reenter && streq(m->src, p->workspace))
+			continue;
+		/* landlock: a link inside a persistent path is made where
+		 * its copy is kept (run/agent-state.c), after the session. */
+		if (in_persistent(p, m))
 			continue;
 		if ((r = prepare(p, m, where)) < 0)
 			return r;

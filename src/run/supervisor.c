@@ -520,6 +520,11 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 			workspace_session_remove(p);
 		die_errno(-r, "session: cannot create '%s'", where);
 	}
+	if ((r = agent_state_links(p, &where)) < 0) {
+		if (!p->reenter)
+			workspace_session_remove(p);
+		die_errno(-r, "session: cannot create '%s'", where);
+	}
 	if (p->patch_from)
 		seed_patch(p, ops, &rs);
 	/*
@@ -553,6 +558,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	pty_restore();
 	log_set_exit_hook(NULL);
 
+	agent_state_collect(p);
 	/* again after enter: its export is updated */
 	if (workspace_session_finish(p, &rs.start_after))
 		export_run(p);

@@ -12,7 +12,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/profile-lib.sh"
 require_userns
-plan 6
+plan 8
 
 # home_new: a home directory of our own (HOME) with the agent's state:
 # a directory and a file.  H_HASH: its tree.
@@ -252,10 +252,72 @@ t_two_profiles() {
 	assert_home_unchanged
 }
 
+# A file replaced by a rename (as agents write their settings), where the
+# backend lets it be (landlock; native and bwrap bind the file, so the
+# rename fails and the write goes to the file): kept either way.
+t_renamed() {
+	ws_new
+	cfg_new
+	home_new
+	kp_new
+	HOME=$H run_confine -p kp -- sh -c '
+		echo "{\"renamed\":1}" >"$HOME/.agent.json.tmp"
+		mv -f "$HOME/.agent.json.tmp" "$HOME/.agent.json" 2>/dev/null ||
+		    cat "$HOME/.agent.json.tmp" >"$HOME/.agent.json"'
+	assert_status "$RC" 0
+	HOME=$H run_confine -p kp -- cat "$H/.agent.json"
+	if [ "$BACKEND" = landlock ]; then
+		HOME=$H run_confine -p kp -- sh -c 'cat "$HOME/.agent.json"'
+	fi
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^\{"renamed":1\}$'
+	assert_home_unchanged
+}
+
+# A read-only path inside a persistent one (an agent's installation in
+# its state directory): the host's, read-only, in every session, whatever
+# the command did to it.
+t_read_only_inside() {
+	ws_new
+	cfg_new
+	home_new
+	mkdir "$H/.agent/local"
+	printf 'installed\n' >"$H/.agent/local/bin"
+	H_HASH=$(tree_hash "$H")
+	prof kr <<-'EOF' >/dev/null
+	[profile]
+	quadrant = offline
+	[filesystem]
+	persistent = ~/.agent
+	read-only = ~/.agent/local
+	EOF
+	HOME=$H run_confine -p kr -- sh -c '
+		cat "$HOME/.agent/local/bin"
+		echo changed 2>/dev/null >"$HOME/.agent/local/bin" && echo WROTE
+		rm -rf "$HOME/.agent/local" 2>/dev/null
+		echo note >"$HOME/.agent/note"
+		exit 0'
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^installed$'
+	assert_not_file_has_content "$OUT" '^WROTE$'
+	HOME=$H run_confine -p kr -- sh -c '
+		cat "$HOME/.agent/local/bin" "$HOME/.agent/note"'
+	assert_status "$RC" 0
+	printf 'installed\nnote\n' >"$TEST_TMP/want"
+	cmp -s "$OUT" "$TEST_TMP/want" || {
+		diag_file "$OUT" stdout
+		diag_file "$ERR" stderr
+		fail "the read-only path or the kept note is not there"
+	}
+	assert_home_unchanged
+}
+
 tcase "a persistent path: kept between sessions, never on the host" t_kept
 tcase "a second session at once: scratch, said, nothing kept" t_concurrent
 tcase "state drop: asks, or --yes; the next session starts afresh" t_drop
 tcase "a hidden file in a persistent path stays hidden" t_hidden
 tcase "a persistent path missing on the host: nothing kept, said" t_missing
 tcase "each profile its own state" t_two_profiles
+tcase "a persistent file replaced by a rename is kept" t_renamed
+tcase "a read-only path inside a persistent one stays the host's" t_read_only_inside
 tap_done
