@@ -2221,6 +2221,7 @@ test_persistent(void)
 	plist_add(&pr.persistent, "~/.agent", T_INI ":13");
 	plist_add(&pr.persistent, "~/.agent.json", T_INI ":14");
 	plist_add(&pr.hide, "~/.agent/.credentials.json", T_INI ":15");
+	plist_add(&pr.read_only, "~/.agent/local", T_INI ":17");
 	h.bwrap.found = h.bwrap.probed = true;
 	d = policy_state_dir(STATE, &pr);
 	is_str(d, STATE "/confine/state/t", "persistent: the state of a "
@@ -2269,10 +2270,11 @@ test_persistent(void)
 			ok(streq(m->upper, SESSION "/home/.agent"),
 			    "persistent, landlock: a link in the session's "
 			    "home");
-			ok(m->except && m->except[0] &&
-			    streq(m->except[0], ".credentials.json"),
-			    "persistent, landlock: the hidden file is left out "
-			    "of the copy");
+			ok(m->except && m->except[0] && m->except[1] &&
+			    streq(m->except[0], ".credentials.json") &&
+			    streq(m->except[1], "local") && !m->except[2],
+			    "persistent, landlock: the hidden file and the "
+			    "read-only path (a link) are left out of the copy");
 			r = rule_at(&p, kept);
 			ok(r && r->access == (PLAN_FS_READ | PLAN_FS_WRITE |
 			    PLAN_FS_EXEC), "persistent, landlock: the kept "
