@@ -347,9 +347,9 @@ state_show(const struct cli_opts *o, char *const *env)
 	if ((sfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0) {
 		if (errno == ENOENT)
-			die_hint(EXIT_CONFINE, 0, "'confine state ls' lists the "
-			    "profiles with state", "no state kept for profile "
-			    "'%s'", o->argv[0]);
+			die_hint(EXIT_CONFINE, 0, "'confine state ls' lists "
+			    "them", "no state kept for profile '%s'",
+			    o->argv[0]);
 		die_errno(errno, "state: cannot open '%s'", dir);
 	}
 	{
@@ -419,9 +419,8 @@ state_drop(const struct cli_opts *o, char *const *env)
 	    (sfd = openat(up, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0) {
 		if (errno == ENOENT)
-			die_hint(EXIT_CONFINE, 0, "'confine state ls' lists the "
-			    "profiles with state", "no state kept for profile "
-			    "'%s'", name);
+			die_hint(EXIT_CONFINE, 0, "'confine state ls' lists "
+			    "them", "no state kept for profile '%s'", name);
 		die_errno(errno, "state: cannot open '%s'", dir);
 	}
 	/* Held through the removal: no session starts on half a state. */

@@ -84,7 +84,7 @@ agent_state_lock(struct host *h, const struct profile *pr, int *fd)
 	}
 	if (errno != EWOULDBLOCK)
 		return -errno;
-	/* Held: by which session (confine's own words, bounded all the same). */
+	/* Held: by which session (confine's own words, read with a bound). */
 	if ((n = fd_read_all(l, HOLDER_MAX, &text)) > 0 &&
 	    strspn(text, "0123456789abcdef-") == strcspn(text, "\n") &&
 	    text[0] != '\n')
@@ -106,18 +106,31 @@ agent_state_claim(int fd, const char *session_id)
 		    strerror(errno));
 }
 
-/* The first copy of the host's path, whole or not at all. */
+/*
+ * The first copy of the host's path, whole or not at all: of what it is,
+ * a file linked elsewhere (a dotfile) by its content, never a link, which
+ * a bind would follow to the host's.
+ */
 static int
 first_copy(int efd, const char *entry, const struct plan_mount *m,
     const char **where)
 {
-	autofree char *tmp = path_join(entry, "copy.new");
+	autofree char *tmp = path_join(entry, "copy.new"), *real = NULL;
 	struct copy_stats st;
+	struct stat kept;
 	int r;
 
 	workspace_remove_tree(efd, "copy.new");
-	if ((r = copy_tree(m->dst, tmp, m->except, NULL, &st, where)) < 0)
+	*where = m->dst;
+	if ((real = realpath(m->dst, NULL)) == NULL)
+		return -errno;
+	if ((r = copy_tree(real, tmp, m->except, NULL, &st, where)) < 0)
 		return r;
+	if (fstatat(efd, "copy.new", &kept, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    S_ISLNK(kept.st_mode)) {
+		workspace_remove_tree(efd, "copy.new");
+		return -ELOOP;
+	}
 	if (renameat(efd, "copy.new", efd, "copy") < 0) {
 		*where = entry;
 		return -errno;
