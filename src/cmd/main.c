@@ -128,6 +128,7 @@ main(int argc, char **argv)
 	struct env_area area;
 	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
 	autoclose int state_lock = -1;
+	uint64_t cap;
 	size_t i;
 	int r, status;
 	bool trial;
@@ -161,7 +162,7 @@ main(int argc, char **argv)
 	case CLI_TRUST:
 		return subcmd_trust(&opts, env);
 	case CLI_LS:
-		return session_ls(env);
+		return session_ls(&opts, env);
 	case CLI_SHOW:
 		return session_show(&opts, env);
 	case CLI_DIFF:
@@ -183,8 +184,15 @@ main(int argc, char **argv)
 		break;
 	}
 
+	/* A cap that is not a size: refused before anything is made. */
+	if (session_cap(env, &cap, &cause) < 0)
+		goto refuse;
 	if (probe_host(env, opts.workspace, &host, &cause) < 0)
 		die("%s", cause);
+	probe_git_identity(&host, env);
+	if (host.git_why)
+		log_warn("git identity: not given to the command: %s",
+		    host.git_why);
 	if (choose_profile(&opts, &host, &profile, &reason, &cause, &hint) < 0)
 		goto refuse;
 	if (!profile.backend.value && backend_from_env(&opts, env, &cause) < 0)
@@ -247,6 +255,7 @@ main(int argc, char **argv)
 	else
 		session_recover(plan.session_dir, plan.workspace);
 	status = sandbox_run(&plan, &area);
+	session_settle(plan.session_dir, cap);
 	profile_free(&profile);
 	host_free(&host);
 	plan_free(&plan);

@@ -117,7 +117,7 @@ holder(int sfd)
 	if (fd_read_all(fd, 64, &text) <= 0 || text[0] == '\n')
 		return xstrdup("another session");
 	text[strcspn(text, "\n")] = '\0';
-	if (strspn(text, "0123456789abcdef-") != strlen(text))
+	if (strspn(text, "0123456789abcdef.-") != strlen(text))
 		return xstrdup("another session");
 	return xasprintf("session %s", text);
 }

@@ -24,6 +24,7 @@
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "policy/compute.h"
+#include "policy/git-identity.h"
 #include "policy/rule-of-two.h"
 #include "policy/sequence.h"
 
@@ -317,12 +318,22 @@ landlock_rights_plan(struct plan *p, const struct host *h)
 
 	p->landlock.abi = abi;
 	p->landlock.handled_fs = policy_landlock_fs(abi);
-	/* TCP: none but the proxy's port; the host's network: no TCP rule. */
-	p->landlock.handled_net = p->net == PLAN_NET_HOST ? 0 :
-	    policy_landlock_net(abi);
-	if (p->net == PLAN_NET_PROXY)
-		p->landlock.connect_port = PLAN_PROXY_PORT;
-	p->landlock.connect_port2 = p->keyholder_port;
+	/*
+	 * TCP.  Landlock's rules name ports, never addresses: they cannot
+	 * tell the sandbox's loopback from the host's.  On native and bwrap
+	 * the sandbox has a network namespace of its own (modes none and
+	 * proxy), whose only interface is its own lo: the sockets there are
+	 * its own, the proxy's and the keyholder's listeners, and nothing of
+	 * the host's, its loopback included, can be reached through it.  So
+	 * no TCP right is handled there, and a server inside (a test suite's,
+	 * an MCP server over HTTP) answers a client inside on any port.
+	 * Mode host is the host's network (leg C): no TCP rule either.  The
+	 * landlock backend has no namespace: in mode none TCP is handled and
+	 * no port granted (it refuses proxy mode and injection), beneath
+	 * seccomp, which refuses the inet families first.
+	 */
+	if (ll && p->net != PLAN_NET_HOST)
+		p->landlock.handled_net = policy_landlock_net(abi);
 	p->landlock.scoped = policy_landlock_scoped(abi);
 	if (abi < 2)
 		degrade(p, "landlock ABI < 2: renaming or linking across "
@@ -330,11 +341,9 @@ landlock_rights_plan(struct plan *p, const struct host *h)
 	if (abi < 3)
 		degrade(p, "landlock ABI < 3: truncation is not restricted "
 		    "by landlock (read-only mounts still apply)");
-	if (abi < 4)
-		degrade(p, ll ? "landlock ABI < 4: no TCP layer; the seccomp "
-		    "socket families alone keep the network closed" :
-		    "landlock ABI < 4: no TCP layer; the network namespace "
-		    "alone keeps the network closed");
+	if (abi < 4 && ll && p->net != PLAN_NET_HOST)
+		degrade(p, "landlock ABI < 4: no TCP layer; the seccomp "
+		    "socket families alone keep the network closed");
 	if (abi < 5)
 		degrade(p, "landlock ABI < 5: ioctl on devices is not "
 		    "restricted by landlock");
@@ -580,7 +589,47 @@ view_mounts(struct plan *p, const struct host *h)
 	add_mount(p, PLAN_MOUNT_TMPFS, "/var/tmp", 01777, true);
 }
 
-/* allow_list: the view in words, for --dry-run. */
+/* Is there nothing at path on the host?  A host made up by a test: no. */
+static bool
+absent(const struct host *h, const char *path)
+{
+	return h->path_exists && !h->path_exists(path);
+}
+
+/*
+ * What the host does not have, for --dry-run to say so: a read-only mount
+ * or a hidden path is skipped when there is nothing there (enforce/
+ * mounts.c), a Landlock rule on a host path grants nothing (enforce/
+ * landlock.c).  The plan keeps them: a path made after the plan is
+ * treated as it would be without this.
+ */
+static void
+mark_absent(struct plan *p, const struct host *h, const struct eff *e)
+{
+	const struct plist *l[] = { &e->ro, &e->cred_file };
+	size_t i, j, k;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind == PLAN_MOUNT_BIND_RO || m->kind == PLAN_MOUNT_HIDE)
+			m->absent = absent(h, m->src ? m->src : m->dst);
+	}
+	/* Only the rules on a host path: the others' are the sandbox's. */
+	for (i = 0; i < p->landlock.npaths; i++) {
+		struct plan_path *r = &p->landlock.paths[i];
+		bool host = false;
+
+		for (j = 0; policy_system_trees[j]; j++)
+			host |= streq(r->path, policy_system_trees[j]);
+		for (k = 0; k < nitems(l); k++)
+			for (j = 0; j < l[k]->n; j++)
+				host |= streq(r->path, l[k]->v[j].value);
+		r->absent = host && absent(h, r->path);
+	}
+}
+
+/* allow_list: the view in words, for --dry-run; what the host has. */
 static void
 view_list(struct plan *p, const struct host *h)
 {
@@ -589,6 +638,9 @@ view_list(struct plan *p, const struct host *h)
 	p->view = xcalloc(1, sizeof(char *));
 	for (i = 0; policy_system_trees[i]; i++) {
 		const char *t = policy_system_trees[i], *link = root_link(h, t);
+
+		if (link == NULL && absent(h, t))
+			continue;
 
 		strv_push(&p->view, &n, link ? xasprintf("%s -> %s", t, link) :
 		    !streq(t, "/etc") ? xstrdup(t) :
@@ -1601,7 +1653,9 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		p.session_id = xstrdup(o->session_id);
 		p.reenter = true;
 	} else
-		p.session_id = xasprintf("%s-%08x", stamp, h->random);
+		/* Start order to the millisecond (store/session-store.h). */
+		p.session_id = xasprintf("%s.%03ld-%08x", stamp,
+		    h->now_ns / 1000000, h->random);
 	p.profile_arg = xstrdup(o->profile ? o->profile : "");
 	sessions = path_join(h->state_home, "confine/sessions");
 	p.session_dir = path_join(sessions, p.session_id);
@@ -1629,6 +1683,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 
 	if (p.allow_list)
 		view_list(&p, h);
+	mark_absent(&p, h, &e);
 	copy_excepts(&p, &e);
 	plan_syscalls(&p, h);
 
@@ -1636,6 +1691,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	plan_terminal(&p, o, pr, h);
 
 	env_plan(&p, h, host_env, &e);
+	policy_git_identity(&p, h);
 	policy_sequence(&p);
 	*ret = p;
 	return 0;

@@ -86,7 +86,7 @@ agent_state_lock(struct host *h, const struct profile *pr, int *fd)
 		return -errno;
 	/* Held: by which session (confine's own words, read with a bound). */
 	if ((n = fd_read_all(l, HOLDER_MAX, &text)) > 0 &&
-	    strspn(text, "0123456789abcdef-") == strcspn(text, "\n") &&
+	    strspn(text, "0123456789abcdef.-") == strcspn(text, "\n") &&
 	    text[0] != '\n')
 		h->state_busy = xstrndup(text, strcspn(text, "\n"));
 	else

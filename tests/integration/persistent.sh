@@ -117,7 +117,7 @@ t_concurrent() {
 		fail "the first session did not start"
 	}
 	HOME=$H run_confine state ls
-	assert_file_has_content "$OUT" '^kp  .*  session [0-9a-f-]*$'
+	assert_file_has_content "$OUT" '^kp  .*  session [0-9a-f.-]*$'
 	HOME=$H run_confine -p kp -- sh -c '
 		ls "$HOME/.agent"
 		echo second >"$HOME/.agent/second"'
@@ -125,7 +125,7 @@ t_concurrent() {
 	wait $_pid || fail "the first session failed"
 	assert_status "$RC" 0
 	assert_file_has_content "$ERR" \
-	    "^confine: state of kp in use by session [0-9a-f-]*: this session's changes to ~/\.agent, ~/\.agent\.json are discarded$"
+	    "^confine: state of kp in use by session [0-9a-f.-]*: this session's changes to ~/\.agent, ~/\.agent\.json are discarded$"
 	assert_not_file_has_content "$ERR" "agent state: kept"
 	# Plain scratch: the host's files, not the first session's.
 	assert_not_file_has_content "$OUT" '^first$'
