@@ -218,7 +218,10 @@ say(const char *what, const char *untrusted_rel)
 	autofree char *shown = untrusted_display(untrusted_wrap(untrusted_rel,
 	    strlen(untrusted_rel)), 0);
 
-	printf("  %-8s %s\n", what, shown);
+	if (shown[0] == '\0')
+		printf("  %s\n", what);	/* the kept file itself */
+	else
+		printf("  %-8s %s\n", what, shown);
 }
 
 /*
