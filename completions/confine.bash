@@ -7,6 +7,7 @@
 # confine diff [--commits] [--color | --no-color] [SESSION]
 # confine drop SESSION... | drop [--yes] --empty | --applied |
 #     --older-than DURATION | --all
+# confine state ls | show PROFILE | drop [--yes] PROFILE
 # confine apply [--yes] [--commits] [SESSION]
 # confine enter [--as-left] [SESSION] [COMMAND [ARG...]]
 # confine profile list | show NAME | check FILE...
@@ -97,7 +98,7 @@ _confine()
 	fi
 	_confine_help "$confine"
 
-	local subcommands='run ls show diff apply enter drop profile trust doctor'
+	local subcommands='run ls show diff apply enter drop state profile trust doctor'
 	local i=1 w c
 
 	case ${words[1]-} in
@@ -122,6 +123,20 @@ _confine()
 		;;
 	trust)
 		((cword == 2)) && COMPREPLY=($(compgen -f -- "$cur"))
+		return 0
+		;;
+	state)
+		if ((cword == 2)); then
+			COMPREPLY=($(compgen -W 'ls show drop' -- "$cur"))
+		elif [[ ${words[2]-} == drop && $cword -eq 3 && $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--yes -y' -- "$cur"))
+		elif [[ ${words[2]-} == show && $cword -eq 3 ]] ||
+		    [[ ${words[2]-} == drop && $cword -eq 3 ]] ||
+		    [[ ${words[2]-} == drop && $cword -eq 4 &&
+		    (${words[3]-} == --yes || ${words[3]-} == -y) ]]; then
+			COMPREPLY=($(compgen -W "$(_confine_profiles "$confine")" \
+			    -- "$cur"))
+		fi
 		return 0
 		;;
 	show)

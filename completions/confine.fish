@@ -6,7 +6,7 @@
 # option is completed as soon as confine has it.  Profile names come from
 # "confine profile list", session ids from "confine ls --all".
 
-set -l __confine_subcommands run ls show diff apply enter drop profile trust doctor
+set -l __confine_subcommands run ls show diff apply enter drop state profile trust doctor
 
 # __confine_state: where the cursor is, from the words before it.
 #   options     only run options so far: an option, a subcommand or the command
@@ -67,7 +67,7 @@ function __confine_at_command_name
     __confine_first_word; or return 0
     set -l cur (commandline -ct)
     test -n "$cur"; or return 1
-    for s in run ls show diff apply enter drop profile trust doctor
+    for s in run ls show diff apply enter drop state profile trust doctor
         string match -q -- "$cur*" $s; and return 1
     end
     return 0
@@ -79,7 +79,7 @@ function __confine_in_command
     string match -q 'past *' -- "$s"; or return 1
     set -l words (commandline -opc)
     set -l i (string split ' ' -- $s)[2]
-    test $i -eq 2; and contains -- $words[2] ls show diff apply enter drop profile trust doctor; and return 1
+    test $i -eq 2; and contains -- $words[2] ls show diff apply enter drop state profile trust doctor; and return 1
     return 0
 end
 
@@ -153,6 +153,7 @@ complete -c confine -n __confine_first_word -a diff -d 'Print the patch of a ses
 complete -c confine -n __confine_first_word -a apply -d 'Apply the patch of a session'
 complete -c confine -n __confine_first_word -a enter -d 'Run a command in the host tree plus the patch of a session'
 complete -c confine -n __confine_first_word -a drop -d 'Delete sessions'
+complete -c confine -n __confine_first_word -a state -d 'List, show or drop the agent state kept for a profile'
 complete -c confine -n __confine_first_word -a profile -d 'List, show or check profiles'
 complete -c confine -n __confine_first_word -a trust -d 'Trust a repository profile'
 complete -c confine -n __confine_first_word -a doctor -d 'Show what this kernel supports'
@@ -194,3 +195,9 @@ complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a check -
 complete -c confine -n '__confine_sub profile; and __confine_nargs 3; and __fish_seen_subcommand_from show' -a '(__confine_profiles)' -F
 complete -c confine -n '__confine_sub profile; and __fish_seen_subcommand_from check' -F
 complete -c confine -n '__confine_sub trust; and __confine_nargs 2' -F
+complete -c confine -n '__confine_sub state; and __confine_nargs 2' -a ls -d 'List the kept states'
+complete -c confine -n '__confine_sub state; and __confine_nargs 2' -a show -d 'The files a state holds that differ from the host'
+complete -c confine -n '__confine_sub state; and __confine_nargs 2' -a drop -d 'Delete the state of a profile'
+complete -c confine -n '__confine_sub state; and __confine_nargs 3; and __fish_seen_subcommand_from drop' -s y -l yes -d 'Drop without asking'
+complete -c confine -n '__confine_sub state; and __confine_nargs 3; and __fish_seen_subcommand_from show drop' -a '(__confine_profiles)'
+complete -c confine -n '__confine_sub state; and __confine_nargs 4; and __fish_seen_subcommand_from drop' -a '(__confine_profiles)'

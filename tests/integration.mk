@@ -43,6 +43,7 @@ INTEGRATION_TESTS = \
 	tests/integration/profile-property.sh \
 	tests/integration/trust.sh \
 	tests/integration/profile-mounts.sh \
+	tests/integration/persistent.sh \
 	tests/integration/export-property.sh \
 	tests/integration/export-security.sh \
 	tests/integration/sessions.sh \
@@ -120,6 +121,7 @@ BACKEND_TESTS = \
 	tests/bwrap/doctor.bwrap \
 	tests/bwrap/refusals.bwrap \
 	tests/bwrap/profile-mounts.bwrap \
+	tests/bwrap/persistent.bwrap \
 	tests/bwrap/export-property.bwrap \
 	tests/bwrap/export-security.bwrap \
 	tests/bwrap/sessions.bwrap \
@@ -154,6 +156,7 @@ BACKEND_TESTS = \
 	tests/landlock/doctor.landlock \
 	tests/landlock/refusals.landlock \
 	tests/landlock/profile-mounts.landlock \
+	tests/landlock/persistent.landlock \
 	tests/landlock/export-property.landlock \
 	tests/landlock/export-security.landlock \
 	tests/landlock/sessions.landlock \

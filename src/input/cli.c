@@ -27,6 +27,7 @@ const char cli_usage[] =
 "       confine diff [--commits] [--color | --no-color] [SESSION]\n"
 "       confine drop SESSION... | drop [--yes] --empty | --applied |\n"
 "                    --older-than DURATION | --all\n"
+"       confine state ls | show PROFILE | drop [--yes] PROFILE\n"
 "       confine apply [--yes] [--commits] [SESSION]\n"
 "       confine enter [--as-left] [SESSION] [COMMAND [ARG...]]\n"
 "       confine doctor\n"
@@ -108,6 +109,14 @@ const char cli_usage[] =
 "                       terminal before more than one (--yes: does not).\n"
 "                       Sessions over CONFINE_SESSION_CAP (default 10G)\n"
 "                       lose their oldest applied ones after a run\n"
+"  state ls             list the profiles whose agent state confine keeps\n"
+"                       (their persistent paths): size, last use\n"
+"  state show PROFILE   the paths kept and the files changed against the\n"
+"                       host's\n"
+"  state drop [--yes] PROFILE\n"
+"                       delete a profile's kept state: the next session\n"
+"                       starts from the host's files; asks first on a\n"
+"                       terminal\n"
 "  trust [FILE]         trust a repository profile (default: the\n"
 "                       workspace's .confine.ini), pinning its sha256\n"
 "  doctor               show what this kernel supports and the backend\n"
@@ -308,6 +317,30 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 	}
 	if (streq(w, "drop"))
 		return drop_args(argc, argv, o, cause);
+	if (streq(w, "state")) {
+		const char *v = argc > 2 ? argv[2] : "";
+		int i = 3;
+
+		if (streq(v, "drop") && argc > i && (streq(argv[i], "--yes") ||
+		    streq(argv[i], "-y"))) {
+			o->yes = true;
+			i++;
+		}
+		o->argv = argv + i;
+		if (streq(v, "ls") && argc == 3)
+			o->cmd = CLI_STATE_LS;
+		else if (streq(v, "show") && argc == 4 && argv[3][0] != '-')
+			o->cmd = CLI_STATE_SHOW;
+		else if (streq(v, "drop") && argc == i + 1 &&
+		    argv[i][0] != '-')
+			o->cmd = CLI_STATE_DROP;
+		else {
+			*cause = xasprintf("usage: confine state ls | show "
+			    "PROFILE | drop [--yes] PROFILE");
+			return -1;
+		}
+		return 1;
+	}
 	if (streq(w, "trust")) {
 		if (argc > 3) {
 			*cause = xasprintf("trust takes at most one FILE");

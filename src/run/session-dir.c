@@ -118,10 +118,15 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	if ((r = sys_mkdirs(parent)) < 0)
 		return r;
 	if (m->kind == PLAN_MOUNT_LINK) {
+		/* A persistent path: to its copy in the state (agent-state.c
+		 * made it, or nothing is kept of it). */
+		autofree char *to = m->state ? path_join(m->state, "copy") :
+		    xstrdup(m->src);
+
 		/* Nothing on the host: no link to nothing. */
-		if (access(m->src, F_OK) < 0 && errno == ENOENT)
+		if (access(to, F_OK) < 0 && errno == ENOENT)
 			return 0;
-		return symlink(m->src, m->upper) < 0 ? -errno : 0;
+		return symlink(to, m->upper) < 0 ? -errno : 0;
 	}
 	/*
 	 * A scratch path missing on the host: nothing to copy; in the home
@@ -156,6 +161,22 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	log_debug("copy of %s: %zu files, %zu of them reflinked", m->src,
 	    st.files, st.cloned);
 	return 0;
+}
+
+/* landlock: is m a link of a path inside a persistent one? */
+static bool
+in_persistent(const struct plan *p, const struct plan_mount *m)
+{
+	size_t i;
+
+	if (m->kind != PLAN_MOUNT_LINK || m->state)
+		return false;
+	for (i = 0; i < p->mounts.n; i++)
+		if (p->mounts.v[i].kind == PLAN_MOUNT_LINK &&
+		    p->mounts.v[i].state && path_has_prefix(m->dst,
+		    p->mounts.v[i].dst) && !streq(m->dst, p->mounts.v[i].dst))
+			return true;
+	return false;
 }
 
 /* bwrap, the allow-list view: the session's machine id, for bwrap to bind. */
@@ -226,7 +247,14 @@ copies_create(const struct plan *p, int fd, const char **where,
 
 		if (m->kind != PLAN_MOUNT_COPY && m->kind != PLAN_MOUNT_LINK)
 			continue;
+		/* A persistent copy is the state's (run/agent-state.c). */
+		if (m->kind == PLAN_MOUNT_COPY && m->state)
+			continue;
 		if (p->reenter && streq(m->src, p->workspace))
+			continue;
+		/* landlock: a link inside a persistent path is made where
+		 * its copy is kept (run/agent-state.c), after the session. */
+		if (in_persistent(p, m))
 			continue;
 		if ((r = prepare(p, m, where)) < 0)
 			return r;
@@ -317,7 +345,7 @@ workspace_session_create(const struct plan *p, const char **where,
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
 
-		if (m->kind != PLAN_MOUNT_SCRATCH)
+		if (m->kind != PLAN_MOUNT_SCRATCH || m->state)
 			continue;
 		*where = m->upper;
 		if ((mkdirat(fd, "scratch", 0700) < 0 && errno != EEXIST) ||
@@ -388,7 +416,7 @@ workspace_session_finish(const struct plan *p,
 		const struct plan_mount *m = &p->mounts.v[i];
 		const char *rel;
 
-		if (m->kind != PLAN_MOUNT_SCRATCH)
+		if (m->kind != PLAN_MOUNT_SCRATCH || m->state)
 			continue;
 		rel = m->work + strlen(p->session_dir) + 1;
 		remove_tree(fd, rel, 0);

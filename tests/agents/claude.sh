@@ -11,7 +11,7 @@ require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 # Its install script puts the native binary of this platform in place.
 agent_require claude @anthropic-ai/claude-code 2.1.332 install.cjs
-plan 5
+plan 6
 fake_start
 
 # A fake API key: the profile passes it as the agent's credential.
@@ -151,9 +151,49 @@ t_one_install_place() {
 	assert_eq "$(tree_hash "$AHOME")" "$h" "the home directory's hash"
 }
 
+# A conversation started in one confined session is resumed in the next
+# (the profile keeps ~/.claude, persistent): the resumed request carries
+# the first prompt; the host's home is never written.  The shipped profile,
+# its credential injected for the fake endpoint.
+resume_run() {
+	ANTHROPIC_API_KEY=$KEY run_confine -v -p claude-resume \
+	    --env CLAUDE_CODE_MAX_RETRIES=0 -- claude -p "$@"
+}
+
+t_resume() {
+	agent_ws
+	claude_home
+	cat >"$XDG_CONFIG_HOME/confine/profiles/claude-resume.ini" <<-EOF
+	[profile]
+	extends = claude
+	[credential]
+	inject = anthropic $FAKE_HOST:$FAKE_PORT
+	ca = $TLS/ca.pem
+	EOF
+	chmod 0644 "$XDG_CONFIG_HOME/confine/profiles/claude-resume.ini"
+	m1=$(prompt_marker)
+	resume_run --output-format json "remember ($m1)"
+	assert_status "$RC" 0
+	assert_file_has_content "$ERR" '^confine: agent state: kept in '
+	id=$(grep -o '"session_id": *"[0-9a-f-]*"' "$OUT" | head -n 1 |
+	    sed 's/.*"\([0-9a-f-]*\)"$/\1/')
+	[ -n "$id" ] || fail "no session id in claude's output"
+	n=$(wc -l <"$FAKE_LOG")
+	m2=$(prompt_marker)
+	resume_run --resume "$id" "again ($m2)"
+	assert_status "$RC" 0
+	assert_not_file_has_content "$OUT" 'No conversation found'
+	assert_file_has_content "$OUT" "$REPLY"
+	tail -n "+$((n + 1))" "$FAKE_LOG" >"$TEST_TMP/resumed"
+	assert_file_has_content "$TEST_TMP/resumed" "^  prompt $m2\$"
+	assert_file_has_content "$TEST_TMP/resumed" "^  prompt $m1\$"
+	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
+}
+
 tcase "claude -p: the reply comes back through the proxy, nothing else goes out" t_headless
 tcase "claude -p: another host is refused, counted and recorded" t_refused
 tcase "claude: its settings on the host stay unchanged; workspace agent files are flagged" t_own_config
 tcase "claude: the full-screen interface works in a terminal" t_interactive
 tcase "claude: installed in one of the profile's places, it runs; the missing ones are skipped" t_one_install_place
+tcase "claude: a conversation started in one confined session is resumed in the next" t_resume
 tap_done
