@@ -58,8 +58,9 @@ t_terminal() {
 	# The agent's bytes, passed as arguments: a name, a content, a subject.
 	run_confine -- sh -c '
 		printf "%s\n" "$2" >"$1" &&
-		git add -A && git -c user.name="E${3}ve" -c user.email=e@x.invalid \
-		    commit -q -m "$3" && echo after >>"$1"' sh \
+		git add -A && GIT_AUTHOR_NAME="E${3}ve" \
+		    GIT_AUTHOR_EMAIL=e@x.invalid git commit -q -m "$3" &&
+		echo after >>"$1"' sh \
 	    "a${ZWSP}b${HF}.txt" "x${TAGA}${SHY}y${LS}z" "fix${ZWSP}${ESC}[2J${TAGA}"
 	assert_status "$RC" 0
 	assert_ws_unchanged
@@ -116,8 +117,8 @@ color_session() {
 		printf "one\033[2Jtwo\n\033]52;c;Zm9v\007\n" >README
 		printf "@@ -1 +1 @@ not a hunk\n-x\n" >>README
 		printf "diff --git a/x b/x\n" >new.txt
-		git add -A && git -c user.name=Eve -c user.email=e@x.invalid \
-		    commit -q -m "fix$(printf "\033[31m")red"'
+		git add -A && GIT_AUTHOR_NAME=Eve GIT_AUTHOR_EMAIL=e@x.invalid \
+		    git commit -q -m "fix$(printf "\033[31m")red"'
 	assert_status "$RC" 0
 	SID=$(sed -n 's/^confine: session \([^:]*\): .*/\1/p' "$ERR")
 	# Control: the agent's raw bytes are in the patch.
