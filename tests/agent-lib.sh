@@ -3,13 +3,19 @@
 # the shipped agent profiles against the real agents.
 #
 # Gives:
+# - the agents' pins, CLAUDE_PIN, CODEX_PIN, GEMINI_PIN: "PACKAGE VERSION
+#   [SCRIPT]", the words agent_require and agent_cached take after NAME;
 # - agent_require NAME PACKAGE VERSION: the agent from npm, pinned, in a
 #   cache outside every home directory (AGENTS_CACHE, reused between runs
 #   and readable by every user), its bin/ first in PATH; the whole script
 #   skips when the cache lacks it and npm cannot reach the registry;
+# - agent_cached NAME PACKAGE VERSION: the agent as agent_require left it
+#   in the cache, in AGENT_DIR, without installing it; false when it is
+#   not there;
 # - a fake model endpoint (tests/helpers/fake-model.py) on the host's
 #   loopback at 127.0.0.2, over TLS with a certificate of a throwaway CA:
-#   FAKE_HOST, FAKE_PORT, FAKE_LOG, REPLY; an address that is not in the
+#   FAKE_HOST, FAKE_PORT, FAKE_LOG, REPLY (FAKE_HOLD, when set, the
+#   directory of its --hold release files); an address that is not in the
 #   sandbox's NO_PROXY (127.0.0.1 is), so the agent must go through the
 #   proxy, whose CONNECT tunnels are what carries HTTPS;
 # - agent_ws: a workspace (lib.sh's ws_new) with the CA at $CA_IN, where
@@ -39,6 +45,12 @@ mkdir -p "$XDG_CONFIG_HOME/confine/profiles" &&
 }
 
 # ------------------------------------------------------------- the agent
+
+# The versions the tests run, and the file of the package that puts its
+# native binary in place (Claude Code's install script).
+CLAUDE_PIN="@anthropic-ai/claude-code 2.1.332 install.cjs"
+CODEX_PIN="@openai/codex 0.171.0"
+GEMINI_PIN="@google/gemini-cli 0.61.0"
 
 # owned_ok PATH: PATH belongs to this user or to root (a cache another
 # user could write to is not run).
@@ -112,6 +124,21 @@ agent_require() {
 	export PATH
 }
 
+# agent_cached NAME PACKAGE VERSION [SCRIPT]: AGENT_DIR, AGENT_VERSION,
+# when the cache has the agent as agent_require installs it, from a cache
+# this user may trust; false otherwise.  Installs nothing.
+agent_cached() {
+	AGENT_VERSION=$3
+	for _c in "$AGENTS_CACHE" "$AGENTS_CACHE-$(id -u)"; do
+		AGENT_DIR=$_c/$1-$3
+		if [ -x "$AGENT_DIR/bin/$1" ] && owned_ok "$_c" &&
+		    owned_ok "$AGENT_DIR"; then
+			return 0
+		fi
+	done
+	return 1
+}
+
 # require_node MAJOR WHAT: skip the script when node is older than MAJOR.
 require_node() {
 	command -v node >/dev/null 2>&1 || skip_all "$2 needs Node.js, which is not installed"
@@ -154,7 +181,8 @@ fake_start() {
 		exit 1
 	}
 	python3 "$TESTS_SRCDIR/helpers/fake-model.py" --cert "$TLS/cert.pem" \
-	    --key "$TLS/key.pem" "$FAKE_HOST" "$REPLY" "$FAKE_LOG" \
+	    --key "$TLS/key.pem" ${FAKE_HOLD:+--hold "$FAKE_HOLD"} \
+	    "$FAKE_HOST" "$REPLY" "$FAKE_LOG" \
 	    "$TEST_TMP/ready.fake" </dev/null >/dev/null 2>"$TEST_TMP/fake.err" &
 	track_pid $!
 	wait_for 10 test -s "$TEST_TMP/ready.fake" || {

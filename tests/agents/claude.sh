@@ -1,16 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # claude.sh - the shipped claude profile with the real Claude Code, pinned
-# below: headless (claude -p) and full-screen in a tmux pane, its requests
-# through confine's proxy to its endpoint only (a fake one on the host's
-# loopback, over TLS), any other host refused and counted, its own
-# settings on the host unchanged whatever it writes, and its changes to
-# the workspace's agent files flagged in the report.
+# in agent-lib.sh: headless (claude -p) and full-screen in a tmux pane,
+# its requests through confine's proxy to its endpoint only (a fake one on
+# the host's loopback, over TLS), any other host refused and counted, its
+# own settings on the host unchanged whatever it writes, and its changes
+# to the workspace's agent files flagged in the report.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
-# Its install script puts the native binary of this platform in place.
-agent_require claude @anthropic-ai/claude-code 2.1.332 install.cjs
+agent_require claude $CLAUDE_PIN
 plan 5
 fake_start
 

@@ -1,16 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# codex.sh - the shipped codex profile with the real Codex CLI, pinned
-# below: headless (codex exec) and full-screen in a tmux pane, its requests
-# through confine's proxy to its endpoint only (a fake one on the host's
-# loopback, over TLS), any other host refused and counted, its own
+# codex.sh - the shipped codex profile with the real Codex CLI, pinned in
+# agent-lib.sh: headless (codex exec) and full-screen in a tmux pane, its
+# requests through confine's proxy to its endpoint only (a fake one on the
+# host's loopback, over TLS), any other host refused and counted, its own
 # settings on the host unchanged whatever it writes, and its changes to
 # the workspace's agent files flagged in the report.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 require_node 16 "Codex CLI 0.171.0"
-agent_require codex @openai/codex 0.171.0
+agent_require codex $CODEX_PIN
 plan 4
 fake_start
 

@@ -1,16 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # gemini.sh - the shipped gemini profile with the real Gemini CLI, pinned
-# below: headless (gemini -p) and full-screen in a tmux pane, its requests
-# through confine's proxy to its endpoint only (a fake one on the host's
-# loopback, over TLS), any other host refused and counted, its own
-# settings on the host unchanged whatever it writes, and its changes to
-# the workspace's agent files flagged in the report.
+# in agent-lib.sh: headless (gemini -p) and full-screen in a tmux pane,
+# its requests through confine's proxy to its endpoint only (a fake one on
+# the host's loopback, over TLS), any other host refused and counted, its
+# own settings on the host unchanged whatever it writes, and its changes
+# to the workspace's agent files flagged in the report.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 require_node 20 "Gemini CLI 0.61.0"
-agent_require gemini @google/gemini-cli 0.61.0
+agent_require gemini $GEMINI_PIN
 plan 4
 fake_start
 
