@@ -13,7 +13,8 @@
 # for it (make fuzz-list).
 
 FUZZERS = fuzz/profile-fuzzer fuzz/keyholder-policy-fuzzer \
-	fuzz/keyholder-http-fuzzer fuzz/proxy-fuzzer fuzz/commits-fuzzer \
+	fuzz/keyholder-http-fuzzer fuzz/keyholder-grant-fuzzer \
+	fuzz/proxy-fuzzer fuzz/commits-fuzzer \
 	fuzz/session-meta-fuzzer fuzz/term-fuzzer fuzz/cli-fuzzer \
 	fuzz/plan-wire-fuzzer
 
@@ -49,6 +50,15 @@ fuzz_keyholder_http_fuzzer_CFLAGS = $(AM_CFLAGS) $(FUZZ_FLAGS) \
 	$(OPENSSL_CFLAGS)
 fuzz_keyholder_http_fuzzer_LDFLAGS = $(FUZZ_FLAGS)
 fuzz_keyholder_http_fuzzer_LDADD = $(OPENSSL_LIBS) -lpthread
+
+# A login's token endpoint's answer to a refresh (keyholder/credential.h).
+fuzz_keyholder_grant_fuzzer_SOURCES = fuzz/keyholder-grant-fuzzer.c \
+	src/keyholder/credential.c src/lib/spawn.c src/lib/fdio.c \
+	src/lib/util.c src/lib/log.c
+fuzz_keyholder_grant_fuzzer_CFLAGS = $(AM_CFLAGS) $(FUZZ_FLAGS) \
+	$(JANSSON_CFLAGS)
+fuzz_keyholder_grant_fuzzer_LDFLAGS = $(FUZZ_FLAGS)
+fuzz_keyholder_grant_fuzzer_LDADD = $(JANSSON_LIBS)
 
 # The proxy's CONNECT request head.
 fuzz_proxy_fuzzer_SOURCES = fuzz/proxy-fuzzer.c src/run/proxy.c \
@@ -145,6 +155,11 @@ FUZZ_CORPUS = \
 	fuzz/corpus/keyholder-policy/gemini-stream \
 	fuzz/corpus/keyholder-policy/openai-chat-models \
 	fuzz/corpus/keyholder-policy/openai-responses \
+	fuzz/corpus/keyholder-grant/access-only \
+	fuzz/corpus/keyholder-grant/bad-values \
+	fuzz/corpus/keyholder-grant/html \
+	fuzz/corpus/keyholder-grant/invalid-grant \
+	fuzz/corpus/keyholder-grant/ok \
 	fuzz/corpus/keyholder-http/chunked \
 	fuzz/corpus/keyholder-http/chunked-bad \
 	fuzz/corpus/keyholder-http/chunked-big \

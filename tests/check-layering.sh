@@ -194,7 +194,7 @@ fi
 # a caller's stream, sorting, time conversion.  Nothing that opens, reads
 # or asks the kernel.
 pure='abort calloc free malloc realloc memcmp memcpy memmove memset memchr
-strlen strnlen strcmp strncmp strchr strrchr strstr strspn strcspn strdup
+strlen strnlen strcmp strncmp strcasecmp strncasecmp strchr strrchr strstr strspn strcspn strdup
 strndup strtol strtoul strtoull strtoll snprintf vsnprintf sprintf fprintf
 vfprintf fputc fputs fwrite putc qsort gmtime_r __stack_chk_fail
 __snprintf_chk __sprintf_chk __vsnprintf_chk __fprintf_chk __vfprintf_chk

@@ -73,6 +73,9 @@ EXTRA_DIST += tests/integration/keyholder-transport.sh \
 # confine-keyholder, the whole program, as the supervisor starts it.
 TESTS += tests/integration/keyholder.sh
 EXTRA_DIST += tests/integration/keyholder.sh tests/helpers/kh-run.py
+# Claude's login through the keyholder: renewed, written back.
+TESTS += tests/integration/keyholder-login.sh
+EXTRA_DIST += tests/integration/keyholder-login.sh
 
 EXTRA_DIST += tests/profile-lib.sh tests/apply-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py

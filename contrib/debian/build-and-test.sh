@@ -153,6 +153,9 @@ dpkg-query -W -f '${Package} ${Version} ${Status}\n' confine bubblewrap
 step "run the installed confine"
 [ "$(command -v confine)" = /usr/bin/confine ] ||
     die "confine is not /usr/bin/confine: $(command -v confine)"
+for p in confine-export confine-keyholder; do
+	[ -x /usr/libexec/confine/$p ] || die "/usr/libexec/confine/$p is not installed"
+done
 /usr/bin/confine --version
 man -w confine >/dev/null 2>&1 || die "man confine: no page found"
 man -w 5 confine-profile >/dev/null 2>&1 || die "man 5 confine-profile: no page found"
@@ -183,6 +186,18 @@ check_user() {
 	}
 	grep -qx changed "$ws.out" || die "the confined command's output is wrong (as $u)"
 	grep -qx base "$ws/file" || die "the host file changed (as $u)"
+	# The installed keyholder: an agent profile with no credential to
+	# inject is refused by it, naming the sources it tried.
+	st=0
+	run_as "$u" "cd '$ws' && env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN \
+	    -u CLAUDE_CODE_OAUTH_TOKEN HOME='$ws/nohome' confine -p claude -- true" \
+	    >"$ws.kh" 2>&1 || st=$?
+	[ "$st" -eq 125 ] && grep -q 'credential' "$ws.kh" &&
+	    grep -q 'ANTHROPIC_API_KEY' "$ws.kh" || {
+		cat "$ws.kh" >&2
+		die "the installed keyholder did not refuse a missing credential (as $u, status $st)"
+	}
+	rm -f "$ws.kh"
 	run_as "$u" "cd '$ws' && confine diff" | grep -q '^+changed$' ||
 	    die "confine diff does not show the change (as $u)"
 	run_as "$u" "cd '$ws' && confine drop \$(confine ls | awk 'END { print \$1 }')" >/dev/null

@@ -25,6 +25,7 @@
 #include "cmd/doctor.h"
 #include "enforce/namespaces.h"
 #include "input/host-probe.h"
+#include "lib/spawn.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "policy/compute.h"
@@ -142,6 +143,29 @@ landlock_report(int abi, int err)
 }
 
 /* Each backend: can it run here, and why not; then what auto picks. */
+/*
+ * The helper programs confine runs: the export (every session) and the
+ * keyholder (a session that injects a credential).  A missing one is
+ * said, not an error of doctor's: confine refuses what needs it.
+ */
+static void
+helpers(void)
+{
+	static const char *const name[] = { "confine-export",
+	    "confine-keyholder" };
+	static const char *const what[] = { "exports every session",
+	    "holds an injected credential" };
+	size_t i;
+
+	printf("helpers:\n");
+	for (i = 0; i < nitems(name); i++) {
+		autofree char *p = spawn_helper_path(name[i]);
+
+		printf("  %s: %s (%s)\n", name[i], access(p, X_OK) == 0 ? p :
+		    "missing", what[i]);
+	}
+}
+
 static int
 backends(int abi, const char *overlay_why)
 {
@@ -201,6 +225,7 @@ backends(int abi, const char *overlay_why)
 	if (auto_pick) {
 		printf("auto: %s\n", auto_pick);
 		status = 0;
+		helpers();
 	} else {
 		printf("auto: none: confine refuses to run here\n");
 		printf("hint: allow unprivileged user namespaces, install a "

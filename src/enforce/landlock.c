@@ -167,14 +167,17 @@ landlock_apply(const struct plan_landlock *ll, const char **where)
 		if ((r = add_path(ruleset, &ll->paths[i], ll->handled_fs)) < 0)
 			return r;
 	}
-	/* TCP: handled, with at most the proxy's port granted to connect. */
-	if (ll->handled_net && ll->connect_port) {
+	/* TCP: handled, with at most the proxy's and the keyholder's ports
+	 * granted to connect. */
+	for (i = 0; ll->handled_net && i < 2; i++) {
 		struct confine_ll_net_port_attr np = {
 			.allowed_access = LL_NET_CONNECT_TCP,
-			.port = ll->connect_port,
+			.port = i == 0 ? ll->connect_port : ll->connect_port2,
 		};
 
-		*where = "the proxy's port";
+		if (np.port == 0)
+			continue;
+		*where = i == 0 ? "the proxy's port" : "the keyholder's port";
 		if (sys_landlock_add_rule(ruleset, CONFINE_LL_RULE_NET_PORT, &np,
 		    0) < 0)
 			return -errno;

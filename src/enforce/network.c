@@ -42,8 +42,15 @@ lo_up(void)
 int
 net_proxy_listener(void)
 {
+	return net_listener(PLAN_PROXY_PORT);
+}
+
+/* A listener on 127.0.0.1:port, in this network namespace. */
+int
+net_listener(unsigned int port)
+{
 	struct sockaddr_in a = { .sin_family = AF_INET,
-	    .sin_port = htons(PLAN_PROXY_PORT),
+	    .sin_port = htons((uint16_t)port),
 	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 

@@ -18,5 +18,7 @@
 int	net_setup(enum plan_net, int *ret_listener);
 /* The proxy's listening socket on this namespace's 127.0.0.1.  fd or -errno. */
 int	net_proxy_listener(void);
+/* A listener on 127.0.0.1:PORT here: its fd, or -errno. */
+int	net_listener(unsigned int port);
 
 #endif

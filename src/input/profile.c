@@ -32,7 +32,8 @@
 
 enum kind { SCALAR, LIST, EXTENDS };
 enum check { C_ANY, C_QUADRANT, C_BOOL, C_PATH, C_HOME, C_NETMODE, C_HOST,
-	C_ENVNAME, C_ENVGLOB, C_ENVSET, C_BACKEND };
+	C_ENVNAME, C_ENVGLOB, C_ENVSET, C_BACKEND, C_INJECT, C_SOURCE,
+	C_ARGUMENT };
 
 static const struct key {
 	const char	*section, *name;
@@ -59,14 +60,20 @@ static const struct key {
 	K("environment", "set", LIST, C_ENVSET, env_set),
 	K("credential", "file", LIST, C_PATH, cred_file),
 	K("credential", "variable", LIST, C_ENVNAME, cred_var),
+	K("credential", "inject", SCALAR, C_INJECT, inject),
+	K("credential", "source", LIST, C_SOURCE, cred_source),
+	K("credential", "ca", SCALAR, C_PATH, cred_ca),
+	K("credential", "web-search", SCALAR, C_BOOL, web_search),
+	K("credential", "refresh", SCALAR, C_HOST, refresh),
 	K("sandbox", "backend", SCALAR, C_BACKEND, backend),
 	K("terminal", "clipboard", SCALAR, C_BOOL, clipboard),
+	K("command", "argument", LIST, C_ARGUMENT, cmd_argument),
 #undef K
 };
 
 static const char *const sections[] = { "profile", "filesystem",
 	"workspace", "network", "environment", "credential", "sandbox",
-	"terminal", NULL };
+	"terminal", "command", NULL };
 
 /* One file being read. */
 struct ctx {
@@ -124,7 +131,7 @@ check_section(struct ctx *c, const char *line)
 		error_at(c, xasprintf("unknown section [%.*s]", (int)n, p + 1),
 		    xasprintf("sections are [profile], [filesystem], "
 		    "[workspace], [network], [environment], [credential], "
-		    "[sandbox] and [terminal]"));
+		    "[sandbox], [terminal] and [command]"));
 		return;
 	}
 	/* inih ignores the rest of the line: what it holds would be lost. */
@@ -206,6 +213,21 @@ check_value(enum check chk, const char *v, char **why)
 		return syntax_env_set(v, why);
 	case C_BACKEND:
 		return syntax_word(v, syntax_backends, why);
+	case C_INJECT: {
+		autofree char *prov = NULL, *up = NULL;
+
+		return syntax_inject(v, &prov, &up, why);
+	}
+	case C_ARGUMENT:
+		return syntax_argument(v, why);
+	case C_SOURCE: {
+		struct syntax_source src;
+
+		if (syntax_source(v, &src, why) < 0)
+			return -1;
+		syntax_source_free(&src);
+		return 0;
+	}
 	}
 	return 0;
 }
@@ -232,7 +254,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 		error_at(c, xasprintf("unknown section [%s]", section),
 		    xasprintf("sections are [profile], [filesystem], "
 		    "[workspace], [network], [environment], [credential], "
-		    "[sandbox] and [terminal]"));
+		    "[sandbox], [terminal] and [command]"));
 		return 0;
 	}
 	for (i = 0; i < nitems(keys); i++)

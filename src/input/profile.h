@@ -39,11 +39,15 @@ struct profile {
 	/* [environment] */
 	struct plist	 env_pass, env_set;
 	/* [credential] */
-	struct plist	 cred_file, cred_var;
+	struct plist	 cred_file, cred_var;	/* passed in (a raw endpoint) */
+	struct pvalue	 inject, cred_ca, web_search, refresh;
+	struct plist	 cred_source;		/* injected: read outside */
 	/* [sandbox] */
 	struct pvalue	 backend;
 	/* [terminal] */
 	struct pvalue	 clipboard;
+	/* [command] */
+	struct plist	 cmd_argument;	/* "NAME ARG..." */
 };
 
 /* Where named profiles are looked up, in order (NULL entries skipped). */

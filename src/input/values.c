@@ -22,6 +22,11 @@ const char *const syntax_net_modes[] = { "none", "proxy", "host", NULL };
 const char *const syntax_backends[] = { "auto", "native", "bwrap",
 	"landlock", NULL };
 
+const char *const syntax_providers[] = { "anthropic", "openai", "gemini",
+	NULL };
+const char *const syntax_cred_kinds[] = { "api-key", "bearer", "login",
+	NULL };
+
 int
 syntax_bool(const char *s, bool *ret, char **why)
 {
@@ -302,4 +307,173 @@ syntax_expand(const char *path, const char *home)
 	if (strncmp(path, "~/", 2) == 0)
 		return path_join(home, path + 2);
 	return xstrdup(path);
+}
+
+int
+syntax_inject(const char *s, char **provider, char **upstream, char **why)
+{
+	const char *sp = strchr(s, ' ');
+	autofree char *name = NULL;
+
+	*provider = *upstream = NULL;
+	if (streq(s, "none"))
+		return 0;
+	if (sp == NULL) {
+		*why = xasprintf("'%s' is not PROVIDER HOST[:PORT] (or none)",
+		    s);
+		return -1;
+	}
+	name = xstrndup(s, (size_t)(sp - s));
+	if (syntax_word(name, syntax_providers, why) < 0)
+		return -1;
+	while (*sp == ' ')
+		sp++;
+	if (syntax_host(sp, why) < 0)
+		return -1;
+	if (strncmp(sp, "*.", 2) == 0) {
+		*why = xasprintf("'%s': one host, not a pattern", sp);
+		return -1;
+	}
+	*provider = steal_ptr(&name);
+	*upstream = xstrdup(sp);
+	return 0;
+}
+
+/* A JSON field's dotted path: names of letters, digits, '_' and '-'. */
+static bool
+field_ok(const char *s)
+{
+	size_t i, seg = 0;
+
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '.') {
+			if (seg == 0)
+				return false;
+			seg = 0;
+		} else if (isalnum((unsigned char)s[i]) || s[i] == '_' ||
+		    s[i] == '-')
+			seg++;
+		else
+			return false;
+	}
+	return seg > 0;
+}
+
+/* The next blank-separated word of *s, as a heap string; NULL at the end. */
+static char *
+word(const char **s)
+{
+	const char *p = *s, *e;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\0')
+		return NULL;
+	for (e = p; *e && *e != ' ' && *e != '\t'; e++)
+		;
+	*s = e;
+	return xstrndup(p, (size_t)(e - p));
+}
+
+int
+syntax_source(const char *s, struct syntax_source *ret, char **why)
+{
+	static const char *const types[] = { "variable", "file", "command",
+	    NULL };
+	const char *rest = s;
+	autofree char *type = NULL, *extra = NULL;
+	int t;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!printable(s)) {
+		*why = xasprintf("a source is printable text");
+		return -1;
+	}
+	ret->kind = word(&rest);
+	type = word(&rest);
+	if (ret->kind == NULL || type == NULL) {
+		*why = xasprintf("'%s' is not KIND variable NAME, KIND file "
+		    "PATH [FIELD] or KIND command CMD", s);
+		goto bad;
+	}
+	if (syntax_word(ret->kind, syntax_cred_kinds, why) < 0 ||
+	    syntax_word(type, types, why) < 0)
+		goto bad;
+	ret->type = (enum syntax_source_type)(t = syntax_word_index(type,
+	    types));
+	while (*rest == ' ' || *rest == '\t')
+		rest++;
+	if (*rest == '\0') {
+		*why = xasprintf("'%s': the %s is missing", s, t ==
+		    SOURCE_VARIABLE ? "variable's name" : t == SOURCE_FILE ?
+		    "file's path" : "command");
+		goto bad;
+	}
+	if (ret->type == SOURCE_COMMAND) {
+		if (streq(ret->kind, "login")) {
+			*why = xasprintf("'%s': a login is read from its "
+			    "file, not from a command", s);
+			goto bad;
+		}
+		ret->spec = xstrdup(rest);
+		return 0;
+	}
+	ret->spec = word(&rest);
+	ret->field = word(&rest);
+	extra = word(&rest);
+	if (extra != NULL || (ret->type == SOURCE_VARIABLE && ret->field)) {
+		*why = xasprintf("'%s': too many words (a path cannot hold a "
+		    "blank here)", s);
+		goto bad;
+	}
+	if (ret->type == SOURCE_VARIABLE) {
+		if (syntax_env_name(ret->spec, false, why) < 0)
+			goto bad;
+		return 0;
+	}
+	if (syntax_path(ret->spec, why) < 0)
+		goto bad;
+	if (ret->field && !field_ok(ret->field)) {
+		*why = xasprintf("'%s' is not a JSON field's dotted path "
+		    "(names of letters, digits, '_' and '-')", ret->field);
+		goto bad;
+	}
+	if (streq(ret->kind, "login") && ret->field == NULL) {
+		*why = xasprintf("'%s': a login names the JSON object that "
+		    "holds it (like claudeAiOauth)", s);
+		goto bad;
+	}
+	return 0;
+bad:
+	syntax_source_free(ret);
+	return -1;
+}
+
+void
+syntax_source_free(struct syntax_source *s)
+{
+	free(s->kind);
+	free(s->spec);
+	free(s->field);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+syntax_argument(const char *s, char **why)
+{
+	size_t n = strcspn(s, " \t"), i;
+
+	if (!printable(s) || n == 0 || s[n] == '\0') {
+		*why = xasprintf("'%s' is not NAME ARG... (a command's name, "
+		    "then its words)", s);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || strchr("._+-", s[i]))) {
+			*why = xasprintf("'%.*s' is not a command's name (letters, "
+			    "digits, '.', '_', '+' and '-'; no path)", (int)n,
+			    s);
+			return -1;
+		}
+	return 0;
 }

@@ -36,6 +36,34 @@ extern const char *const syntax_quadrants[];	/* sealed offline online trusted */
 extern const char *const syntax_net_modes[];	/* none proxy host */
 extern const char *const syntax_backends[];	/* auto native bwrap landlock */
 
+/*
+ * [credential] inject: "PROVIDER HOST[:PORT]", or "none".  *provider and
+ * *upstream are heap strings (NULL for none).
+ */
+int	syntax_inject(const char *, char **provider, char **upstream,
+	    char **why);
+
+/* [credential] source: "KIND variable NAME", "KIND file PATH [FIELD]" or
+ * "KIND command CMD...". */
+enum syntax_source_type { SOURCE_VARIABLE, SOURCE_FILE, SOURCE_COMMAND };
+struct syntax_source {
+	char			*kind;	/* api-key, bearer, login */
+	enum syntax_source_type	 type;
+	char			*spec;	/* the name, the path or the command */
+	char			*field;	/* file: the JSON field's dotted path */
+};
+int	syntax_source(const char *, struct syntax_source *ret, char **why);
+void	syntax_source_free(struct syntax_source *);
+
+extern const char *const syntax_providers[];	/* anthropic openai gemini */
+extern const char *const syntax_cred_kinds[];	/* api-key bearer login */
+
+/*
+ * [command] argument: "NAME ARG...": a command's name (no slash) and the
+ * words it gets first, split on blanks.
+ */
+int	syntax_argument(const char *, char **why);
+
 /* Expand a leading "~" against home; the result is normal.  Heap string. */
 char	*syntax_expand(const char *path, const char *home);
 

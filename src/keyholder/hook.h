@@ -17,6 +17,7 @@
 #ifndef CONFINE_KEYHOLDER_HOOK_H
 #define CONFINE_KEYHOLDER_HOOK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A request body the keyholder takes at most (a long agent context). */
@@ -66,6 +67,15 @@ enum kh_verdict {
  */
 typedef enum kh_verdict (*kh_hook)(void *arg, struct kh_request *req,
     struct kh_refusal *ret);
+
+/*
+ * The renew hook, optional: the provider answered 401 to req, which the
+ * hook let through.  Renew the credential if it can (serialised: called
+ * from several threads at once) and put the new one on req: true, and the
+ * transport sends req once more (the 401 is never seen); false, and the
+ * 401 goes to the agent as it came.
+ */
+typedef bool (*kh_renew)(void *arg, struct kh_request *req);
 
 /* Free what a request or a refusal holds (not the struct itself). */
 void	kh_request_clear(struct kh_request *);

@@ -71,6 +71,8 @@ static const struct tool_rule responses_tools[] = {
 	{ "shell", TOOL_CLIENT, NULL },
 	{ "apply_patch", TOOL_CLIENT, NULL },
 	{ "computer_use_preview", TOOL_CLIENT, NULL },
+	/* A group of tools: its own "tools" are judged by this table. */
+	{ "namespace", TOOL_CLIENT, NULL },
 	{ "web_search", TOOL_SEARCH, NULL },
 	{ "web_search_preview", TOOL_SEARCH, NULL },
 	{ "web_search_####_##_##", TOOL_SEARCH, NULL },
@@ -324,6 +326,56 @@ openai_parts_check(json_t *parts, struct kh_why *ret)
 	return 0;
 }
 
+/*
+ * Keys under which a schema, not a request, is written: a property named
+ * "tools" there is the agent's own data.
+ */
+static bool
+schema_key(const char *k)
+{
+	static const char *const keys[] = { "parameters", "input_schema",
+	    "schema", "json_schema", "format", "properties", NULL };
+	size_t i;
+
+	for (i = 0; keys[i]; i++)
+		if (streq(k, keys[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Every "tools" array anywhere in an OpenAI body, not only the top
+ * level: an input item may carry tools of its own (Codex sends its tools
+ * in an "additional_tools" item), and a "namespace" groups tools.  Each
+ * is judged by the table; the depth is bounded by depth_ok() already.
+ */
+static int
+nested_tools_check(json_t *v, const struct tool_rule *rules,
+    const struct kh_policy *p, bool top, struct kh_why *ret)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (nested_tools_check(x, rules, p, false, ret) < 0)
+				return -1;
+		return 0;
+	}
+	if (!json_is_object(v))
+		return 0;
+	/* The top level's own "tools" is typed_tools_check()'s. */
+	if (!top && json_object_get(v, "tools") &&
+	    typed_tools_check(v, rules, p, false, ret) < 0)
+		return -1;
+	json_object_foreach(v, k, x)
+		if (!schema_key(k) &&
+		    nested_tools_check(x, rules, p, false, ret) < 0)
+			return -1;
+	return 0;
+}
+
 static int
 responses_check(json_t *body, const struct kh_policy *p, struct kh_why *ret)
 {
@@ -334,7 +386,8 @@ responses_check(json_t *body, const struct kh_policy *p, struct kh_why *ret)
 		return field_refused("background", "a background response "
 		    "is kept and read back through routes confine refuses",
 		    ret);
-	if (typed_tools_check(body, responses_tools, p, false, ret) < 0)
+	if (typed_tools_check(body, responses_tools, p, false, ret) < 0 ||
+	    nested_tools_check(body, responses_tools, p, true, ret) < 0)
 		return -1;
 	json_array_foreach(json_object_get(body, "input"), i, it) {
 		if (openai_parts_check(json_object_get(it, "content"),
@@ -353,7 +406,8 @@ chat_check(json_t *body, const struct kh_policy *p, struct kh_why *ret)
 
 	if (json_object_get(body, "web_search_options") && !p->web_search)
 		return tool_check(responses_tools, p, "web_search", ret);
-	if (typed_tools_check(body, chat_tools, p, false, ret) < 0)
+	if (typed_tools_check(body, chat_tools, p, false, ret) < 0 ||
+	    nested_tools_check(body, chat_tools, p, true, ret) < 0)
 		return -1;
 	json_array_foreach(json_object_get(body, "messages"), i, m)
 		if (openai_parts_check(json_object_get(m, "content"), ret) < 0)

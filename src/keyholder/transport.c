@@ -30,6 +30,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -70,6 +71,7 @@
 struct server {
 	const struct kh_upstream *up;
 	kh_hook		 hook;
+	kh_renew	 renew;		/* or NULL */
 	void		*arg;
 	struct kh_stats	*stats;
 	SSL_CTX		*ctx;
@@ -97,7 +99,8 @@ struct conn {
 	char		 why[256];	/* the last upstream failure */
 };
 
-enum relay { R_DONE, R_CLOSE, R_RETRY, R_FAIL_BEFORE, R_FAIL_AFTER };
+enum relay { R_DONE, R_CLOSE, R_RETRY, R_FAIL_BEFORE, R_FAIL_AFTER,
+    R_UNAUTHORIZED };
 
 static int64_t
 now_ms(void)
@@ -1101,15 +1104,25 @@ relay_body(struct conn *c, const struct resp *r)
 	return R_DONE;
 }
 
+/* The length of a target's path (what -v may log: no query). */
+static int
+path_len(const char *target)
+{
+	size_t n = strcspn(target, "?#");
+
+	return n > 200 ? 200 : (int)n;
+}
+
 /*
  * Relay the response to req: interim ones, then the final one.  R_DONE
  * (the agent's connection may go on; the provider's too, if still open),
  * R_CLOSE (close both), R_RETRY (the reused connection closed before a
- * byte came), R_FAIL_BEFORE (*status, c->why) or R_FAIL_AFTER (c->why).
+ * byte came), R_FAIL_BEFORE (*status, c->why) or R_FAIL_AFTER (c->why);
+ * with hold_401, R_UNAUTHORIZED for a final 401, its head left unread.
  */
 static enum relay
 relay_response(struct conn *c, const struct kh_request *req, bool reused,
-    bool closing, int *status)
+    bool closing, bool hold_401, int *status)
 {
 	struct resp r;
 	struct sink out;
@@ -1154,6 +1167,11 @@ relay_response(struct conn *c, const struct kh_request *req, bool reused,
 			    "protocols unasked");
 			return R_FAIL_BEFORE;
 		}
+		if (r.status == 401 && hold_401) {
+			c->up.off -= hlen;
+			free(out.p);
+			return R_UNAUTHORIZED;
+		}
 		if (r.status >= 200)
 			break;
 		sink_str(&out, "\r\n");
@@ -1162,6 +1180,9 @@ relay_response(struct conn *c, const struct kh_request *req, bool reused,
 		if (e < 0)
 			return R_CLOSE;
 	}
+	if (r.status >= 400)
+		log_info("keyholder: %s answered %d to %s %.*s", c->s->up->host,
+		    r.status, req->method, path_len(req->target), req->target);
 	if (r.status == 204 || r.status == 304 || streq(req->method, "HEAD"))
 		r.chunked = false, r.has_length = true, r.length = 0;
 	if (!r.chunked && !r.has_length)
@@ -1175,62 +1196,98 @@ relay_response(struct conn *c, const struct kh_request *req, bool reused,
 	return relay_body(c, &r);
 }
 
-/* An upstream failure: counted, logged, answered. */
+/* An upstream failure: counted, logged (-v), answered. */
 static void
-failed(struct conn *c, int status)
+failed(struct conn *c, const struct kh_request *req, int status)
 {
 	atomic_fetch_add(&c->s->stats->failed, 1);
 	if (status)
-		log_info("keyholder: answered %d: %s", status, c->why);
+		log_info("keyholder: %s %.*s to %s: answered %d: %s",
+		    req->method, path_len(req->target), req->target,
+		    c->s->up->host, status, c->why);
 	else
-		log_info("keyholder: response cut: %s", c->why);
+		log_info("keyholder: %s %.*s to %s: response cut: %s",
+		    req->method, path_len(req->target), req->target,
+		    c->s->up->host, c->why);
 	if (status)
 		(void)answer(c, status, c->why, false);
 }
 
-/* Forward req and relay the response: whether the connection goes on. */
-static bool
-forward(struct conn *c, const struct kh_request *req, bool closing)
+/*
+ * Send req, on the connection kept or a new one (once more on a new one
+ * when the kept one turns out closed), and relay the response.
+ */
+static enum relay
+forward_once(struct conn *c, const struct kh_request *req, bool closing,
+    bool hold_401, bool *counted, int *st)
 {
 	enum relay rl = R_CLOSE;
-	bool reused, counted = false;
-	int st = 0, attempt;
+	bool reused;
+	int attempt;
 
 	for (attempt = 0; attempt < 2; attempt++) {
 		reused = c->up.ssl != NULL;
-		if (!reused && (st = up_open(c)) != 0) {
-			failed(c, st);
-			return !closing;
-		}
+		if (!reused && (*st = up_open(c)) != 0)
+			return R_FAIL_BEFORE;
 		if (send_request(c, req) < 0) {
 			up_close(c);
 			if (reused)
 				continue;
 			snprintf(c->why, sizeof(c->why), "cannot send the "
 			    "request to the endpoint");
-			failed(c, 502);
-			return !closing;
+			*st = 502;
+			return R_FAIL_BEFORE;
 		}
-		if (!counted)
+		if (!*counted)
 			atomic_fetch_add(&c->s->stats->forwarded, 1);
-		counted = true;
-		rl = relay_response(c, req, reused, closing, &st);
+		*counted = true;
+		rl = relay_response(c, req, reused, closing, hold_401, st);
 		if (rl != R_RETRY)
 			break;
 		up_close(c);
+	}
+	return rl;
+}
+
+/*
+ * Forward req and relay the response: whether the connection goes on.  A
+ * 401 is shown to the renew hook once: when it renewed the credential
+ * (and put it on req), req is sent again; else the 401 goes through.
+ */
+static bool
+forward(struct conn *c, struct kh_request *req, bool closing)
+{
+	enum relay rl;
+	bool counted = false;
+	int st = 0;
+
+	rl = forward_once(c, req, closing, c->s->renew != NULL, &counted,
+	    &st);
+	if (rl == R_UNAUTHORIZED) {
+		log_info("keyholder: %s answered 401 to %s %.*s: renewing "
+		    "the credential", c->s->up->host, req->method,
+		    path_len(req->target), req->target);
+		if (c->s->renew(c->s->arg, req)) {
+			up_close(c);
+			rl = forward_once(c, req, closing, false, &counted,
+			    &st);
+		} else
+			rl = relay_response(c, req, false, closing, false,
+			    &st);
 	}
 	switch (rl) {
 	case R_DONE:
 		return !closing;
 	case R_FAIL_BEFORE:
 		up_close(c);
-		failed(c, st);
+		failed(c, req, st);
 		return !closing;
 	case R_FAIL_AFTER:
-		failed(c, 0);
+		failed(c, req, 0);
 		/* FALLTHROUGH */
 	case R_CLOSE:
 	case R_RETRY:
+	case R_UNAUTHORIZED:
 		break;
 	}
 	up_close(c);
@@ -1336,6 +1393,47 @@ serve_conn(void *arg)
 	return NULL;
 }
 
+/* An OpenSSL hashed name: 8 hex digits, a dot, a number. */
+static bool
+hash_name(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return s[8] == '.' && s[9] >= '0' && s[9] <= '9';
+}
+
+/*
+ * The system's trust store.  Where the default certificate directory
+ * holds OpenSSL's hashed names (Debian's /etc/ssl/certs, which
+ * update-ca-certificates keeps beside the bundle), a certificate is read
+ * from it when a chain needs it: the whole bundle, loaded, costs some
+ * 1.3 MB of the keyholder's memory.  Elsewhere (a bundle only, or
+ * SSL_CERT_FILE set), OpenSSL's default file and directory.
+ */
+static int
+system_store(SSL_CTX *ctx)
+{
+	const char *dir = getenv(X509_get_default_cert_dir_env());
+	struct dirent *e;
+	bool hashed = false;
+	DIR *d;
+
+	if (getenv(X509_get_default_cert_file_env()) != NULL)
+		return SSL_CTX_set_default_verify_paths(ctx);
+	if (dir == NULL)
+		dir = X509_get_default_cert_dir();
+	if ((d = opendir(dir)) != NULL) {
+		while (!hashed && (e = readdir(d)) != NULL)
+			hashed = hash_name(e->d_name);
+		closedir(d);
+	}
+	return hashed ? SSL_CTX_set_default_verify_dir(ctx) :
+	    SSL_CTX_set_default_verify_paths(ctx);
+}
+
 static int
 tls_ctx(const struct kh_upstream *up, SSL_CTX **ret)
 {
@@ -1343,7 +1441,7 @@ tls_ctx(const struct kh_upstream *up, SSL_CTX **ret)
 
 	if ((ctx = SSL_CTX_new(TLS_client_method())) == NULL ||
 	    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
-	    SSL_CTX_set_default_verify_paths(ctx) != 1) {
+	    system_store(ctx) != 1) {
 		log_warn("keyholder: cannot set up TLS");
 		SSL_CTX_free(ctx);
 		return -EIO;
@@ -1484,12 +1582,147 @@ accept_loop(struct server *s, int listen_fd, const pthread_attr_t *attr)
 	return 0;
 }
 
+/*
+ * The response to a kh_fetch() request into *ret (at most max bytes of
+ * body): its status, or -1 (c->why).  The provider's bytes, parsed as the
+ * relay does.
+ */
+static int
+fetch_response(struct conn *c, size_t max, struct sink *ret)
+{
+	struct chunk ch = { .st = CH_SIZE };
+	struct resp r = { 0 };
+	struct sink head = { 0 };
+	const char *end;
+	size_t hlen, k;
+	ssize_t n;
+
+	snprintf(c->why, sizeof(c->why), "the endpoint closed the connection "
+	    "early");
+	do {
+		while ((end = memmem(c->up.buf + c->up.off, c->up.len -
+		    c->up.off, "\r\n\r\n", 4)) == NULL)
+			if (fill_up(&c->up) <= 0)
+				return -1;
+		hlen = (size_t)(end + 4 - (c->up.buf + c->up.off));
+		memset(&r, 0, sizeof(r));
+		head.len = 0;
+		if (parse_response(c, c->up.buf + c->up.off, hlen, &r,
+		    &head) < 0) {
+			free(head.p);
+			return -1;
+		}
+		c->up.off += hlen;
+	} while (r.status < 200);
+	free(head.p);
+	sink_add(ret, "", 0);
+	for (;;) {
+		if (r.chunked ? ch.st == CH_DONE : r.has_length &&
+		    ret->len == r.length)
+			break;
+		if (c->up.off == c->up.len) {
+			if ((n = fill_up(&c->up)) == 0 && !r.chunked &&
+			    !r.has_length)
+				break;
+			if (n <= 0) {
+				snprintf(c->why, sizeof(c->why), "the "
+				    "endpoint's answer was cut");
+				return -1;
+			}
+		}
+		k = c->up.len - c->up.off;
+		if (r.chunked) {
+			if ((n = kh_dechunk(&ch, c->up.buf + c->up.off, k, ret,
+			    max)) < 0) {
+				snprintf(c->why, sizeof(c->why), "%s",
+				    n == -2 ? "the endpoint's answer is over "
+				    "the keyholder's limit" : "malformed chunks "
+				    "from the endpoint");
+				return -1;
+			}
+			k = (size_t)n;
+		} else {
+			if (r.has_length && k > r.length - ret->len)
+				k = (size_t)(r.length - ret->len);
+			if (ret->len + k > max) {
+				snprintf(c->why, sizeof(c->why), "the "
+				    "endpoint's answer is over the keyholder's "
+				    "limit");
+				return -1;
+			}
+			sink_add(ret, c->up.buf + c->up.off, k);
+		}
+		c->up.off += k;
+	}
+	return r.status;
+}
+
+int
+kh_fetch(const struct kh_upstream *up, const char *method,
+    const char *target, const char *content_type, const char *body,
+    size_t max, int *ret_status, char **ret_body, size_t *ret_len,
+    char **why)
+{
+	struct server s = { .up = up };
+	struct conn c = { .s = &s };
+	struct kh_request req = { 0 };
+	struct kh_header h[2] = { { (char *)"Content-Type",
+	    (char *)content_type }, { (char *)"Accept",
+	    (char *)"application/json" } };
+	struct sink out = { 0 };
+	int st, r;
+
+	if ((r = tls_ctx(up, &s.ctx)) < 0) {
+		*why = xstrdup("cannot set up TLS");
+		return -1;
+	}
+	c.up.fd = -1;
+	c.up.buf = xmalloc(BUF_MAX);
+	req.method = (char *)method;
+	req.target = (char *)target;
+	req.headers = h;
+	req.nheaders = nitems(h);
+	req.untrusted_body = (char *)body;
+	req.body_len = strlen(body);
+	r = -1;
+	if ((st = up_open(&c)) != 0)
+		*why = xstrdup(c.why);
+	else if (send_request(&c, &req) < 0)
+		*why = xasprintf("cannot send the request to %s", up->host);
+	else if ((st = fetch_response(&c, max, &out)) < 0)
+		*why = xstrdup(c.why);
+	else {
+		*ret_status = st;
+		*ret_body = steal_ptr(&out.p);
+		*ret_len = out.len;
+		r = 0;
+	}
+	if (out.p) {
+		explicit_bzero(out.p, out.cap);
+		free(out.p);
+	}
+	up_close(&c);
+	if (c.addrs)
+		freeaddrinfo(c.addrs);
+	free(c.up.buf);
+	SSL_CTX_free(s.ctx);
+	return r;
+}
+
 int
 kh_serve(int listen_fd, int stop_fd, const struct kh_upstream *up,
     kh_hook hook, void *arg, struct kh_stats *stats)
 {
-	struct server s = { .up = up, .hook = hook, .arg = arg,
-	    .stats = stats, .stop_fd = stop_fd };
+	return kh_serve_renewing(listen_fd, stop_fd, up, hook, NULL, arg,
+	    stats);
+}
+
+int
+kh_serve_renewing(int listen_fd, int stop_fd, const struct kh_upstream *up,
+    kh_hook hook, kh_renew renew, void *arg, struct kh_stats *stats)
+{
+	struct server s = { .up = up, .hook = hook, .renew = renew,
+	    .arg = arg, .stats = stats, .stop_fd = stop_fd };
 	pthread_condattr_t ca;
 	pthread_attr_t attr;
 	sigset_t pipe, old;

@@ -48,4 +48,22 @@ struct kh_stats {
 int	kh_serve(int listen_fd, int stop_fd, const struct kh_upstream *,
 	    kh_hook, void *arg, struct kh_stats *);
 
+/* As kh_serve, with a renew hook (hook.h), given the same arg. */
+int	kh_serve_renewing(int listen_fd, int stop_fd,
+	    const struct kh_upstream *, kh_hook, kh_renew, void *arg,
+	    struct kh_stats *);
+
+/*
+ * One request to up over verified TLS, on a connection of its own closed
+ * after it (the keyholder's own, to a login's token endpoint): method,
+ * target, a Content-Type and the body.  The response's status and body
+ * (heap, NUL after it, at most max bytes; the caller wipes and frees it)
+ * in *ret_status, *ret_body and *ret_len; 0, or -1 with *why (a heap
+ * line: never the request's body, nor the response's).
+ */
+int	kh_fetch(const struct kh_upstream *up, const char *method,
+	    const char *target, const char *content_type, const char *body,
+	    size_t max, int *ret_status, char **ret_body, size_t *ret_len,
+	    char **why);
+
 #endif

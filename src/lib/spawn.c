@@ -10,14 +10,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/spawn.h"
+#include "lib/util.h"
 
 extern char **environ;
 
@@ -50,7 +53,8 @@ child(const char *prog, char *const argv[], const struct spawn_opts *o,
 			_exit(o->fail_status);
 	}
 	if (move_fd(o->in, 0) < 0 || move_fd(o->out, 1) < 0 ||
-	    move_fd(o->err, 2) < 0)
+	    move_fd(o->err, 2) < 0 || (o->keep > 2 &&
+	    fcntl(o->keep, F_SETFD, 0) < 0))
 		_exit(o->fail_status);
 	execve(prog, argv, o->envp ? o->envp : environ);
 	err = errno;
@@ -58,6 +62,26 @@ child(const char *prog, char *const argv[], const struct spawn_opts *o,
 		dprintf(STDERR_FILENO, "confine: %s: cannot run '%s': %s\n",
 		    o->name, prog, strerror(err));
 	_exit(o->fail_status);
+}
+
+char *
+spawn_helper_path(const char *name)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash, *p;
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			p = xasprintf("%s/%s", self, name);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return xasprintf("%s/%s", PKGLIBEXECDIR, name);
 }
 
 pid_t

@@ -20,6 +20,9 @@ struct spawn_opts {
 	const char	 *name;		/* "NAME: cannot run" on stderr; NULL:
 					   silent */
 	int		  fail_status;	/* the child's exit when exec fails */
+	int		  keep;		/* an fd above 2 the program gets as
+					   itself (its close-on-exec cleared);
+					   0: none */
 };
 
 /* Options with every fd inherited; exec failure exits 127, silently. */
@@ -32,6 +35,13 @@ struct spawn_opts {
  */
 pid_t	spawn_start(const char *prog, char *const argv[],
 	    const struct spawn_opts *o);
+
+/*
+ * The path of confine's helper program NAME (confine-export,
+ * confine-keyholder): beside confine's own executable when it is there
+ * (a build tree), else in PKGLIBEXECDIR.  Heap string.
+ */
+char	*spawn_helper_path(const char *name);
 
 /* Wait for pid (EINTR retried): its wait status, or -errno. */
 int	spawn_wait(pid_t pid);

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -319,6 +320,7 @@ landlock_rights_plan(struct plan *p, const struct host *h)
 	    policy_landlock_net(abi);
 	if (p->net == PLAN_NET_PROXY)
 		p->landlock.connect_port = PLAN_PROXY_PORT;
+	p->landlock.connect_port2 = p->keyholder_port;
 	p->landlock.scoped = policy_landlock_scoped(abi);
 	if (abi < 2)
 		degrade(p, "landlock ABI < 2: renaming or linking across "
@@ -934,14 +936,16 @@ backend_choose(struct plan *p, const struct eff *e, const struct host *h,
 		    "from a session without those keys (keyctl show)");
 		return -1;
 	}
-	if (p->net == PLAN_NET_PROXY) {
-		*cause = xasprintf("backend landlock (%s) cannot offer network "
-		    "mode proxy: without a network namespace of its own, a "
-		    "connection to the proxy's port could go to any host",
+	if (p->net == PLAN_NET_PROXY || e->inject.value) {
+		*cause = xasprintf("backend landlock (%s) cannot offer %s: "
+		    "without a network namespace of its own, a connection to "
+		    "its port on the loopback could go to any host",
 		    is_auto ? "auto: no user namespaces, no usable bwrap" :
-		    origin);
-		*hint = xasprintf("use --network none, or allow user namespaces "
-		    "or install a setuid bwrap (%s)", BWRAP_PATH);
+		    origin, p->net == PLAN_NET_PROXY ? "network mode proxy" :
+		    "an injected credential (credential.inject)");
+		*hint = xasprintf("%s allow user namespaces or install a setuid "
+		    "bwrap (%s)", p->net == PLAN_NET_PROXY ? "use --network none, "
+		    "or" : "inject with another backend:", BWRAP_PATH);
 		return -1;
 	}
 	p->backend = PLAN_BACKEND_LANDLOCK;
@@ -949,6 +953,251 @@ backend_choose(struct plan *p, const struct eff *e, const struct host *h,
 	    "namespaces: %s; bwrap: %s)", h->userns_why, no_bwrap) :
 	    xasprintf("landlock (asked for: %s)", origin);
 	landlock_backend_weaker(p, h);
+	return 0;
+}
+
+/*
+ * The command, with the words a [command] argument of its name adds after
+ * its name, in the profile's order (an agent's own configuration given on
+ * its command line: confine-profile(5)).
+ */
+static char **
+command_argv(char *const *argv, const struct eff *e)
+{
+	const char *base = argv[0] ? strrchr(argv[0], '/') : NULL;
+	char **v = NULL;
+	size_t n = 0, i;
+
+	v = xcalloc(1, sizeof(*v));
+	if (argv[0] == NULL)
+		return v;
+	base = base ? base + 1 : argv[0];
+	strv_push(&v, &n, xstrdup(argv[0]));
+	for (i = 0; i < e->cmd_argument.n; i++) {
+		const char *s = e->cmd_argument.v[i].value, *w;
+		size_t len = strcspn(s, " \t");
+
+		if (strlen(base) != len || strncmp(s, base, len) != 0)
+			continue;
+		for (w = s + len; *w; ) {
+			size_t k;
+
+			w += strspn(w, " \t");
+			if ((k = strcspn(w, " \t")) == 0)
+				break;
+			strv_push(&v, &n, xstrndup(w, k));
+			w += k;
+		}
+	}
+	for (i = 1; argv[i]; i++)
+		strv_push(&v, &n, xstrdup(argv[i]));
+	return v;
+}
+
+/*
+ * What each provider's agents read their base URL and key from (as the
+ * agents document): the keyholder's address and a placeholder, which the
+ * keyholder replaces with the user's credential.
+ */
+static const struct {
+	const char	*provider, *url, *key;
+} inject_vars[] = {
+	{ "anthropic", "ANTHROPIC_BASE_URL=http://127.0.0.1:3129",
+	    "ANTHROPIC_AUTH_TOKEN" },
+	{ "openai", "OPENAI_BASE_URL=http://127.0.0.1:3129/v1",
+	    "OPENAI_API_KEY" },
+	{ "gemini", "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:3129",
+	    "GEMINI_API_KEY" },
+};
+
+static void
+inject_env_vars(const struct plan *p, char *ret[3])
+{
+	size_t i;
+
+	for (i = 0; p->inject.provider && i < nitems(inject_vars); i++)
+		if (streq(inject_vars[i].provider, p->inject.provider)) {
+			ret[0] = xstrdup(inject_vars[i].url);
+			ret[1] = xasprintf("%s=%s", inject_vars[i].key,
+			    PLAN_INJECT_PLACEHOLDER);
+		}
+}
+
+/* The host's environment without the variables a source reads. */
+static char **
+inject_env_filter(const struct plan *p, char *const *host_env)
+{
+	char **v = NULL;
+	size_t n = 0, i, j;
+
+	v = xcalloc(1, sizeof(*v));
+	for (i = 0; host_env && host_env[i]; i++) {
+		bool drop = false;
+
+		for (j = 0; p->inject.sources && p->inject.sources[j]; j++) {
+			const char *s = p->inject.sources[j], *name;
+			size_t len;
+
+			if ((name = strstr(s, " variable ")) == NULL ||
+			    name != strchr(s, ' '))
+				continue;
+			name += strlen(" variable ");
+			len = strlen(name);
+			if (strncmp(host_env[i], name, len) == 0 &&
+			    host_env[i][len] == '=')
+				drop = true;
+		}
+		if (!drop)
+			strv_push(&v, &n, xstrdup(host_env[i]));
+	}
+	return v;
+}
+
+/*
+ * Does the proxy's rule (HOST[:PORT]: any port when not given) name the
+ * injected HOST[:PORT] (443 when not given)?  A pattern is left to the
+ * proxy, which refuses the injected endpoint whatever its rules say.
+ */
+static bool
+rule_names(const char *rule, const char *inj)
+{
+	autofree char *x = NULL, *y = NULL;
+	const char *cr = strrchr(rule, ':'), *ci = strrchr(inj, ':');
+	bool rport = cr && !strchr(cr, ']'), iport = ci && !strchr(ci, ']');
+
+	y = iport ? xstrdup(inj) : xasprintf("%s:443", inj);
+	if (rport)
+		return strcasecmp(rule, y) == 0;
+	x = xasprintf("%s:", rule);
+	return strncasecmp(x, y, strlen(x)) == 0;
+}
+
+/*
+ * [credential] inject: the keyholder's options, and what must not be
+ * beside it: no way to the same endpoint but through the keyholder, no
+ * source passed in raw, a network namespace of its own.
+ */
+static int
+inject_plan(struct plan *p, const struct eff *e, char **cause, char **hint)
+{
+	const struct plist *ways[] = { &e->endpoint, &e->allow };
+	const char *const wayname[] = { "network.endpoint", "network.allow" };
+	autofree char *prov = NULL, *up = NULL, *why = NULL;
+	bool login = false;
+	size_t i, j, n = 0, ns = 0;
+
+	if (e->inject.value == NULL) {
+		/* Read only for an injected credential: say so. */
+		if (e->cred_source.n == 0)
+			return 0;
+		*cause = xasprintf("%s: credential.source = %s, but the "
+		    "credential is not injected", e->cred_source.v[0].origin,
+		    e->cred_source.v[0].value);
+		*hint = xasprintf("set credential.inject = PROVIDER HOST[:PORT] "
+		    "(confine-profile(5)), or drop the sources");
+		return -1;
+	}
+	if (syntax_inject(e->inject.value, &prov, &up, &why) < 0) {
+		*cause = xasprintf("%s: credential.inject: %s",
+		    e->inject.origin, why);
+		return -1;
+	}
+	if (streq(e->net_mode.value, "host")) {
+		*cause = xasprintf("credential.inject = %s (%s) needs a network "
+		    "of the sandbox's own, not network mode host (%s)",
+		    e->inject.value, e->inject.origin, e->net_mode.origin);
+		*hint = xasprintf("use network mode none or proxy");
+		return -1;
+	}
+	if (e->cred_source.n == 0) {
+		*cause = xasprintf("credential.inject = %s (%s) has no "
+		    "credential.source to read the credential from",
+		    e->inject.value, e->inject.origin);
+		*hint = xasprintf("add source = KIND variable NAME (or file, or "
+		    "command): confine-profile(5)");
+		return -1;
+	}
+	for (j = 0; j < nitems(ways); j++)
+		for (i = 0; i < ways[j]->n; i++) {
+			if (!rule_names(ways[j]->v[i].value, up))
+				continue;
+			*cause = xasprintf("%s = %s (%s) is the injected "
+			    "endpoint (credential.inject, %s): it is reached "
+			    "through confine's keyholder only, with your "
+			    "credential", wayname[j], ways[j]->v[i].value,
+			    ways[j]->v[i].origin, e->inject.origin);
+			*hint = xasprintf("drop it (an empty value clears a list "
+			    "the profile extends)");
+			return -1;
+		}
+	p->inject.args = xcalloc(16 + 7 * e->cred_source.n, sizeof(char *));
+	p->inject.sources = xcalloc(e->cred_source.n + 1, sizeof(char *));
+	p->inject.args[n++] = xstrdup("--provider");
+	p->inject.args[n++] = xstrdup(prov);
+	p->inject.args[n++] = xstrdup("--upstream");
+	p->inject.args[n++] = xstrdup(up);
+	if (e->cred_ca.value) {
+		p->inject.args[n++] = xstrdup("--ca");
+		p->inject.args[n++] = xstrdup(e->cred_ca.value);
+	}
+	if (streq(e->web_search.value, "yes"))
+		p->inject.args[n++] = xstrdup("--web-search");
+	for (i = 0; i < e->cred_source.n; i++) {
+		const struct pvalue *v = &e->cred_source.v[i];
+		struct syntax_source src;
+		static const char *const opt[] = { "--variable", "--file",
+		    "--command" };
+
+		free(why);
+		why = NULL;
+		if (syntax_source(v->value, &src, &why) < 0) {
+			*cause = xasprintf("%s: credential.source: %s",
+			    v->origin, why);
+			return -1;
+		}
+		for (j = 0; j < e->cred_var.n; j++)
+			if (src.type == SOURCE_VARIABLE &&
+			    streq(e->cred_var.v[j].value, src.spec)) {
+				*cause = xasprintf("%s: credential.variable = "
+				    "%s passes into the sandbox what %s "
+				    "injects", e->cred_var.v[j].origin,
+				    src.spec, v->origin);
+				*hint = xasprintf("drop the variable: an "
+				    "injected credential stays outside");
+				syntax_source_free(&src);
+				return -1;
+			}
+		if (streq(src.kind, "login")) {
+			if (!streq(prov, "anthropic")) {
+				*cause = xasprintf("%s: credential.source = "
+				    "%s: confine refreshes a login for "
+				    "anthropic only", v->origin, v->value);
+				*hint = xasprintf("inject an API key (kind "
+				    "api-key or bearer)");
+				syntax_source_free(&src);
+				return -1;
+			}
+			login = true;
+		}
+		p->inject.args[n++] = xstrdup("--kind");
+		p->inject.args[n++] = xstrdup(src.kind);
+		p->inject.args[n++] = xstrdup(opt[src.type]);
+		p->inject.args[n++] = xstrdup(src.spec);
+		if (src.field) {
+			p->inject.args[n++] = xstrdup("--field");
+			p->inject.args[n++] = xstrdup(src.field);
+		}
+		p->inject.sources[ns++] = xstrdup(v->value);
+		syntax_source_free(&src);
+	}
+	if (login) {
+		p->inject.args[n++] = xstrdup("--refresh");
+		p->inject.args[n++] = xstrdup(e->refresh.value ?
+		    e->refresh.value : PLAN_ANTHROPIC_REFRESH);
+	}
+	p->inject.provider = steal_ptr(&prov);
+	p->inject.upstream = steal_ptr(&up);
+	p->keyholder_port = PLAN_KEYHOLDER_PORT;
 	return 0;
 }
 
@@ -969,6 +1218,10 @@ env_plan(struct plan *p, const struct host *h, char *const *host_env,
 	char *set[] = { home, user, logname, tmpdir, session, NULL, NULL };
 	size_t na = 0, no = 0, nowned = 0, i;
 
+	autostrv char **kept = inject_env_filter(p, host_env);
+	char *inj[3] = { NULL, NULL, NULL };
+
+	host_env = kept;
 	if (env_get(host_env, "PATH") == NULL)
 		set[5] = path;
 	if (p->net == PLAN_NET_PROXY) {
@@ -1004,7 +1257,15 @@ env_plan(struct plan *p, const struct host *h, char *const *host_env,
 		opts = xreallocarray(opts, no + 1, sizeof(*opts));
 		opts[no++] = e->set.v[i].value;
 	}
+	/* Last: the base URL and the placeholder replace any other value. */
+	inject_env_vars(p, inj);
+	for (i = 0; inj[i]; i++) {
+		opts = xreallocarray(opts, no + 1, sizeof(*opts));
+		opts[no++] = inj[i];
+	}
 	p->envp = env_build(host_env, allow, set, opts, no);
+	for (i = 0; inj[i]; i++)
+		free(inj[i]);
 	free(allow);
 	for (i = 0; i < nowned; i++)
 		free((char *)opts[i]);
@@ -1132,6 +1393,10 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	for (i = 0; syntax_net_modes[i]; i++)
 		if (streq(syntax_net_modes[i], e.net_mode.value))
 			p.net = (enum plan_net)i;
+	if (inject_plan(&p, &e, cause, hint) < 0) {
+		plan_free(&p);
+		return -1;
+	}
 	if (backend_choose(&p, &e, h, o->session_layout, cause, hint) < 0) {
 		plan_free(&p);
 		return -1;
@@ -1181,7 +1446,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	for (i = 0; i < e.endpoint.n; i++)
 		p.endpoint[i] = xstrdup(e.endpoint.v[i].value);
 	p.workspace = xstrdup(ws);
-	p.argv = strv_copy(o->argv ? o->argv : (char *[]){ NULL });
+	p.argv = command_argv(o->argv ? o->argv : (char *[]){ NULL }, &e);
 
 	gmtime_r(&h->now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);

@@ -71,6 +71,8 @@ stage_write(const struct plan *p, const struct stage_run *run, FILE *f)
 	put_u64(f, p->landlock.handled_net);
 	put_u64(f, p->landlock.scoped);
 	put_u64(f, p->landlock.connect_port);
+	put_u64(f, p->landlock.connect_port2);
+	put_u64(f, p->keyholder_port);
 	put_u64(f, p->landlock.npaths);
 	for (i = 0; i < p->landlock.npaths; i++) {
 		put_str(f, p->landlock.paths[i].path);
@@ -191,6 +193,8 @@ stage_decode(const char *buf, size_t len, struct plan *p,
 	p->landlock.handled_net = get_u64(&r);
 	p->landlock.scoped = get_u64(&r);
 	p->landlock.connect_port = (unsigned int)get_u64(&r);
+	p->landlock.connect_port2 = (unsigned int)get_u64(&r);
+	p->keyholder_port = (unsigned int)get_u64(&r);
 	n = get_u64(&r);
 	if (!r.bad && n <= r.left / sizeof(uint64_t)) {
 		p->landlock.paths = xcalloc((size_t)n + 1,

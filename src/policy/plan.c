@@ -103,6 +103,10 @@ plan_free(struct plan *p)
 	strv_free(p->explain);
 	strv_free(p->allow);
 	strv_free(p->endpoint);
+	free(p->inject.provider);
+	free(p->inject.upstream);
+	strv_free(p->inject.args);
+	strv_free(p->inject.sources);
 	strv_free(p->weaker);
 	free(p->bwrap);
 	free(p->home);
@@ -323,6 +327,19 @@ plan_dump(const struct plan *p, FILE *f)
 	    p->net != PLAN_NET_NONE ? "" : p->backend ==
 	    PLAN_BACKEND_LANDLOCK ? " (no socket but AF_UNIX; TCP refused "
 	    "by landlock)" : " (a private loopback, up)");
+	if (p->inject.provider) {
+		fprintf(f, "injected credential: %s at %s, through confine's "
+		    "keyholder on http://127.0.0.1:%u (inference only; the "
+		    "credential stays outside; a CONNECT there is refused)\n",
+		    p->inject.provider, p->inject.upstream, p->keyholder_port);
+		for (i = 0; p->inject.sources[i]; i++)
+			fprintf(f, "  source %zu: %s\n", i + 1,
+			    p->inject.sources[i]);
+		fprintf(f, "  keyholder:");
+		for (i = 0; p->inject.args[i]; i++)
+			fprintf(f, " %s", p->inject.args[i]);
+		fputc('\n', f);
+	}
 	if (p->allow_list) {
 		fprintf(f, "host view: allow-list (quadrant %s allows leg C); "
 		    "shown:", p->quadrant);

@@ -28,6 +28,14 @@
 /* The proxy's port, on the loopback of the sandbox's own network. */
 #define PLAN_PROXY_PORT	3128
 
+/* The keyholder's port, beside the proxy's: an injected endpoint's base
+ * URL is http://127.0.0.1:3129 inside the sandbox. */
+#define PLAN_KEYHOLDER_PORT	3129
+/* What the agent holds instead of the credential. */
+#define PLAN_INJECT_PLACEHOLDER	"confine-injects-the-real-credential"
+/* Where an anthropic login is refreshed (credential.refresh). */
+#define PLAN_ANTHROPIC_REFRESH	"platform.claude.com:443"
+
 /* Access to a path, before translation into Landlock rights. */
 #define PLAN_FS_READ	(1U << 0)	/* read files, list directories */
 #define PLAN_FS_EXEC	(1U << 1)	/* execute files */
@@ -97,6 +105,7 @@ struct plan_landlock {
 	uint64_t	 handled_net;
 	uint64_t	 scoped;
 	unsigned int	 connect_port;	/* TCP connect allowed here; 0: none */
+	unsigned int	 connect_port2;	/* and here (the keyholder's); 0: none */
 	struct plan_path *paths;
 	size_t		 npaths;
 };
@@ -126,6 +135,20 @@ struct plan_tty {
 	struct winsize	 winsize;
 };
 
+/*
+ * An injected credential (confine-profile(5), [credential] inject): the
+ * keyholder (src/keyholder/) holds it outside the sandbox and serves the
+ * provider's inference API on the sandbox's loopback.
+ */
+struct plan_inject {
+	char		*provider;	/* anthropic, openai, gemini; NULL: none */
+	char		*upstream;	/* HOST[:PORT], reached by the keyholder */
+	char		**args;		/* confine-keyholder's options but the
+					   control fd: provider, upstream, CA,
+					   the sources in order */
+	char		**sources;	/* for --dry-run: "KIND TYPE SPEC" */
+};
+
 #define PLAN_LEG_A	(1U << 0)	/* untrusted input */
 #define PLAN_LEG_B	(1U << 1)	/* private data */
 #define PLAN_LEG_C	(1U << 2)	/* external communication */
@@ -150,7 +173,10 @@ struct plan {
 	char		**explain;	/* "key = value (origin)", for --dry-run */
 	size_t		 nexplain;
 	char		**allow;	/* proxy destinations (leg C) */
-	char		**endpoint;	/* the model endpoint (not leg C) */
+	char		**endpoint;	/* raw model endpoints (leg C) */
+	struct plan_inject inject;
+	unsigned int	 keyholder_port; /* the keyholder's listener is made
+					   here; 0: no injection */
 	bool		 warn_trusted;	/* the trusted quadrant: say so */
 	char		*workspace;	/* host path, writable through the overlay */
 	char		*session_id;

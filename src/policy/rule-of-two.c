@@ -45,10 +45,11 @@ void
 legs_eff_free(struct eff *e)
 {
 	struct pvalue *v[] = { &e->quadrant, &e->untrusted, &e->ws_private,
-	    &e->net_mode, &e->backend };
+	    &e->net_mode, &e->backend, &e->inject, &e->cred_ca,
+	    &e->web_search, &e->refresh };
 	struct plist *l[] = { &e->ro, &e->hide, &e->scratch, &e->direct,
 	    &e->allow, &e->endpoint, &e->pass, &e->set, &e->cred_file,
-	    &e->cred_var };
+	    &e->cred_var, &e->cred_source, &e->cmd_argument };
 	size_t i;
 
 	for (i = 0; i < nitems(v); i++) {
@@ -151,6 +152,39 @@ legs_effective(struct eff *e, const struct profile *pr, const struct cli_opts *o
 	for (i = 0; i < pr->cred_var.n; i++)
 		plist_add(&e->cred_var, pr->cred_var.v[i].value,
 		    pr->cred_var.v[i].origin);
+	/* "none" (or nothing): the credential is not injected. */
+	if (pr->inject.value && !streq(pr->inject.value, "none"))
+		pvalue_set(&e->inject, pr->inject.value, pr->inject.origin);
+	if (pr->cred_ca.value) {
+		autofree char *ca = syntax_expand(pr->cred_ca.value, h->home);
+
+		pvalue_set(&e->cred_ca, ca, pr->cred_ca.origin);
+	}
+	value_or(&e->web_search, &pr->web_search, "no");
+	if (pr->refresh.value)
+		pvalue_set(&e->refresh, pr->refresh.value, pr->refresh.origin);
+	for (i = 0; i < pr->cmd_argument.n; i++)
+		plist_add(&e->cmd_argument, pr->cmd_argument.v[i].value,
+		    pr->cmd_argument.v[i].origin);
+	/* A file source with "~" expanded, and hidden from the sandbox. */
+	for (i = 0; i < pr->cred_source.n; i++) {
+		const struct pvalue *v = &pr->cred_source.v[i];
+		struct syntax_source src;
+		autofree char *why = NULL, *path = NULL, *text = NULL;
+
+		/* Checked when the profile was read. */
+		if (syntax_source(v->value, &src, &why) < 0)
+			continue;
+		if (src.type == SOURCE_FILE) {
+			path = syntax_expand(src.spec, h->home);
+			text = xasprintf("%s file %s%s%s", src.kind, path,
+			    src.field ? " " : "", src.field ? src.field : "");
+			if (e->inject.value)
+				plist_add(&e->hide, path, v->origin);
+		}
+		plist_add(&e->cred_source, text ? text : v->value, v->origin);
+		syntax_source_free(&src);
+	}
 }
 
 static void
@@ -254,6 +288,13 @@ legs_compute(struct plan *p, const struct eff *e, const struct host *h)
 	for (i = 0; i < e->allow.n; i++)
 		if (!plist_has(&e->endpoint, e->allow.v[i].value))
 			leg(p, PLAN_LEG_C, "network.allow", &e->allow.v[i]);
+	/*
+	 * A raw endpoint is a tunnel the agent fills as it likes: any key,
+	 * any API of the provider's, the provider's own fetches.  An
+	 * injected one (inference only, the user's key alone) is no leg.
+	 */
+	for (i = 0; i < e->endpoint.n; i++)
+		leg(p, PLAN_LEG_C, "network.endpoint", &e->endpoint.v[i]);
 	for (i = 0; i < e->direct.n; i++)
 		leg(p, PLAN_LEG_C, "direct", &e->direct.v[i]);
 	/* The endpoint's credential is private only beside another way out. */
@@ -265,6 +306,18 @@ legs_compute(struct plan *p, const struct eff *e, const struct host *h)
 			leg(p, PLAN_LEG_B, "credential.variable",
 			    &e->cred_var.v[i]);
 	}
+}
+
+/* Does a raw endpoint grant leg C? */
+static bool
+c_endpoint(const struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlegs_why; i++)
+		if (strncmp(p->legs_why[i], "C: network.endpoint", 19) == 0)
+			return true;
+	return false;
 }
 
 static char *
@@ -321,7 +374,10 @@ legs_check(struct plan *p, const struct eff *e, char **cause, char **hint)
 		    "(%s)", a, bl, c);
 		*hint = xasprintf("drop one: remove the rules that grant B "
 		    "(private paths, secret variables, a private workspace) or "
-		    "C (network host, allow destinations, direct paths)");
+		    "C (network host, allow destinations, raw endpoints, direct "
+		    "paths)%s", c_endpoint(p) ? "; a model endpoint is no leg "
+		    "when its credential is injected ([credential] inject, "
+		    "confine-profile(5))" : "");
 		return -1;
 	}
 	extra = p->legs & ~p->quadrant_legs;
@@ -334,7 +390,11 @@ legs_check(struct plan *p, const struct eff *e, char **cause, char **hint)
 		    e->quadrant.origin, plan_legs_name(p->quadrant_legs, b),
 		    extra & PLAN_LEG_B ? 'B' : extra & PLAN_LEG_C ? 'C' : 'A',
 		    why);
-		*hint = xasprintf("%s", extra & PLAN_LEG_C ? "drop that rule, "
+		*hint = xasprintf("%s", extra & PLAN_LEG_C ? c_endpoint(p) ?
+		    "a raw endpoint carries whatever the agent sends: inject "
+		    "the credential instead ([credential] inject, "
+		    "confine-profile(5)), or use a profile of the online or "
+		    "trusted quadrant" : "drop that rule, "
 		    "or use a profile of the online or trusted quadrant "
 		    "(for example -p online)" : extra & PLAN_LEG_B ? "drop that "
 		    "rule, or use a profile of the offline or trusted quadrant "
@@ -366,5 +426,15 @@ legs_explain(struct plan *p, const struct eff *e, const char *ws,
 	explain_list(p, "environment.set", &e->set);
 	explain_list(p, "credential.file", &e->cred_file);
 	explain_list(p, "credential.variable", &e->cred_var);
+	if (e->inject.value) {
+		explain(p, "credential.inject", &e->inject);
+		explain_list(p, "credential.source", &e->cred_source);
+		if (e->cred_ca.value)
+			explain(p, "credential.ca", &e->cred_ca);
+		explain(p, "credential.web-search", &e->web_search);
+		if (e->refresh.value)
+			explain(p, "credential.refresh", &e->refresh);
+	}
+	explain_list(p, "command.argument", &e->cmd_argument);
 	explain(p, "backend", &e->backend);
 }

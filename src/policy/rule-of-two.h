@@ -15,6 +15,10 @@ struct eff {
 	struct pvalue	 quadrant, untrusted, ws_private, net_mode, backend;
 	struct plist	 ro, hide, scratch, direct, allow, endpoint;
 	struct plist	 pass, set, cred_file, cred_var;
+	/* An injected credential: read outside, never in the sandbox. */
+	struct pvalue	 inject, cred_ca, web_search, refresh;
+	struct plist	 cred_source;
+	struct plist	 cmd_argument;	/* [command] argument */
 };
 
 /* Variables that pass from confine's environment when set there. */

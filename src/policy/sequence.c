@@ -27,7 +27,7 @@ static const struct {
 	[STEP_TERMINAL] = { "terminal",
 	    "with 0, 1 or 2 a terminal: a pty on the sandbox's devpts" },
 	[STEP_NETWORK] = { "network",
-	    "the sandbox's loopback and the proxy's socket" },
+	    "the sandbox's loopback, the proxy's and keyholder's sockets" },
 	[STEP_CAPABILITIES] = { "capabilities",
 	    "every set empty, then checked with the kernel" },
 	[STEP_NO_NEW_PRIVS] = { "no-new-privs",
@@ -106,7 +106,7 @@ policy_sequence(struct plan *p)
 	if (!ll)
 		add(p, STEP_TERMINAL, C, S);
 	/* native: it needs CAP_NET_ADMIN, so before the capabilities go. */
-	if (!ll && (!bw || p->net == PLAN_NET_PROXY))
+	if (!ll && (!bw || p->net == PLAN_NET_PROXY || p->keyholder_port))
 		add(p, STEP_NETWORK, C, S);
 	if (!bw) {
 		add(p, STEP_CAPABILITIES, C, S);

@@ -119,7 +119,7 @@ struct unotify {
 	pthread_mutex_t		diag_lock;
 	bool	shared_net;
 	bool	tcp_handled;	/* Landlock refuses TCP connect but to: */
-	unsigned tcp_port;	/* 0: none */
+	unsigned tcp_port[2];	/* the proxy's, the keyholder's; 0: none */
 	struct unotify_jobs	*jobs;
 	/* The supervisor's loop alone reads and writes these. */
 	struct verified		verified[VERIFIED_MAX];
@@ -1054,7 +1054,8 @@ other_addr(const struct unotify *u, int fd, pid_t pid, uint64_t addr,
 		port = ntohs(((struct sockaddr_in6 *)&j->any)->sin6_port);
 	else
 		return j->any.ss_family == AF_UNSPEC ? 0 : -EACCES;
-	return u->tcp_port && port == u->tcp_port ? 0 : -EACCES;
+	return port && (port == u->tcp_port[0] || port == u->tcp_port[1]) ?
+	    0 : -EACCES;
 }
 
 /*
@@ -1261,7 +1262,7 @@ unotify_install(int sock, const char **where)
 
 struct unotify *
 unotify_receive(int sock, bool shared_net, bool tcp_handled,
-    unsigned tcp_port)
+    unsigned tcp_port, unsigned tcp_port2)
 {
 	int fds[2];
 	char cbuf[CMSG_SPACE(sizeof(struct ucred))], ack = 0;
@@ -1299,7 +1300,7 @@ unotify_receive(int sock, bool shared_net, bool tcp_handled,
 	u = xcalloc(1, sizeof(*u));
 	*u = (struct unotify){ .listener = l, .diag = d,
 	    .shared_net = shared_net, .tcp_handled = tcp_handled,
-	    .tcp_port = tcp_port, .jobs = unotify_jobs_new() };
+	    .tcp_port = { tcp_port, tcp_port2 }, .jobs = unotify_jobs_new() };
 	pthread_mutex_init(&u->diag_lock, NULL);
 	return u;
 }

@@ -30,10 +30,10 @@ int	unotify_install(int sock, const char **where);
  * The supervisor: take the listener and the diag socket from sock
  * (a datagram of the inner stage's).  shared_net: the sandbox shares the
  * host's network namespace; tcp_handled: the command's Landlock refuses
- * TCP connect, but to tcp_port (0: none).  NULL and errno on failure.
+ * TCP connect, but to tcp_port or tcp_port2 (0: none).  NULL and errno on failure.
  */
 struct unotify	*unotify_receive(int sock, bool shared_net, bool tcp_handled,
-		    unsigned tcp_port);
+		    unsigned tcp_port, unsigned tcp_port2);
 int		 unotify_listener(const struct unotify *);
 /* Answer one notification.  0, or -errno when the listener failed. */
 int		 unotify_answer(struct unotify *);

@@ -58,21 +58,25 @@ struct conn {
 	struct pbuf	 untrusted_head;	/* the request head, as read */
 	struct pbuf	 up, down;	/* client->upstream, upstream->client */
 	bool		 client_eof, upstream_eof;
+	char		 addr[INET6_ADDRSTRLEN + 8];	/* the one tried */
 };
 
 struct proxy {
 	int		 listener;
 	char *const	*allow, *const *endpoint;
+	const char	*injected;	/* reached through the keyholder only */
 	struct conn	*c[MAX_CONNS];
 	size_t		 n;
 	int		 resolved[2];	/* resolver threads -> the loop */
-	unsigned	 allowed, refused;
+	unsigned	 allowed, refused, failed;
 	struct sockaddr_storage *own;	/* this host's interface addresses */
 	size_t		 nown;
 	bool		 own_ok;	/* listed at least once */
 	int		 nl;		/* address changes (rtnetlink), or -1 */
 	char		**refusals;	/* the first 100, for the report */
 	size_t		 nrefusals;
+	char		**failures;	/* likewise, the upstream failures */
+	size_t		 nfailures;
 	/* Which conn and side each pollfd of the last proxy_poll was. */
 	struct { size_t conn; int side; } map[1 + 2 * MAX_CONNS];
 };
@@ -374,6 +378,33 @@ reply(int fd, const char *status)
 	}
 }
 
+/*
+ * An allowed destination that cannot be reached: 502 with what failed,
+ * the name, the address and the error, for the agent to show; counted
+ * apart from the refusals.
+ */
+static void
+fail(struct proxy *px, struct conn *c, int err)
+{
+	autofree char *why = xasprintf("%s: connect to %s: %s", c->dest,
+	    c->addr[0] ? c->addr : "(no address)", strerror(err));
+	autofree char *msg = NULL;
+	int n;
+
+	px->failed++;
+	log_info("proxy: failed %s", why);
+	if (px->nfailures < 100)
+		strv_push(&px->failures, &px->nfailures, xstrdup(why));
+	msg = xasprintf("HTTP/1.1 502 Bad Gateway\r\nContent-Type: "
+	    "text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n"
+	    "\r\nconfine: proxy: %s\n", strlen(why) + 17, why);
+	n = (int)strlen(msg);
+	if (write(c->client, msg, (size_t)n) < 0) {
+		/* The client is gone: nothing to tell. */
+	}
+	c->state = S_DONE;
+}
+
 static void
 refuse(struct proxy *px, struct conn *c, const char *dest, const char *why)
 {
@@ -437,17 +468,21 @@ connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
 			    "this host (allow the address itself to reach it)");
 			return;
 		}
+	{
+		char h[INET6_ADDRSTRLEN], sv[8];
+
+		if (getnameinfo(res->ai_addr, res->ai_addrlen, h, sizeof(h), sv,
+		    sizeof(sv), NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+			snprintf(c->addr, sizeof(c->addr), res->ai_family ==
+			    AF_INET6 ? "[%s]:%s" : "%s:%s", h, sv);
+	}
 	c->upstream = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0);
 	if (c->upstream < 0 || (connect(c->upstream, res->ai_addr,
 	    res->ai_addrlen) < 0 && errno != EINPROGRESS)) {
-		px->refused++;
-		reply(c->client, "502 Bad Gateway");
-		c->state = S_DONE;
+		fail(px, c, errno);
 		return;
 	}
-	px->allowed++;
-	log_info("proxy: %s", c->dest);
 	c->state = S_CONNECTING;
 }
 
@@ -471,6 +506,12 @@ start(struct proxy *px, struct conn *c)
 		return;
 	}
 	c->dest = xasprintf("%s:%u", host, port);
+	/* Every request there carries the user's credential, no other. */
+	if (px->injected && proxy_rule_matches(px->injected, host, port)) {
+		refuse(px, c, c->dest, "the injected endpoint: through "
+		    "confine's keyholder only");
+		return;
+	}
 	if (!listed(px->allow, host, port) && !listed(px->endpoint, host, port)) {
 		refuse(px, c, c->dest, "not in the allow-list");
 		return;
@@ -526,7 +567,8 @@ resolved(struct proxy *px)
 }
 
 struct proxy *
-proxy_new(int listen_fd, char *const *allow, char *const *endpoint)
+proxy_new(int listen_fd, char *const *allow, char *const *endpoint,
+    const char *injected)
 {
 	struct proxy *px = xcalloc(1, sizeof(*px));
 
@@ -535,6 +577,7 @@ proxy_new(int listen_fd, char *const *allow, char *const *endpoint)
 		die_errno(errno, "proxy: pipe");
 	px->allow = allow;
 	px->endpoint = endpoint;
+	px->injected = injected;
 	px->nl = own_watch();
 	own_load(px);
 	fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
@@ -709,12 +752,16 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 			int err = 0;
 			socklen_t l = sizeof(err);
 
-			getsockopt(c->upstream, SOL_SOCKET, SO_ERROR, &err, &l);
+			if (getsockopt(c->upstream, SOL_SOCKET, SO_ERROR, &err,
+			    &l) < 0)
+				err = errno;
 			if (err) {
-				reply(c->client, "502 Bad Gateway");
-				c->state = S_DONE;
+				fail(px, c, err);
 				continue;
 			}
+			/* Counted once it is one. */
+			px->allowed++;
+			log_info("proxy: %s", c->dest);
 			reply(c->client, "200 Connection established");
 			c->state = S_RELAY;
 		} else if (c->state == S_RELAY) {
@@ -748,10 +795,20 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 }
 
 void
-proxy_counts(const struct proxy *px, unsigned *allowed, unsigned *refused)
+proxy_counts(const struct proxy *px, unsigned *allowed, unsigned *refused,
+    unsigned *failed)
 {
 	*allowed = px->allowed;
 	*refused = px->refused;
+	*failed = px->failed;
+}
+
+char *const *
+proxy_failures(const struct proxy *px)
+{
+	static char *const none[] = { NULL };
+
+	return px->failures ? px->failures : none;
 }
 
 char *const *
@@ -770,6 +827,7 @@ proxy_free(struct proxy *px)
 	if (px == NULL)
 		return;
 	strv_free(px->refusals);
+	strv_free(px->failures);
 	for (i = 0; i < px->n; i++)
 		conn_free(px->c[i]);
 	close(px->listener);

@@ -48,15 +48,20 @@ bool	proxy_host_address(const struct sockaddr *sa,
 
 struct proxy;
 
-/* Runs in: the supervisor.  rules: allow and endpoint (borrowed). */
+/* Runs in: the supervisor.  rules: allow and endpoint (borrowed);
+ * injected: HOST[:PORT] refused whatever the rules say, or NULL. */
 struct proxy *proxy_new(int listen_fd, char *const *allow,
-	    char *const *endpoint);
+	    char *const *endpoint, const char *injected);
 /* Fill at most max pollfds; returns how many. */
 size_t	proxy_poll(struct proxy *, struct pollfd *, size_t max);
 /* Handle the ready ones (the pollfds proxy_poll filled). */
 void	proxy_step(struct proxy *, const struct pollfd *, size_t n);
+/* Tunnels made, requests refused, allowed destinations not reached. */
 void	proxy_counts(const struct proxy *, unsigned *allowed,
-	    unsigned *refused);
+	    unsigned *refused, unsigned *failed);
+/* The upstream failures, one "HOST:PORT: connect to ADDR: error" each
+ * (at most the first 100); borrowed. */
+char *const *proxy_failures(const struct proxy *);
 /* The refused destinations and why, one "HOST:PORT: why" each (at most
  * the first 100); borrowed. */
 char *const *proxy_refusals(const struct proxy *);

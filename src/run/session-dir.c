@@ -384,49 +384,48 @@ workspace_remove_tree(int dirfd, const char *name)
 }
 
 void
-workspace_note_network(const struct plan *p, unsigned allowed,
-    unsigned refused, char *const *refusals)
+workspace_note_network(const struct plan *p, const struct net_note *n)
 {
 	autofree char *text = NULL, *counts = NULL, *more = NULL;
-	size_t i;
+	char *const *lists[] = { n->refusals, n->failures };
+	const char *const verb[] = { "refused", "failed" };
+	size_t i, j, listed = 0;
 	int r;
 
-	text = xasprintf("network: %u connection%s through the proxy, %u "
-	    "refused\n", allowed, allowed == 1 ? "" : "s", refused);
-	/* Names the proxy parsed: printable ASCII only, by its rules. */
-	for (i = 0; refusals[i]; i++) {
-		more = xasprintf("%s  refused %s\n", text, refusals[i]);
+	text = p->net != PLAN_NET_PROXY ? xstrdup("") : xasprintf("network: "
+	    "%u connection%s through the proxy, %u refused%s\n", n->allowed,
+	    n->allowed == 1 ? "" : "s", n->refused, n->failed == 0 ? "" :
+	    n->failed == 1 ? ", 1 upstream failure" : "");
+	if (n->failed > 1) {
+		more = xasprintf("%.*s, %u upstream failures\n",
+		    (int)strlen(text) - 1, text, n->failed);
+		free(text);
+		text = steal_ptr(&more);
+	}
+	/* Names the proxy parsed: printable ASCII only, by its rules; the
+	 * errors are strerror's. */
+	for (j = 0; j < nitems(lists); j++)
+		for (i = 0; lists[j] && lists[j][i]; i++) {
+			more = xasprintf("%s  %s %s\n", text, verb[j],
+			    lists[j][i]);
+			free(text);
+			text = steal_ptr(&more);
+			if (j == 0)
+				listed++;
+		}
+	if (n->inference) {
+		more = xasprintf("%s%s\n", text, n->inference);
 		free(text);
 		text = steal_ptr(&more);
 	}
 	/* For people (the report shows it), and the facts for the export. */
-	counts = xasprintf("allowed=%u\nrefused=%u\nlisted=%zu\n", allowed,
-	    refused, i);
+	counts = xasprintf("allowed=%u\nrefused=%u\nfailed=%u\nlisted=%zu\n",
+	    n->allowed, n->refused, n->failed, listed);
 	if ((r = session_file_put(p->session_dir, "network", text)) < 0 ||
 	    (r = session_file_put(p->session_dir, "network.counts",
 	    counts)) < 0)
 		log_warn("session: cannot note the proxy's counts in '%s': %s",
 		    p->session_dir, strerror(-r));
-}
-
-static char *
-export_program(void)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash, *p;
-
-	if (n > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			p = xasprintf("%s/confine-export", self);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-	}
-	return xstrdup(PKGLIBEXECDIR "/confine-export");
 }
 
 int
@@ -441,7 +440,7 @@ workspace_export(const char *session_dir, bool quiet)
 int
 workspace_export_run(char *const args[])
 {
-	autofree char *prog = export_program();
+	autofree char *prog = spawn_helper_path("confine-export");
 	char *argv[8] = { prog };
 	/* Killed with confine: an apply stops where confine did. */
 	struct spawn_opts o = { .in = -1, .out = -1, .err = -1,

@@ -43,11 +43,16 @@ void	workspace_remove_tree(int dirfd, const char *name);
 
 /*
  * Note the proxy's counts and refusals in the session's "network" file
- * (the export puts them in the report).  The proxy admits only printable
+ * (the export puts them in the report), and the keyholder's line when
+ * the credential was injected (or NULL).  The proxy admits only printable
  * ASCII host names, so the lines are safe to show.
  */
-void	workspace_note_network(const struct plan *, unsigned allowed,
-	    unsigned refused, char *const *refusals);
+struct net_note {
+	unsigned	 allowed, refused, failed;	/* the proxy's */
+	char *const	*refusals, *const *failures;	/* NULL: none */
+	const char	*inference;	/* the keyholder's line, or NULL */
+};
+void	workspace_note_network(const struct plan *, const struct net_note *);
 
 /*
  * Run the export program on the session (confine-export, next to this

@@ -19,6 +19,7 @@
 #include "enforce/mounts.h"
 #include "enforce/namespaces.h"
 #include "enforce/network.h"
+#include "enforce/pty.h"
 #include "enforce/seccomp.h"
 #include "lib/env.h"
 #include "lib/log.h"
@@ -106,22 +107,41 @@ terminal(struct step_ctx *c)
 	c->pty_sock = -1;
 }
 
-/* native: the namespace's loopback; bwrap made it: the proxy's socket. */
+/*
+ * native: the namespace's loopback; bwrap made it.  Then the listeners,
+ * passed out in this order: the keyholder's (an injected credential),
+ * the proxy's.
+ */
 static void
 network(struct step_ctx *c)
 {
-	int listener = -1, r;
+	int listener = -1, kh, r;
 
 	if (c->p->backend == PLAN_BACKEND_BWRAP)
-		r = listener = net_proxy_listener();
+		r = c->p->net != PLAN_NET_PROXY ? 0 :
+		    (listener = net_proxy_listener());
 	else
 		r = net_setup(c->p->net, &listener);
 	if (r < 0)
 		die_errno(-r, "network: cannot set up mode '%s'",
 		    plan_net_name(c->p->net));
+	if (c->p->keyholder_port) {
+		if ((kh = net_listener(c->p->keyholder_port)) < 0)
+			die_errno(-kh, "network: cannot make the keyholder's "
+			    "socket (127.0.0.1:%u)", c->p->keyholder_port);
+		if (c->proxy_sock < 0)
+			die("network: no channel to pass the keyholder's "
+			    "socket out");
+		if ((r = pty_send_fd(c->proxy_sock, kh)) < 0)
+			die_errno(-r, "network: the keyholder's socket: cannot "
+			    "pass it out");
+		close(kh);
+	}
 	if (listener >= 0)
 		sandbox_send_out(c->proxy_sock, listener, "network: the "
 		    "proxy's socket");
+	else if (c->proxy_sock >= 0)
+		close(c->proxy_sock);
 	c->proxy_sock = -1;
 }
 

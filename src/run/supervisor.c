@@ -37,6 +37,7 @@
 #include "run/job-control.h"
 #include "run/notify-meta.h"
 #include "run/notify.h"
+#include "run/inject.h"
 #include "run/proxy.h"
 #include "run/session-dir.h"
 #include "run/supervisor.h"
@@ -150,7 +151,7 @@ suspend_if_stopped(struct pty_relay *relay, int master)
  */
 static int
 supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
-    struct fds *f, struct record *rec)
+    struct fds *f, struct record *rec, struct inject *kh)
 {
 	/*
 	 * Ours; enforce/pty.c points at it (for pty_restore() on die()'s
@@ -165,6 +166,11 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	struct unotify_jobs *jobs = NULL;	/* the landlock listener's */
 	bool done = false, relaying = false, status_open = true;
 	bool relayed = false;
+	/* Listeners still to come from the network step, in its order. */
+	bool want_kh = p->keyholder_port != 0;
+	autofree char *kh_line = NULL;
+	struct net_note note = { 0 };
+	autofree char *failed = NULL;
 	int wstatus = 0, master = f->master, listener = -1, ready;
 	pid_t keeper;
 	autofree char *tmp = path_join(p->session_dir, "tmp");
@@ -240,11 +246,18 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		}
 		if (xsfd && pfd[xsfd].revents) {
 			int lfd = pty_recv_fd(f->proxysock[0]);
+			bool kh_fd = want_kh;
 
-			close(f->proxysock[0]);
-			f->proxysock[0] = -1;
-			if (lfd >= 0)
-				px = proxy_new(lfd, p->allow, p->endpoint);
+			want_kh = false;
+			if (lfd < 0 || kh_fd == (p->net != PLAN_NET_PROXY)) {
+				close(f->proxysock[0]);
+				f->proxysock[0] = -1;
+			}
+			if (lfd >= 0 && kh_fd)
+				inject_listen(kh, lfd);
+			else if (lfd >= 0)
+				px = proxy_new(lfd, p->allow, p->endpoint,
+				    p->inject.upstream);
 		}
 		if (nsfd && pfd[nsfd].revents) {
 			if (!(ops->flags & BACKEND_UNOTIFY)) {
@@ -254,7 +267,8 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			else if ((un = unotify_receive(f->notify[0],
 			    p->net == PLAN_NET_HOST, (p->landlock.handled_net &
 			    LL_NET_CONNECT_TCP) != 0,
-			    p->landlock.connect_port)) != NULL)
+			    p->landlock.connect_port,
+			    p->landlock.connect_port2)) != NULL)
 				listener = unotify_listener(un);
 			close(f->notify[0]);
 			f->notify[0] = -1;
@@ -288,19 +302,27 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	unotify_jobs_free(jobs);
 	if (relayed)
 		relay_report(relay);
+	if (p->keyholder_port)
+		kh_line = inject_stop(kh, p);
 	if (px) {
-		unsigned ok, no;
-
-		proxy_counts(px, &ok, &no);
-		if (ok || no) {
+		proxy_counts(px, &note.allowed, &note.refused, &note.failed);
+		note.refusals = proxy_refusals(px);
+		note.failures = proxy_failures(px);
+		if (note.failed)
+			failed = xasprintf(", %u upstream failure%s",
+			    note.failed, note.failed == 1 ? "" : "s");
+		if (note.allowed || note.refused || note.failed)
 			log_msg("network: %u connection%s through the proxy, "
-			    "%u refused%s", ok, ok == 1 ? "" : "s", no,
-			    no && log_get_level() < LOG_VERBOSE ?
-			    " (-v names them)" : "");
-			workspace_note_network(p, ok, no, proxy_refusals(px));
-		}
-		proxy_free(px);
+			    "%u refused%s%s", note.allowed,
+			    note.allowed == 1 ? "" : "s", note.refused,
+			    failed ? failed : "", (note.refused || note.failed) &&
+			    log_get_level() < LOG_VERBOSE ? " (-v names them)" :
+			    "");
 	}
+	note.inference = kh_line;
+	if (note.allowed || note.refused || note.failed || kh_line)
+		workspace_note_network(p, &note);
+	proxy_free(px);
 	pty_restore();
 	return wstatus;
 }
@@ -396,7 +418,7 @@ make_fds(const struct plan *p, const struct backend_ops *ops, struct fds *f)
 	    (!own_filter && pipe2(f->bpf, O_CLOEXEC) < 0))
 		die_errno(errno, "pipe");
 	if ((!host_pty && p->tty.pty && socketpair(AF_UNIX, SOCK_SEQPACKET |
-	    SOCK_CLOEXEC, 0, f->ptysock) < 0) || (p->net == PLAN_NET_PROXY &&
+	    SOCK_CLOEXEC, 0, f->ptysock) < 0) || ((p->net == PLAN_NET_PROXY || p->keyholder_port) &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 	    f->proxysock) < 0))
 		die_errno(errno, "socketpair");
@@ -480,12 +502,16 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	    .slave = -1, .notify = { -1, -1 } };
 	struct run_state rs = { .env_area = *area };
 	struct record rec = { 0 };
+	struct inject kh = { .pid = -1, .ctl = -1 };
 	const char *where = NULL;
 	sigset_t set;
 	int r, wstatus, filter_err;
 
 	if (ops->check && (r = ops->check(p, &where)) < 0)
 		die_errno(-r, "mount: cannot set up '%s'", where);
+	/* First: a credential that is not there leaves nothing made. */
+	if (p->keyholder_port)
+		inject_start(p, &kh);
 	if ((r = workspace_session_create(p, &where, &rs.start_after)) < 0) {
 		if (!p->reenter)
 			workspace_session_remove(p);
@@ -514,7 +540,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		exit(EXIT_CONFINE);
 	}
 	filter_err = close_sandbox_ends(p, ops, &f, &where);
-	wstatus = supervise(p, ops, rs.child, &f, &rec);
+	wstatus = supervise(p, ops, rs.child, &f, &rec, &kh);
 	if (filter_err < 0 && (rec.code == 0 ||
 	    strncmp(rec.msg, "seccomp: no filter", 18) == 0)) {
 		snprintf(rec.msg, sizeof(rec.msg), "seccomp: cannot build the "

@@ -295,9 +295,10 @@ t_proxy_parser() {
 	host_snapshot
 	control_tcp "tcp_connect:$TCP_PORT"
 	a=allowed.invalid
-	# --endpoint rules, which the parser checks as it checks --allow, in
-	# the sealed quadrant, which a root caller may run.
-	proxy_refused -n proxy --endpoint "$a:443" --endpoint "$a:$TCP_PORT"
+	# The allow-list names the decoy: a quadrant with leg C, which a root
+	# caller is refused.
+	proxy_refused -p "$ONLINE" --allow "$a:443" --allow "$a:$TCP_PORT"
+	require_leg_c_caller
 	REQS=
 	for target in "$a\\0.127.0.0.1:$TCP_PORT" "$a:443@127.0.0.1:$TCP_PORT" \
 	    "127.0.0.1:$TCP_PORT#$a:443" "localhost:$TCP_PORT" "$a.:$TCP_PORT" \
@@ -306,7 +307,7 @@ t_proxy_parser() {
 	    "2130706433:$TCP_PORT" "0x7f.1:$TCP_PORT"; do
 		REQS="$REQS $(hex "CONNECT $target HTTP/1.1\r\nHost: $a\r\n\r\n")"
 	done
-	proxy_ask -n proxy --endpoint "$a:443" --endpoint "$a:$TCP_PORT"
+	proxy_ask -p "$ONLINE" --allow "$a:443" --allow "$a:$TCP_PORT"
 	assert_status "$RC" 0
 	assert_lines "$OUT" 11
 	if grep -v -E '^HTTP/1.1 (403|502) ' "$OUT" >"$TEST_TMP/bad"; then

@@ -203,6 +203,20 @@ def probe_raw(host, port, hexreq):
     return 0
 
 
+def probe_raw_all(host, port, hexreq):
+    """The whole answer to one raw request, until the server closes."""
+    s = socket.create_connection((host, int(port)), timeout=15)
+    s.sendall(bytes.fromhex(hexreq))
+    data = b""
+    while True:
+        d = s.recv(4096)
+        if not d:
+            break
+        data += d
+    sys.stdout.write(data.decode("latin-1").replace("\r\n", "\n"))
+    return 0
+
+
 def hold(proxyport, dest, n, seconds):
     socks = []
     for _ in range(int(n)):
@@ -252,6 +266,8 @@ def main(argv):
         return probe_unix_list(args[0])
     elif cmd == "raw":
         return probe_raw(*args)
+    elif cmd == "raw-all":
+        return probe_raw_all(*args)
     elif cmd == "hold":
         return hold(*args)
     else:

@@ -22,6 +22,13 @@
 #   /v1/close      a body without a length, ended by closing
 #   /v1/interim    103 Early Hints, then a small body
 #   /v1/upclose    a small body with a length, then the connection closed
+#   /v1/oauth/token  a login's token endpoint: records the request's body
+#                  too, and answers new tokens (access_token AT-NEW-N,
+#                  refresh_token RT-NEW-N, expires_in 3600; N counts the
+#                  answers); with DIR/token-fail, 400 invalid_grant; with
+#                  DIR/token-malformed, 200 and a body that is not JSON
+# /v1/messages answers 401 to a bearer token listed in DIR/revoked (one a
+# line).
 # Test code, not part of confine.
 import hashlib
 import http.server
@@ -37,6 +44,7 @@ import urllib.parse
 
 CERT, KEY, RECORD, DIR = sys.argv[1:5]
 LOCK = threading.Lock()
+TOKENS = 0
 MIB = 1 << 20
 
 
@@ -67,12 +75,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
     def record(self, body):
-        line = json.dumps({
+        rec = {
             "method": self.command, "target": self.path,
             "headers": [[k, v] for k, v in self.headers.items()],
             "body_len": len(body),
             "body_sha256": hashlib.sha256(body).hexdigest(),
-            "peer_port": self.client_address[1]})
+            "peer_port": self.client_address[1]}
+        if self.path == "/v1/oauth/token":
+            rec["body"] = body.decode(errors="replace")
+        line = json.dumps(rec)
         with LOCK, open(RECORD, "a") as f:
             f.write(line + "\n")
 
@@ -101,7 +112,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         query = urllib.parse.parse_qs(url.query)
         path = url.path
-        if path == "/v1/echo":
+        if path == "/v1/oauth/token":
+            self.token()
+        elif path == "/v1/messages" and self.revoked():
+            self.reply(b'{"type":"error","error":{"type":'
+                       b'"authentication_error","message":"revoked"}}',
+                       status=401)
+        elif path == "/v1/echo":
             self.reply(body, "application/octet-stream")
         elif path in ("/v1/messages", "/v1/models"):
             self.reply(b'{"type":"message","id":"msg_test"}')
@@ -155,6 +172,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.reply(b'{"ok":true}')
         self.wfile.flush()
+
+    def revoked(self):
+        auth = self.headers.get("Authorization", "")
+        try:
+            with open(os.path.join(DIR, "revoked")) as f:
+                return auth.startswith("Bearer ") and \
+                    auth[7:] in f.read().split()
+        except FileNotFoundError:
+            return False
+
+    def token(self):
+        global TOKENS
+        if os.path.exists(os.path.join(DIR, "token-fail")):
+            self.reply(b'{"error":"invalid_grant","error_description":'
+                       b'"Refresh token not found or invalid"}', status=400)
+        elif os.path.exists(os.path.join(DIR, "token-malformed")):
+            self.reply(b"<html>not json</html>", "text/html")
+        else:
+            with LOCK:
+                TOKENS += 1
+                n = TOKENS
+            self.reply(json.dumps({
+                "token_type": "Bearer", "access_token": "AT-NEW-%d" % n,
+                "refresh_token": "RT-NEW-%d" % n, "expires_in": 3600,
+                "scope": "user:inference"}).encode())
 
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = serve
 

@@ -78,7 +78,7 @@ t_runs_confined() {
 # Proxy mode cannot be confined without a network namespace: refused.
 t_proxy_refused() {
 	ws_new
-	run_no_userns --endpoint api.example.com -- sh -c 'echo RAN'
+	run_no_userns -n proxy -- sh -c 'echo RAN'
 	assert_status "$RC" 125
 	assert_not_file_has_content "$OUT" RAN
 	assert_file_has_content "$ERR" 'cannot offer network mode proxy'

@@ -5,7 +5,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 require_try_syscall
-plan 6
+plan 7
 
 probes() {
 	ls -d /tmp/confine-probe-* 2>/dev/null || true
@@ -19,6 +19,18 @@ run_doctor() {
 	assert_eq "$(probes)" "$before" "probe directories left in /tmp"
 	assert_no_session
 	assert_ws_unchanged
+}
+
+# The helper programs beside the built confine (a build tree) are the ones
+# it runs; each line names the path, which is executable.
+t_helpers() {
+	run_doctor
+	assert_file_has_content "$OUT" '^helpers:$'
+	for h in confine-export confine-keyholder; do
+		p=$(sed -n "s|^  $h: \([^ ]*\) (.*|\1|p" "$OUT")
+		[ -n "$p" ] && [ "$p" != missing ] || fail "no path for $h"
+		[ -x "$p" ] || fail "$h: $p is not executable"
+	done
 }
 
 t_landlock() {
@@ -98,4 +110,5 @@ tcase "seccomp: available" t_seccomp
 tcase "backends: each named, and each it says yes to runs" t_backends
 tcase "auto: native, exit 0" t_auto
 tcase "confine runs here, and doctor agrees" t_auto_runs
+tcase "helpers: the export and the keyholder, found where confine runs them" t_helpers
 tap_done

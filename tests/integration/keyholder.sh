@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # keyholder.sh - confine-keyholder, the whole program, as confine's
-# supervisor starts it (tests/helpers/kh-run.py: the listener, the stop
-# and stats pipes), in front of a loopback HTTPS server made here
+# supervisor starts it (tests/helpers/kh-run.py: the control socket, or
+# the older listener, stop and stats pipes), in front of a loopback HTTPS
+# server made here
 # (tests/helpers/tls-upstream.py, which records every request): the
 # user's credential from a variable, a JSON file's field or a command
 # replaces the agent's; what is not inference never leaves; the
-# credential is in no byte the keyholder prints.  Host side only: no
+# credential is in no byte the keyholder prints; the sources are tried in
+# order, and none found is one line naming each.  Host side only: no
 # sandbox; run once, not per backend.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 
@@ -17,7 +19,7 @@ KH_RUN=$TESTS_SRCDIR/helpers/kh-run.py
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
-plan 8
+plan 16
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
 SECRET=sk-ant-REAL-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
@@ -61,6 +63,22 @@ stop() {
 	exec 9>&-
 	wait_for 30 grep -q '^status ' "$T/$1.out" ||
 	    fail "the keyholder did not stop: $(cat "$T/$1.err")"
+}
+
+# kh_ctl NAME MODE ARG...: confine-keyholder on a control socket
+# (kh-run.py MODE), until the fifo $T/NAME.in is closed (stop NAME); the
+# port of the listener it took in $PORT, if it took one.
+kh_ctl() {
+	_n=$1 _m=$2
+	shift 2
+	mkfifo "$T/$_n.in"
+	python3 "$KH_RUN" "$_m" "$KEYHOLDER" --upstream "localhost:$UP" \
+	    --ca "$T/ca.pem" "$@" <"$T/$_n.in" >"$T/$_n.out" 2>"$T/$_n.err" &
+	track_pid $!
+	exec 9>"$T/$_n.in"
+	wait_for 10 grep -q '^\(port\|status\) ' "$T/$_n.out" ||
+	    fail "no keyholder: $(cat "$T/$_n.err")"
+	PORT=$(sed -n 's/^port //p' "$T/$_n.out")
 }
 
 # post PATH BODY [CURL-ARG...]: the agent's request, status in $T/code.
@@ -147,7 +165,7 @@ t_missing() {
 	    --variable CONFINE_TEST_UNSET_KEY
 	stop miss
 	grep -q '^status 125$' "$T/miss.out" || fail "status: $(cat "$T/miss.out")"
-	grep -q 'credential: variable CONFINE_TEST_UNSET_KEY: not set' \
+	grep -q 'credential: none found (variable CONFINE_TEST_UNSET_KEY: not set)' \
 	    "$T/miss.err" || fail "no reason: $(cat "$T/miss.err")"
 }
 
@@ -174,6 +192,109 @@ t_not_dumpable() {
 	stop dump
 }
 
+t_ctl_serve() {
+	CONFINE_TEST_KEY=$SECRET kh_ctl ctl --control --provider anthropic \
+	    --kind api-key --variable CONFINE_TEST_KEY -v
+	assert_eq "$(head -n 1 "$T/ctl.out")" ready "the first line"
+	[ -n "$PORT" ] || fail "no listener: $(cat "$T/ctl.out" "$T/ctl.err")"
+	post /v1/messages "$MSG" -H 'x-case: ctl' -H 'x-api-key: ATTACKER'
+	assert_eq "$(cat "$T/code")" 200 "the status"
+	grep '"x-case", "ctl"' "$T/up.rec" | grep -q "\"x-api-key\", \"$SECRET\"" ||
+	    fail "the user's key did not go upstream"
+	post /v1/files '{}' -H 'x-case: ctl-upload'
+	assert_eq "$(cat "$T/code")" 403 "an upload"
+	stop ctl
+	for l in forwarded=1 refused=1 failed=0 bad=0 refreshed=0 'status 0'; do
+		grep -qx "$l" "$T/ctl.out" || fail "no $l: $(cat "$T/ctl.out")"
+	done
+	! grep -q "$SECRET" "$T/ctl.out" "$T/ctl.err" ||
+	    fail "the key is in the keyholder's output"
+}
+
+t_ctl_none() {
+	printf '{"OPENAI_API_KEY":null,"tokens":{"id_token":"x"}}\n' \
+	    >"$T/codex-auth.json"
+	kh_ctl none --control --provider openai --variable CONFINE_TEST_UNSET_KEY \
+	    --file "$T/absent.json" --field OPENAI_API_KEY \
+	    --file "$T/codex-auth.json" --field OPENAI_API_KEY
+	stop none
+	assert_eq "$(cat "$T/none.out")" "$(printf 'no ready\nstatus 1')" \
+	    "what the keyholder told confine"
+	assert_eq "$(cat "$T/none.err")" "confine-keyholder: credential: none found (variable CONFINE_TEST_UNSET_KEY: not set; $T/absent.json: not found; $T/codex-auth.json: field 'OPENAI_API_KEY' is null (a ChatGPT login: not injected, use an API key))" \
+	    "its one line"
+}
+
+t_ctl_eof() {
+	CONFINE_TEST_KEY=$SECRET kh_ctl eof --control-eof --provider anthropic \
+	    --variable CONFINE_TEST_KEY
+	stop eof
+	assert_eq "$(cat "$T/eof.out")" "$(printf 'ready\nstatus 0')" \
+	    "ready, then a quiet exit"
+	assert_file_empty "$T/eof.err"
+}
+
+t_ctl_unlistening() {
+	CONFINE_TEST_KEY=$SECRET kh_ctl unl --control-unlistening \
+	    --provider anthropic --variable CONFINE_TEST_KEY
+	stop unl
+	grep -q '^status 125$' "$T/unl.out" || fail "status: $(cat "$T/unl.out")"
+	grep -q 'not a listening stream socket' "$T/unl.err" ||
+	    fail "no reason: $(cat "$T/unl.err")"
+}
+
+t_order() {
+	printf '{"k":"%s"}\n' "$SECRET" >"$T/order.json"
+	kh_ctl order --control --provider anthropic --kind api-key \
+	    --variable CONFINE_TEST_UNSET_KEY --kind bearer \
+	    --file "$T/order.json" --field k --command 'exit 3'
+	post /v1/messages "$MSG" -H 'x-case: order'
+	assert_eq "$(cat "$T/code")" 200 "the status"
+	grep '"x-case", "order"' "$T/up.rec" >"$T/line" ||
+	    fail "the request did not reach the provider"
+	grep -q "\[\"Authorization\", \"Bearer $SECRET\"\]" "$T/line" ||
+	    fail "not the file's token as a bearer: $(cat "$T/line")"
+	stop order
+	grep -q '^status 0$' "$T/order.out" || fail "status: $(cat "$T/order.out")"
+}
+
+t_bad_first() {
+	printf '{"k": "two words"}\n' >"$T/blank.json"
+	CONFINE_TEST_KEY=$SECRET kh_ctl badf --control --provider anthropic \
+	    --file "$T/blank.json" --field k --variable CONFINE_TEST_KEY
+	stop badf
+	grep -q '^no ready$' "$T/badf.out" || fail "it served: $(cat "$T/badf.out")"
+	grep -q '^status 1$' "$T/badf.out" || fail "status: $(cat "$T/badf.out")"
+	assert_eq "$(cat "$T/badf.err")" "confine-keyholder: credential: $T/blank.json: holds a character a header cannot carry (byte 4)" "its one line"
+}
+
+t_not_json() {
+	printf '{"k": \n' >"$T/broken.json"
+	kh_ctl nj --control --provider anthropic --file "$T/broken.json" \
+	    --field k
+	stop nj
+	grep -q '^status 1$' "$T/nj.out" || fail "status: $(cat "$T/nj.out")"
+	grep -q "credential: $T/broken.json: not JSON" "$T/nj.err" ||
+	    fail "no reason: $(cat "$T/nj.err")"
+}
+
+t_upstream_401() {
+	echo "$SECRET" >"$T/up.dir/revoked"
+	CONFINE_TEST_KEY=$SECRET kh_ctl u401 --control --provider anthropic \
+	    --kind bearer --variable CONFINE_TEST_KEY -v
+	post /v1/messages "$MSG" -H 'x-case: u401'
+	rm "$T/up.dir/revoked"
+	assert_eq "$(cat "$T/code")" 401 "the provider's status"
+	grep -q authentication_error "$T/body" ||
+	    fail "not the provider's answer: $(cat "$T/body")"
+	assert_eq "$(grep -c '"x-case", "u401"' "$T/up.rec")" 1 \
+	    "requests upstream (a bearer token is not renewed)"
+	stop u401
+	grep -q "localhost answered 401 to POST /v1/messages" "$T/u401.err" ||
+	    fail "-v does not log it: $(cat "$T/u401.err")"
+	! grep -q "$SECRET" "$T/u401.out" "$T/u401.err" ||
+	    fail "the key is in the keyholder's output"
+}
+
 tcase "positive control: the test server records a client's headers" t_control
 tcase "a variable's key replaces the agent's; counted; never printed" t_variable
 tcase "a JSON file's field as a bearer token, with the oauth flag" t_file_field
@@ -182,4 +303,12 @@ tcase "an upload and a server-side fetch are refused, never sent" t_refused
 tcase "a credential variable not set: 125, saying which" t_missing
 tcase "a file's field that is not a string: 125, saying which" t_bad_file
 tcase "the keyholder dumps no core" t_not_dumpable
+tcase "control socket: ready, the listener, requests, counts at EOF" t_ctl_serve
+tcase "control socket: no credential: one line naming each source, exit 1" t_ctl_none
+tcase "control socket: EOF before the listener: a quiet exit 0" t_ctl_eof
+tcase "control socket: a socket that is not listening is refused" t_ctl_unlistening
+tcase "sources in order: an unset one passed over, its kind the file's" t_order
+tcase "a bad source ends the search, a good one after it unread" t_bad_first
+tcase "a file that is not JSON: one line, exit 1" t_not_json
+tcase "a provider's 401 goes to the agent, logged with -v" t_upstream_401
 tap_done

@@ -11,7 +11,7 @@
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 28
+plan 29
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -216,10 +216,15 @@ t_proxy_localhost_listed() {
 # name: root gives the supervisor an /etc/hosts of the case's own in a
 # mount namespace.
 t_proxy_host_address() {
-	[ "$(id -u)" -eq 0 ] ||
-	    skip_case "naming this host's address in /etc/hosts needs root"
+	# The allow-list is leg C, which a root caller is refused: the names
+	# go in from a user namespace of the caller's own.
+	require_leg_c_caller
 	command -v unshare >/dev/null 2>&1 || skip_case "no unshare(1)"
 	command -v ip >/dev/null 2>&1 || skip_case "no ip(8)"
+	unshare -Urm true 2>/dev/null ||
+	    skip_case "unshare -Urm (a user namespace of the caller's own) does not work here"
+	! bwrap_setuid ||
+	    skip_case "a setuid bwrap is not setuid in a user namespace of the caller's"
 	LAN=$(ip -4 -o addr show scope global |
 	    awk '{ sub("/.*", "", $4); print $4; exit }')
 	[ -n "$LAN" ] || skip_case "no global IPv4 address on this host"
@@ -227,18 +232,34 @@ t_proxy_host_address() {
 	    fail "cannot start a server on $LAN"
 	{ cat /etc/hosts; printf '%s hostaddr.test\n' "$LAN"; } \
 	    >"$TEST_TMP/hosts"
+	# As root of a user namespace of the caller's own, bind the names
+	# over /etc/hosts (mount(8) wants a real root: the system call), then
+	# be the caller again in a user namespace below it, and run confine.
+	cat >"$TEST_TMP/hosts.py" <<'EOF'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def check(r, what):
+    if r != 0:
+        sys.exit(what + ": " + os.strerror(ctypes.get_errno()))
+hosts, uid, gid = sys.argv[1:4]
+check(libc.mount(hosts.encode(), b"/etc/hosts", None, 4096, None), "mount")
+check(libc.unshare(0x10000000), "unshare")
+for f, v in (("setgroups", "deny"), ("uid_map", uid + " 0 1"),
+             ("gid_map", gid + " 0 1")):
+    with open("/proc/self/" + f, "w") as o:
+        o.write(v)
+os.execv(sys.argv[4], sys.argv[4:])
+EOF
 	cat >"$TEST_TMP/confine-hosts" <<EOF
 #!/bin/sh
-exec unshare -m sh -c 'mount --bind "\$0" /etc/hosts && exec "\$@"' \\
-    "$TEST_TMP/hosts" "$CONFINE" "\$@"
+exec unshare -Urm python3 "$TEST_TMP/hosts.py" "$TEST_TMP/hosts" \
+    "$(id -u)" "$(id -g)" "$CONFINE" "\$@"
 EOF
 	chmod +x "$TEST_TMP/confine-hosts"
 	CONFINE=$TEST_TMP/confine-hosts
 	net_ws
-	# --endpoint, not --allow: root is refused a quadrant with leg C, and
-	# the proxy checks both kinds of rule alike.
-	run_confine -v -n proxy --endpoint "$LAN:$LAN_PORT" \
-	    --endpoint "hostaddr.test:$LAN_PORT" -- sh -c \
+	run_confine -v -p "$ONLINE" --allow "$LAN:$LAN_PORT" \
+	    --allow "hostaddr.test:$LAN_PORT" -- sh -c \
 	    "$PCURL http://$LAN:$LAN_PORT/; echo literal=\$?;
 	     $PCURL http://hostaddr.test:$LAN_PORT/ 2>&1; echo name=\$?"
 	assert_status "$RC" 0
@@ -352,16 +373,49 @@ t_raw_upper_case() {
 	assert_not_file_has_content "$ERR" EXAMPLE
 }
 
-# An endpoint is not leg C: the sealed default takes it with -n proxy.
-t_endpoint_sealed() {
+# A raw endpoint is leg C (a tunnel carries any key and any request): the
+# sealed default refuses it, and the hint names injection.  The control:
+# the same destination with --allow in the online quadrant is reached.
+t_endpoint_leg_c() {
 	net_ws
 	run_confine -v -n proxy --endpoint "127.0.0.1:$HTTP_PORT" -- sh -c \
 	    "$PCURL -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/index.html"
+	assert_status "$RC" 125
+	assert_file_empty "$OUT"
+	assert_file_has_content "$ERR" "leg C is granted by network\.endpoint = 127\.0\.0\.1:$HTTP_PORT  \\(option --endpoint\\)"
+	assert_file_has_content "$ERR" '^hint: a raw endpoint carries whatever the agent sends: inject the credential instead'
+	assert_no_session
+	[ "$(id -u)" -ne 0 ] || return 0
+	[ "$BACKEND" != landlock ] || return 0
+	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c \
+	    "$PCURL -w '%{http_code}\n' http://127.0.0.1:$HTTP_PORT/index.html"
 	assert_status "$RC" 0
-	printf '%s\n200\n' "$BODY" >"$TEST_TMP/want"
-	cmp -s "$OUT" "$TEST_TMP/want" || fail "not the body and 200"
-	assert_file_has_content "$ERR" '^confine: profile: sealed'
-	assert_counts 1 0
+	assert_file_has_content "$OUT" '^200$'
+}
+
+# An allowed destination where nothing listens: 502 with what failed
+# (the name, the address, the error) for the agent, a -v line, and its
+# own count at exit, apart from the refusals.  The control: the port is
+# dead from the host too.
+t_proxy_upstream_failure() {
+	require_leg_c_caller
+	net_ws
+	dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	st python3 "$NETPROBE" tcp 127.0.0.1 "$dead" >/dev/null
+	[ "$ST" -ne 0 ] || fail "the control: something listens on $dead"
+	req=$(printf 'CONNECT 127.0.0.1:%s HTTP/1.1\r\n\r\n' "$dead" |
+	    od -An -tx1 | tr -d ' \n')
+	run_confine -v -p "$ONLINE" --allow "127.0.0.1:$dead" -- \
+	    python3 "$P_IN" raw-all 127.0.0.1 3128 "$req"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^HTTP/1\.1 502 Bad Gateway$'
+	assert_file_has_content "$OUT" \
+	    "^confine: proxy: 127\\.0\\.0\\.1:$dead: connect to 127\\.0\\.0\\.1:$dead: Connection refused\$"
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: failed 127\\.0\\.0\\.1:$dead: connect to 127\\.0\\.0\\.1:$dead: Connection refused\$"
+	assert_file_has_content "$ERR" \
+	    '^confine: network: 0 connections through the proxy, 0 refused, 1 upstream failure$'
+	assert_not_file_has_content "$ERR" "^confine: proxy: 127\\.0\\.0\\.1:$dead\$"
 }
 
 # An empty allow-list allows nothing (escape catalogue X4).
@@ -488,8 +542,9 @@ proxy_tcase "proxy: host:port:port is refused" t_raw_two_ports
 proxy_tcase "proxy: a port with + is refused" t_raw_plus_port
 proxy_tcase "proxy: a 9 KiB request head is refused" t_raw_big_head
 proxy_tcase "proxy: an upper-case name is lower-cased before the rules" t_raw_upper_case
-proxy_tcase "proxy: --endpoint works with the sealed profile (not leg C)" t_endpoint_sealed
+tcase "proxy: a raw --endpoint is leg C, refused in the sealed profile" t_endpoint_leg_c
 proxy_tcase "proxy: no allow-list, nothing leaves" t_proxy_empty
+proxy_tcase "proxy: an unreachable destination: 502 with the reason, counted as a failure" t_proxy_upstream_failure
 proxy_tcase "proxy: the exit line counts allowed and refused" t_proxy_counts
 tcase "host: the host's loopback server is reachable" t_host_loopback
 tcase "host: the host's interfaces" t_host_links

@@ -472,14 +472,16 @@ t_override_scalars() {
 	assert_status "$RC" 0
 	assert_policy network.mode host "option --network"
 	# --endpoint alone implies proxy over a profile's none (which the
-	# landlock backend refuses: the implied proxy shows).
-	printf '[network]\nmode = none\n' | prof quiet >/dev/null
+	# landlock backend refuses: the implied proxy shows).  A raw endpoint
+	# is leg C: the profile's quadrant allows it.
+	printf '[profile]\nquadrant = online\n[workspace]\nprivate = no\n[network]\nmode = none\n' |
+	    prof quiet >/dev/null
 	run_confine -p quiet --endpoint api.example.com:443 --dry-run -- true
 	if [ "$BACKEND" = landlock ]; then
 		assert_landlock_proxy_refused
 		run_confine -p quiet --dry-run -- true
 		assert_status "$RC" 0
-		assert_policy network.mode none "$PROFILES/quiet.ini:2"
+		assert_policy network.mode none "$PROFILES/quiet.ini:6"
 	else
 		assert_status "$RC" 0
 		assert_policy network.mode proxy "option --endpoint (implies proxy)"

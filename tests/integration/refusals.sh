@@ -65,7 +65,7 @@ tcase "an unknown option, with a hint" t_unknown
 tcase "--network host" t_network
 tcase "--backend landlock with the proxy: no network namespace to hold it" \
     t_refused "^confine: backend landlock \\(option --backend\\) cannot offer network mode proxy" \
-    --backend landlock --endpoint api.example.com -- echo ran
+    --backend landlock -n proxy -- echo ran
 tcase "CONFINE_BACKEND with a bad value" t_env_backend
 tcase "a workspace overlapping the state directory" t_refused \
     "^confine: workspace .* overlaps confine's state directory" \

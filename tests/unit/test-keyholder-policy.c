@@ -395,6 +395,29 @@ static const struct body_case bodies[] = {
 	{ KH_OPENAI, O_RESP, O_TOOL("mcp"), false, false },
 	{ KH_OPENAI, O_RESP, O_TOOL("image_generation"), false, false },
 	{ KH_OPENAI, O_RESP, "{\"tools\":[{\"name\":\"x\"}]}", false, false },
+	/* Tools carried by an input item, and grouped in a namespace: the
+	 * same table, wherever they are. */
+	{ KH_OPENAI, O_RESP, "{\"input\":[{\"type\":\"additional_tools\","
+	    "\"tools\":[{\"type\":\"mcp\",\"server_label\":\"x\","
+	    "\"server_url\":\"https://evil.example/mcp\"}]}]}", false, false },
+	{ KH_OPENAI, O_RESP, "{\"input\":[{\"type\":\"additional_tools\","
+	    "\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":"
+	    "[{\"type\":\"code_interpreter\"}]}]}]}", false, false },
+	{ KH_OPENAI, O_RESP, "{\"input\":[{\"type\":\"additional_tools\","
+	    "\"tools\":[{\"type\":\"namespace\",\"name\":\"n\",\"tools\":"
+	    "[{\"type\":\"function\",\"name\":\"f\",\"parameters\":"
+	    "{\"type\":\"object\",\"properties\":{\"tools\":{\"type\":"
+	    "\"array\"}}}},{\"type\":\"custom\",\"name\":\"c\"}]}]}]}",
+	    true, true },
+	{ KH_OPENAI, O_RESP, "{\"tools\":[{\"type\":\"namespace\","
+	    "\"name\":\"n\",\"tools\":[{\"type\":\"web_search\"}]}]}",
+	    false, true },
+	{ KH_OPENAI, O_RESP, "{\"input\":[{\"type\":\"message\","
+	    "\"content\":[{\"type\":\"input_text\",\"text\":\"x\","
+	    "\"tools\":[{\"type\":\"file_search\"}]}]}]}", false, false },
+	{ KH_OPENAI, O_CHAT, "{\"messages\":[{\"role\":\"user\","
+	    "\"content\":\"x\",\"tools\":[{\"type\":\"mcp\"}]}]}", false,
+	    false },
 	{ KH_OPENAI, O_RESP, "{\"background\":true}", false, false },
 	{ KH_OPENAI, O_RESP, "{\"background\":false}", true, true },
 	{ KH_OPENAI, O_RESP, "{\"input\":[{\"role\":\"user\",\"content\":["

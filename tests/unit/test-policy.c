@@ -944,8 +944,8 @@ enum cway {
 	CW_NONE,
 	CW_HOST,		/* mode = host, -n host */
 	CW_ALLOW,		/* mode = proxy + allow, --allow */
-	CW_ALLOW_ENDPOINT,	/* allow X + endpoint X: no C */
-	CW_ENDPOINT,		/* mode = proxy + endpoint: no C */
+	CW_ALLOW_ENDPOINT,	/* allow X + endpoint X: C (a raw endpoint) */
+	CW_ENDPOINT,		/* mode = proxy + endpoint: C (a raw tunnel) */
 	CW_PROXY,		/* mode = proxy alone: no C */
 	CW_DIRECT,		/* direct = /srv/out, --direct */
 };
@@ -963,9 +963,10 @@ static const struct cway_row {
 	    "--network" },
 	{ CW_ALLOW, "allow example.com", true, PLAN_NET_PROXY,
 	    "network.allow = example.com", "--allow" },
-	{ CW_ALLOW_ENDPOINT, "allow = endpoint", false, PLAN_NET_PROXY, NULL,
-	    NULL },
-	{ CW_ENDPOINT, "endpoint", false, PLAN_NET_PROXY, NULL, NULL },
+	{ CW_ALLOW_ENDPOINT, "allow = endpoint", true, PLAN_NET_PROXY,
+	    "network.endpoint = api.example.com:443", "--endpoint" },
+	{ CW_ENDPOINT, "endpoint", true, PLAN_NET_PROXY,
+	    "network.endpoint = api.example.com:443", "--endpoint" },
 	{ CW_PROXY, "mode proxy", false, PLAN_NET_PROXY, NULL, NULL },
 	{ CW_DIRECT, "direct /srv/out", true, PLAN_NET_NONE,
 	    "direct = /srv/out", "--direct" },
@@ -1116,7 +1117,8 @@ static char *
 c_rule(const struct cway_row *c, enum src src)
 {
 	const char *at = c->way == CW_HOST ? c_line[0] :
-	    c->way == CW_ALLOW ? c_line[1] : c_line[3];
+	    c->way == CW_ALLOW ? c_line[1] : c->way == CW_ENDPOINT ||
+	    c->way == CW_ALLOW_ENDPOINT ? c_line[2] : c_line[3];
 
 	return xasprintf("%s  (%s%s)", c->rule, src == SRC_OPTION ?
 	    "option " : "", src == SRC_OPTION ? c->opt : at);
@@ -1428,6 +1430,116 @@ test_destinations(void)
 	}
 }
 
+/* An injected credential: the keyholder's options, what the sandbox holds. */
+static void
+test_inject_plan(void)
+{
+	static const char *const ini = "[profile]\nquadrant = offline\n"
+	    "[environment]\npass = EXAMPLE_*\n[credential]\n"
+	    "inject = anthropic api.example.com\nca = ~/ca.pem\n"
+	    "source = api-key variable EXAMPLE_API_KEY\n"
+	    "source = login file ~/.ex/creds.json ex.oauth\n";
+	char *env[] = { (char *)"EXAMPLE_API_KEY=sk-secret",
+	    (char *)"EXAMPLE_OTHER=shown", (char *)"ANTHROPIC_BASE_URL=elsewhere",
+	    NULL };
+	const struct profile_dirs d = { .dir = { NULL, NULL, NULL },
+	    .uid = 1000 };
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr = { 0 };
+	struct plan p = { 0 };
+	char *cause = NULL, *hint = NULL;
+	bool hidden = false;
+	size_t i;
+
+	if (!ok(profile_load_buffer(&d, "/p/t.ini", ini, strlen(ini), &pr,
+	    &cause, &hint) == 0, "inject: the profile loads")) {
+		diag("cause: %s", cause);
+		return;
+	}
+	if (!compute_pr(&h, &o, env, &pr, &p, "inject")) {
+		profile_free(&pr);
+		return;
+	}
+	{
+		autofree char *a = join((const char *const *)p.inject.args,
+		    SIZE_MAX);
+
+		is_str(a, "[--provider][anthropic][--upstream]"
+		    "[api.example.com][--ca][" HOME "/ca.pem][--kind]"
+		    "[api-key][--variable][EXAMPLE_API_KEY][--kind][login]"
+		    "[--file][" HOME "/.ex/creds.json][--field][ex.oauth]"
+		    "[--refresh][platform.claude.com:443]",
+		    "inject: the keyholder's options, the sources in order");
+	}
+	is_int((int)p.keyholder_port, PLAN_KEYHOLDER_PORT,
+	    "inject: the keyholder's listener");
+	is_int((int)p.landlock.connect_port2, PLAN_KEYHOLDER_PORT,
+	    "inject: landlock lets TCP connect to it");
+	ok(env_get(p.envp, "EXAMPLE_API_KEY") == NULL,
+	    "inject: a source variable is not passed, though pass names it");
+	is_str(env_get(p.envp, "EXAMPLE_OTHER"), "shown",
+	    "inject: the other variables pass as before");
+	is_str(env_get(p.envp, "ANTHROPIC_BASE_URL"), "http://127.0.0.1:3129",
+	    "inject: the base URL replaces the host's");
+	is_str(env_get(p.envp, "ANTHROPIC_AUTH_TOKEN"),
+	    PLAN_INJECT_PLACEHOLDER, "inject: the agent holds a placeholder");
+	for (i = 0; i < p.mounts.n; i++)
+		if (p.mounts.v[i].kind == PLAN_MOUNT_HIDE &&
+		    streq(p.mounts.v[i].dst, HOME "/.ex/creds.json"))
+			hidden = true;
+	ok(hidden, "inject: a source file is hidden");
+	ok((p.legs & (PLAN_LEG_B | PLAN_LEG_C)) == PLAN_LEG_B,
+	    "inject: no leg C (B is the pass of EXAMPLE_*)");
+	plan_free(&p);
+	profile_free(&pr);
+}
+
+/* [command] argument: words after the command's name, for that name only. */
+static void
+test_command_arguments(void)
+{
+	static const char *const ini = "[profile]\n[command]\n"
+	    "argument = codex -c a=\"1\"  -c b=2\n"
+	    "argument = other -x\nargument = codex --flag\n";
+	static const char *const run[] = { "/opt/bin/codex", "exec", "hi",
+	    NULL };
+	static const char *const run2[] = { "codexx", "exec", NULL };
+	const struct profile_dirs d = { .dir = { NULL, NULL, NULL },
+	    .uid = 1000 };
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr = { 0 };
+	struct plan p = { 0 };
+	char *cause = NULL, *hint = NULL;
+
+	if (!ok(profile_load_buffer(&d, "/p/t.ini", ini, strlen(ini), &pr,
+	    &cause, &hint) == 0, "argument: the profile loads")) {
+		diag("cause: %s", cause);
+		return;
+	}
+	o.argv = (char **)run;
+	if (compute_pr(&h, &o, NULL, &pr, &p, "argument")) {
+		autofree char *a = join((const char *const *)p.argv, SIZE_MAX);
+
+		is_str(a, "[/opt/bin/codex][-c][a=\"1\"][-c][b=2][--flag]"
+		    "[exec][hi]", "argument: after the name, in order, split "
+		    "on blanks");
+		ok(explains(&p, "command.argument = other -x  (/p/t.ini:4)"),
+		    "argument: explained with its origin");
+		plan_free(&p);
+	}
+	o.argv = (char **)run2;
+	if (compute_pr(&h, &o, NULL, &pr, &p, "argument, another name")) {
+		autofree char *a = join((const char *const *)p.argv, SIZE_MAX);
+
+		is_str(a, "[codexx][exec]", "argument: another command's name "
+		    "gets none");
+		plan_free(&p);
+	}
+	profile_free(&pr);
+}
+
 /* The plan's destinations, in order: the profile's, then the options'. */
 static void
 test_destination_lists(void)
@@ -1461,8 +1573,11 @@ test_destination_lists(void)
 		    "[C: network.allow = a.example  (t.ini:21)]"
 		    "[C: network.allow = *.b.example  (t.ini:21)]"
 		    "[C: network.allow = c.example  (option --allow)]"
-		    "[C: network.allow = d.example:8443  (option --allow)]",
-		    "every destination is a reason for C");
+		    "[C: network.allow = d.example:8443  (option --allow)]"
+		    "[C: network.endpoint = api.example:443  (t.ini:22)]"
+		    "[C: network.endpoint = api2.example:443  (option "
+		    "--endpoint)]", "every destination is a reason for C, a "
+		    "raw endpoint too");
 		ok(explains(&p, "network.allow = c.example  (option --allow)") &&
 		    explains(&p, "network.endpoint = api2.example:443  "
 		    "(option --endpoint)") && explains(&p,
@@ -1472,21 +1587,29 @@ test_destination_lists(void)
 	}
 	profile_free(&pr);
 
-	/* An endpoint also allowed does not count, whoever names which. */
+	/* A raw endpoint is C, however it is named; the hint says why. */
 	{
 		static const char *const same[] = { "api.example:443" };
 		struct cli_opts o2 = base_opts();
+		char *cause0 = NULL, *hint0 = NULL;
+		int r0;
 
 		prof(&pr, "sealed");
 		pvalue_set(&pr.net_mode, "proxy", c_line[0]);
 		plist_add(&pr.endpoint, "api.example:443", c_line[2]);
 		LIST1(o2.allow, same);
-		if (compute_pr(&h, &o2, NULL, &pr, &p, "--allow of the "
-		    "profile's endpoint in sealed")) {
-			is_int(p.legs, PLAN_LEG_A, "--allow of the profile's "
-			    "endpoint: no C");
+		r0 = policy_compute(&o2, &h, NULL, &pr, "test", &p, &cause0,
+		    &hint0);
+		ok(r0 == -1 && has(cause0, "leg C is granted by "
+		    "network.endpoint = api.example:443"), "a raw endpoint in "
+		    "sealed: refused, leg C");
+		ok(has(hint0, "a raw endpoint carries whatever the agent sends") &&
+		    has(hint0, "[credential] inject"), "the hint names "
+		    "injection");
+		if (r0 == 0)
 			plan_free(&p);
-		}
+		free(cause0);
+		free(hint0);
 		profile_free(&pr);
 		/* Near misses are other destinations: C. */
 		{
@@ -2584,8 +2707,8 @@ test_loader_to_policy(void)
 		    "[profile]\nquadrant = sealed\n[network]\nmode = proxy\n"
 		    "endpoint = api.example.com:443\n[credential]\n"
 		    "variable = EXAMPLE_API_KEY\nfile = ~/.config/ex/key\n",
-		    NULL, PLAN_LEG_A,
-		    "[A: untrusted = yes  (built-in default)]" },
+		    "C external (network.endpoint = api.example.com:443  "
+		    "(/p/t.ini:5))", 0, NULL },
 		{ "sealed, endpoint, credential and allow",
 		    "[profile]\nquadrant = sealed\n[network]\nmode = proxy\n"
 		    "endpoint = api.example.com:443\nallow = pypi.org\n"
@@ -2593,7 +2716,67 @@ test_loader_to_policy(void)
 		    "A untrusted (untrusted = yes  (built-in default)), "
 		    "B private (credential.variable = EXAMPLE_API_KEY  "
 		    "(/p/t.ini:8)), C external (network.allow = pypi.org  "
-		    "(/p/t.ini:6))", 0, NULL },
+		    "(/p/t.ini:6); network.endpoint = api.example.com:443  "
+		    "(/p/t.ini:5))", 0, NULL },
+		{ "sealed, injected",
+		    "[profile]\nquadrant = sealed\n[credential]\n"
+		    "inject = anthropic api.example.com\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n"
+		    "source = login file ~/.ex/creds.json ex.oauth\n",
+		    NULL, PLAN_LEG_A,
+		    "[A: untrusted = yes  (built-in default)]" },
+		{ "sealed, injected, proxy and allow",
+		    "[profile]\nquadrant = online\n[network]\nmode = proxy\n"
+		    "allow = pypi.org\n[credential]\n"
+		    "inject = openai api.example.com\n"
+		    "source = bearer command pass show ex\n",
+		    NULL, PLAN_LEG_A | PLAN_LEG_C,
+		    "[A: untrusted = yes  (built-in default)]"
+		    "[C: network.allow = pypi.org  (/p/t.ini:5)]" },
+		{ "injected and the same endpoint raw",
+		    "[profile]\nquadrant = online\n[network]\nmode = proxy\n"
+		    "endpoint = api.example.com:443\n[credential]\n"
+		    "inject = anthropic api.example.com\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n",
+		    "network.endpoint = api.example.com:443 (/p/t.ini:5) is the "
+		    "injected endpoint (credential.inject, /p/t.ini:7)", 0,
+		    NULL },
+		{ "injected and the same host allowed",
+		    "[profile]\nquadrant = online\n[network]\nmode = proxy\n"
+		    "allow = api.example.com:443\n[credential]\n"
+		    "inject = anthropic api.example.com:443\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n",
+		    "network.allow = api.example.com:443 (/p/t.ini:5) is the "
+		    "injected endpoint", 0, NULL },
+		{ "injected, network host",
+		    "[profile]\nquadrant = online\n[network]\nmode = host\n"
+		    "[credential]\ninject = gemini api.example.com\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n",
+		    "needs a network of the sandbox's own, not network mode host",
+		    0, NULL },
+		{ "injected, no source",
+		    "[profile]\n[credential]\ninject = gemini api.example.com\n",
+		    "has no credential.source", 0, NULL },
+		{ "a source, not injected",
+		    "[profile]\n[credential]\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n",
+		    "/p/t.ini:3: credential.source = api-key variable "
+		    "EXAMPLE_API_KEY, but the credential is not injected", 0,
+		    NULL },
+		{ "injected and passed",
+		    "[profile]\n[credential]\ninject = openai api.example.com\n"
+		    "source = api-key variable EXAMPLE_API_KEY\n"
+		    "variable = EXAMPLE_API_KEY\n",
+		    "credential.variable = EXAMPLE_API_KEY passes into the "
+		    "sandbox what /p/t.ini:4 injects", 0, NULL },
+		{ "a login for another provider",
+		    "[profile]\n[credential]\ninject = openai api.example.com\n"
+		    "source = login file ~/.codex/auth.json tokens\n",
+		    "confine refreshes a login for anthropic only", 0, NULL },
+		{ "inject = none",
+		    "[profile]\nquadrant = offline\n[credential]\n"
+		    "inject = none\n", NULL, PLAN_LEG_A,
+		    "[A: untrusted = yes  (built-in default)]" },
 	};
 	const struct profile_dirs d = { .dir = { NULL, NULL, NULL },
 	    .uid = 1000 };
@@ -2973,6 +3156,8 @@ main(void)
 	test_quadrants();
 	test_destinations();
 	test_destination_lists();
+	test_inject_plan();
+	test_command_arguments();
 	test_overrides();
 	test_tilde();
 	test_rules_refused();

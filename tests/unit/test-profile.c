@@ -865,7 +865,13 @@ static const struct field {
 	F("environment.set", env_set, true),
 	F("credential.file", cred_file, true),
 	F("credential.variable", cred_var, true),
+	F("credential.inject", inject, false),
+	F("credential.source", cred_source, true),
+	F("credential.ca", cred_ca, false),
+	F("credential.web-search", web_search, false),
+	F("credential.refresh", refresh, false),
 	F("sandbox.backend", backend, false),
+	F("command.argument", cmd_argument, true),
 #undef F
 };
 
