@@ -16,10 +16,15 @@
 #   loopback at 127.0.0.2, over TLS with a certificate of a throwaway CA:
 #   FAKE_HOST, FAKE_PORT, FAKE_LOG, REPLY (FAKE_HOLD, when set, the
 #   directory of its --hold release files); an address that is not in the
-#   sandbox's NO_PROXY (127.0.0.1 is), so the agent must go through the
-#   proxy, whose CONNECT tunnels are what carries HTTPS;
+#   sandbox's NO_PROXY (127.0.0.1 is);
+# - inject_profiles NAME PROVIDER: NAME-test, the shipped profile with its
+#   credential injected for the fake endpoint, and NAME-proxy, the same
+#   with confine's proxy; PLACEHOLDER, what the agent gets in its place;
+# - log_mark, log_since, the_key_only: what reached the fake endpoint
+#   since a mark, and that it came with the user's key only;
 # - agent_ws: a workspace (lib.sh's ws_new) with the CA at $CA_IN, where
-#   the sandbox sees it (its /tmp is its own);
+#   the sandbox sees it (its /tmp is its own), and FIND_SECRET, a probe of
+#   every place inside where a credential could be read;
 # - home_new: an empty fake home directory in AHOME, exported as HOME;
 # - the shipped profiles found by name, from a private XDG_CONFIG_HOME;
 # - a tmux pane for the interactive cases (pane_start, send, wait_pane,
@@ -196,6 +201,66 @@ fake_start() {
 	OTHER_URL=https://127.0.0.3:$FAKE_PORT
 }
 
+# ------------------------------------------------------------- injection
+
+# What confine gives the agent in place of the credential.
+PLACEHOLDER=confine-injects-the-real-credential
+
+# inject_profiles NAME PROVIDER: NAME-test, the shipped profile NAME with
+# its credential injected for the fake endpoint (the test CA trusted),
+# and NAME-proxy, that with confine's proxy and no destination.
+inject_profiles() {
+	_d=$XDG_CONFIG_HOME/confine/profiles
+	cat >"$_d/$1-test.ini" <<-EOF
+	[profile]
+	extends = $1
+	description = the shipped $1 profile, for the fake model endpoint
+
+	[credential]
+	inject = $2 $FAKE_HOST:$FAKE_PORT
+	ca = $TLS/ca.pem
+	EOF
+	cat >"$_d/$1-proxy.ini" <<-EOF
+	[profile]
+	extends = $1-test
+	description = $1-test with confine's proxy, no destination
+
+	[network]
+	mode = proxy
+	EOF
+	chmod 0644 "$_d/$1-test.ini" "$_d/$1-proxy.ini"
+}
+
+# log_mark: where the fake endpoint's log stands; log_since: its lines
+# since the mark, in the file SINCE.
+log_mark() {
+	MARK_LOG=$(wc -l <"$FAKE_LOG")
+}
+log_since() {
+	SINCE=$TEST_TMP/since.log
+	tail -n +"$((MARK_LOG + 1))" "$FAKE_LOG" >"$SINCE"
+}
+
+# every_request_has LINE: each request in SINCE came with the header
+# line LINE, and there was one at least.
+every_request_has() {
+	_req=$(grep -c -E '^[A-Z]+ /' "$SINCE" || :)
+	_has=$(grep -c -x -F -e "$1" "$SINCE" || :)
+	[ "$_req" -ge 1 ] || fail "no request reached the endpoint"
+	[ "$_req" -eq "$_has" ] || {
+		diag_file "$SINCE" "the endpoint's log"
+		fail "$_has of $_req requests came with '$1'"
+	}
+}
+
+# the_key_only HEADER SECRET: every request since the mark came with the
+# user's key SECRET in HEADER ("x-api-key: "), none with the placeholder.
+the_key_only() {
+	log_since
+	every_request_has "  header $1$2"
+	assert_not_file_has_content "$SINCE" "$PLACEHOLDER"
+}
+
 # The model calls the endpoint answered so far.
 model_calls() {
 	grep -c '^  model-call$' "$FAKE_LOG" || true
@@ -209,11 +274,33 @@ prompt_marker() {
 
 # ---------------------------------------------------------------- a case
 
-# agent_ws: a workspace with the CA in it.
+# agent_ws: a workspace with the CA and the probe in it.
 agent_ws() {
 	ws_new
 	cp "$TLS/ca.pem" "$WS/.t/ca.pem" || fail "cannot copy the CA"
 	CA_IN=$WS/.t/ca.pem
+	FIND_SECRET=$WS/.t/find-secret.sh
+	# Every test credential holds "confine-real"; the probe's own
+	# command lines do not ("confine-rea[l]").
+	cat >"$FIND_SECRET" <<-'EOF'
+	#!/bin/sh
+	# find-secret.sh all|self PATH...: where a process could read a
+	# credential: its environment, every process's it can see (all) or
+	# its own (self), and the files under each PATH.  Prints each line
+	# that holds the test credentials' mark, then PROBE-DONE.
+	procs=/proc/self
+	[ "$1" = all ] && procs='/proc/[0-9]*'
+	shift
+	env | grep -a 'confine-rea[l]'
+	for d in /proc/self $procs; do
+		for f in "$d/environ" "$d/cmdline"; do
+			{ tr '\0' '\n' <"$f"; } 2>/dev/null | grep -a 'confine-rea[l]'
+		done
+	done
+	grep -r -a 'confine-rea[l]' "$@" 2>/dev/null
+	echo PROBE-DONE
+	EOF
+	chmod 0755 "$FIND_SECRET"
 	WS_HASH=$(tree_hash "$WS")
 }
 

@@ -34,7 +34,7 @@ rand() {
 SECRET_ANTHROPIC=sk-ant-REAL-$(rand)
 SECRET_OPENAI=sk-proj-REAL-$(rand)
 SECRET_GEMINI=AIzaREAL$(rand)
-PH=confine-placeholder-$(unique_num)
+PH=$PLACEHOLDER
 
 # kh_start NAME PROVIDER SECRET UPSTREAM: confine-keyholder as confine's
 # supervisor starts it (kh-run.py), the key from a variable, its messages
@@ -74,15 +74,11 @@ KH_GEMINI=http://127.0.0.1:$(kh_port gemini)
 
 # -------------------------------------------------------------- helpers
 
-# mark: where the endpoint's log and the keyholders' messages stand;
-# since: the endpoint's log after the mark, in $SINCE.
+# mark: where the endpoint's log (agent-lib.sh's log_mark) and the
+# keyholders' messages stand.
 mark() {
-	MARK_LOG=$(wc -l <"$FAKE_LOG")
+	log_mark
 	MARK_REFUSED=$(cat "$TEST_TMP"/kh.*.err | grep -c 'refused a request' || :)
-}
-since() {
-	SINCE=$CASE/since.log
-	tail -n +"$((MARK_LOG + 1))" "$FAKE_LOG" >"$SINCE"
 }
 
 # no_refusals: no keyholder refused anything since the mark.
@@ -93,25 +89,6 @@ no_refusals() {
 		    tail -n "$((_n - MARK_REFUSED))" | sed 's/^/# /'
 		fail "the keyholder refused what the agent asked for"
 	}
-}
-
-# every_request_has LINE: each request in $SINCE came with the header
-# line LINE, and there was one at least.
-every_request_has() {
-	_req=$(grep -c -E '^[A-Z]+ /' "$SINCE" || :)
-	_has=$(grep -c -x -F -e "$1" "$SINCE" || :)
-	[ "$_req" -ge 1 ] || fail "no request reached the endpoint"
-	[ "$_req" -eq "$_has" ] || {
-		diag_file "$SINCE" "the endpoint's log"
-		fail "$_has of $_req requests came with '$1'"
-	}
-}
-
-# the_key_only SECRET: the endpoint saw the user's key on every request
-# (in the provider's header, given as "NAME: "), never the placeholder.
-the_key_only() {
-	every_request_has "  header $1$2"
-	assert_not_file_has_content "$SINCE" "$PH"
 }
 
 # A directory of the case's own.
@@ -184,7 +161,7 @@ claude_home() {
 
 # Codex: a model provider at the keyholder, its key from OPENAI_API_KEY,
 # no WebSocket (the keyholder refuses one), no retries; the workspace
-# trusted.  What confine puts in Codex's managed configuration.
+# trusted: what the shipped codex profile gives it on its command line.
 codex_home() {
 	home_new
 	mkdir -p "$AHOME/.codex"
@@ -233,7 +210,7 @@ t_claude() {
 	    claude -p "say hello ($m)"
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" "$REPLY"
-	since
+	log_since
 	assert_file_has_content "$SINCE" "^  prompt $m\$"
 	the_key_only "x-api-key: " "$SECRET_ANTHROPIC"
 	assert_not_file_has_content "$SINCE" '^  header authorization:'
@@ -273,7 +250,7 @@ t_claude_stream() {
 	    --verbose "say hello ($h)"; echo "$RC" >"$CASE/status"; } &
 	stream_check "$h"
 	assert_status "$RC" 0
-	since
+	log_since
 	the_key_only "x-api-key: " "$SECRET_ANTHROPIC"
 	no_refusals
 }
@@ -289,7 +266,7 @@ t_codex() {
 	agent_run OPENAI_API_KEY="$PH" -- codex exec "say hello ($m)"
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" "^$REPLY\$"
-	since
+	log_since
 	assert_file_has_content "$SINCE" "^  prompt $m\$"
 	the_key_only "authorization: Bearer " "$SECRET_OPENAI"
 	no_refusals
@@ -325,7 +302,7 @@ t_codex_stream() {
 	release "$h"
 	wait_pane 60 confine-stream-end
 	T kill-server
-	since
+	log_since
 	the_key_only "authorization: Bearer " "$SECRET_OPENAI"
 	no_refusals
 }
@@ -342,7 +319,7 @@ t_gemini() {
 	agent_run $GEMINI_ENV -- gemini -p "say hello ($m)"
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" "^$REPLY\$"
-	since
+	log_since
 	assert_file_has_content "$SINCE" "^  prompt $m\$"
 	the_key_only "x-goog-api-key: " "$SECRET_GEMINI"
 	no_refusals
@@ -362,7 +339,7 @@ t_gemini_stream() {
 	    echo "$RC" >"$CASE/status"; } &
 	stream_check "$h"
 	assert_status "$RC" 0
-	since
+	log_since
 	the_key_only "x-goog-api-key: " "$SECRET_GEMINI"
 	no_refusals
 }
@@ -393,7 +370,7 @@ t_attacker() {
 	    -o /dev/null -H "x-api-key: $a" -H 'content-type: application/json' \
 	    --data-binary "$ANTHROPIC_MSG}" "$FAKE_URL/v1/messages?key=$a" ||
 	    fail "curl to the fake endpoint"
-	since
+	log_since
 	assert_file_has_content "$SINCE" "^  header x-api-key: $a\$"
 	assert_file_has_content "$SINCE" "^POST /v1/messages\\?key=$a\$"
 	for p in anthropic openai gemini; do
@@ -410,7 +387,7 @@ t_attacker() {
 		    -H "Authorization: Bearer $a" -H "x-goog-api-key: $a" \
 		    -H "Cookie: session=$a"
 		assert_eq "$(cat "$CASE/code")" 200 "$p: the status"
-		since
+		log_since
 		every_request_has "  header $key"
 		assert_not_file_has_content "$SINCE" "$a"
 		assert_not_file_has_content "$SINCE" 'key='
@@ -432,7 +409,7 @@ refused() {
 	    ok = e["error"]["code"] == 403 and e["error"]["status"] == "PERMISSION_DENIED"
 	sys.exit(0 if ok else 1)
 	EOF
-	since
+	log_since
 	assert_not_file_has_content "$SINCE" '^[A-Z]+ /'
 }
 
@@ -476,7 +453,7 @@ t_server_tools() {
 		mark
 		post "$url" "$body}"
 		assert_eq "$(cat "$CASE/code")" 200 "$p: the status without the tool"
-		since
+		log_since
 		assert_file_has_content "$SINCE" '^POST /'
 		mark
 		post "$url" "$body$extra}"
