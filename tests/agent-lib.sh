@@ -261,6 +261,31 @@ the_key_only() {
 	assert_not_file_has_content "$SINCE" "$PLACEHOLDER"
 }
 
+# connect_refused NAME: through confine's proxy (the NAME-proxy profile),
+# the injected endpoint is the keyholder's only: a CONNECT to it is
+# refused for that reason, and it gets nothing; the positive control, a
+# client on the host that trusts the CA, gets its answer.
+connect_refused() {
+	log_mark
+	curl -sS --max-time "$CONFINE_TIMEOUT" --cacert "$TLS/ca.pem" \
+	    -o /dev/null "$FAKE_URL/v1/models" || fail "curl to the endpoint"
+	log_since
+	assert_file_has_content "$SINCE" '^GET /v1/models$'
+	log_mark
+	run_confine -v -p "$1-proxy" -- sh -c \
+	    'curl -sS --cacert "$1" -o /dev/null "$2/v1/models"; echo "curl $?"' \
+	    sh "$CA_IN" "$FAKE_URL"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^curl [1-9][0-9]*$'
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: refused $FAKE_HOST:$FAKE_PORT: the injected endpoint: through confine's keyholder only\$"
+	read_counts
+	assert_eq "$CONNS" 0 "connections through the proxy"
+	assert_eq "$REFUSED" 1 "refusals"
+	log_since
+	assert_not_file_has_content "$SINCE" '^[A-Z]+ /'
+}
+
 # The model calls the endpoint answered so far.
 model_calls() {
 	grep -c '^  model-call$' "$FAKE_LOG" || true
