@@ -3,8 +3,11 @@
 #
 # confine [OPTIONS] [--] COMMAND [ARG...]
 # confine run [OPTIONS] [--] COMMAND [ARG...]
-# confine ls | show [SESSION] | diff [--commits] [SESSION]
-# confine drop SESSION...
+# confine ls [--all] | show [SESSION]
+# confine diff [--commits] [--color | --no-color] [SESSION]
+# confine drop SESSION... | drop [--yes] --empty | --applied |
+#     --older-than DURATION | --all
+# confine state ls | show PROFILE | drop [--yes] PROFILE
 # confine apply [--yes] [--commits] [SESSION]
 # confine enter [--as-left] [SESSION] [COMMAND [ARG...]]
 # confine profile list | show NAME | check FILE...
@@ -72,7 +75,7 @@ _confine_profiles()
 
 _confine_sessions()
 {
-	"$1" ls 2>/dev/null | awk '{ print $1 }'
+	"$1" ls --all 2>/dev/null | awk '{ print $1 }'
 }
 
 # shellcheck disable=SC2207 # the usual idiom: completions have no spaces
@@ -95,11 +98,16 @@ _confine()
 	fi
 	_confine_help "$confine"
 
-	local subcommands='run ls show diff apply enter drop profile trust doctor'
+	local subcommands='run ls show diff apply enter drop state profile trust doctor'
 	local i=1 w c
 
 	case ${words[1]-} in
-	doctor | ls)
+	doctor)
+		return 0
+		;;
+	ls)
+		[[ $cur == -* && $cword -eq 2 ]] &&
+		    COMPREPLY=($(compgen -W '--all' -- "$cur"))
 		return 0
 		;;
 	profile)
@@ -117,21 +125,46 @@ _confine()
 		((cword == 2)) && COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
+	state)
+		if ((cword == 2)); then
+			COMPREPLY=($(compgen -W 'ls show drop' -- "$cur"))
+		elif [[ ${words[2]-} == drop && $cword -eq 3 && $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--yes -y' -- "$cur"))
+		elif [[ ${words[2]-} == show && $cword -eq 3 ]] ||
+		    [[ ${words[2]-} == drop && $cword -eq 3 ]] ||
+		    [[ ${words[2]-} == drop && $cword -eq 4 &&
+		    (${words[3]-} == --yes || ${words[3]-} == -y) ]]; then
+			COMPREPLY=($(compgen -W "$(_confine_profiles "$confine")" \
+			    -- "$cur"))
+		fi
+		return 0
+		;;
 	show)
 		((cword == 2)) &&
 		    COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
 		return 0
 		;;
 	diff)
-		if [[ $cur == -* ]]; then
-			((cword == 2)) && COMPREPLY=($(compgen -W '--commits' -- "$cur"))
-		elif ((cword == 2)) || [[ $cword == 3 && ${words[2]} == --commits ]]; then
+		# diff [--commits] [--color | --no-color] [SESSION]
+		i=2
+		while ((i < cword)) && [[ ${words[i]} == --* ]]; do
+			((i++))
+		done
+		if ((i < cword)); then
+			return 0
+		elif [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--commits --color --no-color' -- "$cur"))
+		else
 			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
 		fi
 		return 0
 		;;
 	drop)
-		COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--empty --applied --older-than --all --yes' -- "$cur"))
+		elif [[ $prev != --older-than && ${words[2]-} != -* ]]; then
+			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
+		fi
 		return 0
 		;;
 	apply)
@@ -277,7 +310,15 @@ _confine()
 	esac
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W "$subcommands" -- "$cur") $(compgen -c -- "$cur"))
+		# The first word: the subcommands first (and the options, on an
+		# empty word); the commands only for a word no subcommand starts
+		# with ("confine -- d" completes commands from "d").
+		COMPREPLY=($(compgen -W "$subcommands" -- "$cur"))
+		if [[ -z $cur ]]; then
+			COMPREPLY+=($(compgen -W "$_confine_opts" -- "$cur"))
+		elif ((${#COMPREPLY[@]} == 0)); then
+			COMPREPLY=($(compgen -c -- "$cur"))
+		fi
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi

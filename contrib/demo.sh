@@ -238,8 +238,10 @@ rc=0
 sed 's/^/  /' "$demo/agent.out" "$demo/confine.err"
 echo "  exit status: $rc"
 echo "  (No such file: the home inside is an empty tmpfs.  Read-only file system:"
-echo "  the host's / is mounted read-only.  Permission denied: Landlock refuses"
-echo "  TCP, even on loopback; and the sandbox's network namespace has only lo.)"
+echo "  the host's / is mounted read-only.  Permission denied: Landlock allows"
+echo "  writes only in the workspace and the sandbox's scratch places.  Network is"
+echo "  unreachable: the sandbox's network namespace has only lo.  Connection"
+echo "  refused: that loopback is the sandbox's own, where nothing listens.)"
 
 echo
 echo "== On the host, afterwards"

@@ -30,6 +30,7 @@ INTEGRATION_TESTS = \
 	tests/integration/seccomp.sh \
 	tests/integration/capabilities.sh \
 	tests/integration/environment.sh \
+	tests/integration/git-identity.sh \
 	tests/integration/fds.sh \
 	tests/integration/terminal.sh \
 	tests/integration/terminal-fds.sh \
@@ -42,21 +43,25 @@ INTEGRATION_TESTS = \
 	tests/integration/profile-property.sh \
 	tests/integration/trust.sh \
 	tests/integration/profile-mounts.sh \
+	tests/integration/persistent.sh \
 	tests/integration/export-property.sh \
 	tests/integration/export-security.sh \
 	tests/integration/sessions.sh \
+	tests/integration/sessions-tidy.sh \
 	tests/integration/enter.sh \
 	tests/integration/apply-commits.sh \
 	tests/integration/apply-safety.sh \
 	tests/integration/apply-journal.sh \
 	tests/integration/export-faults.sh \
 	tests/integration/network.sh \
+	tests/integration/inject.sh \
 	tests/integration/host-sockets.sh \
 	tests/integration/review-commits.sh \
 	tests/integration/review-ignored.sh \
 	tests/integration/review-large.sh \
 	tests/integration/review-terminal.sh \
-	tests/integration/review-flags.sh
+	tests/integration/review-flags.sh \
+	tests/integration/diffstat.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
@@ -106,6 +111,7 @@ BACKEND_TESTS = \
 	tests/bwrap/seccomp.bwrap \
 	tests/bwrap/capabilities.bwrap \
 	tests/bwrap/environment.bwrap \
+	tests/bwrap/git-identity.bwrap \
 	tests/bwrap/fds.bwrap \
 	tests/bwrap/terminal.bwrap \
 	tests/bwrap/terminal-fds.bwrap \
@@ -115,19 +121,23 @@ BACKEND_TESTS = \
 	tests/bwrap/doctor.bwrap \
 	tests/bwrap/refusals.bwrap \
 	tests/bwrap/profile-mounts.bwrap \
+	tests/bwrap/persistent.bwrap \
 	tests/bwrap/export-property.bwrap \
 	tests/bwrap/export-security.bwrap \
 	tests/bwrap/sessions.bwrap \
+	tests/bwrap/sessions-tidy.bwrap \
 	tests/bwrap/enter.bwrap \
 	tests/bwrap/apply-commits.bwrap \
 	tests/bwrap/export-faults.bwrap \
 	tests/bwrap/network.bwrap \
+	tests/bwrap/inject.bwrap \
 	tests/bwrap/host-sockets.bwrap \
 	tests/bwrap/review-commits.bwrap \
 	tests/bwrap/review-ignored.bwrap \
 	tests/bwrap/review-large.bwrap \
 	tests/bwrap/review-terminal.bwrap \
 	tests/bwrap/review-flags.bwrap \
+	tests/bwrap/diffstat.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -136,6 +146,7 @@ BACKEND_TESTS = \
 	tests/landlock/seccomp.landlock \
 	tests/landlock/capabilities.landlock \
 	tests/landlock/environment.landlock \
+	tests/landlock/git-identity.landlock \
 	tests/landlock/fds.landlock \
 	tests/landlock/terminal.landlock \
 	tests/landlock/terminal-fds.landlock \
@@ -145,19 +156,23 @@ BACKEND_TESTS = \
 	tests/landlock/doctor.landlock \
 	tests/landlock/refusals.landlock \
 	tests/landlock/profile-mounts.landlock \
+	tests/landlock/persistent.landlock \
 	tests/landlock/export-property.landlock \
 	tests/landlock/export-security.landlock \
 	tests/landlock/sessions.landlock \
+	tests/landlock/sessions-tidy.landlock \
 	tests/landlock/enter.landlock \
 	tests/landlock/apply-commits.landlock \
 	tests/landlock/export-faults.landlock \
 	tests/landlock/network.landlock \
+	tests/landlock/inject.landlock \
 	tests/landlock/host-sockets.landlock \
 	tests/landlock/review-commits.landlock \
 	tests/landlock/review-ignored.landlock \
 	tests/landlock/review-large.landlock \
 	tests/landlock/review-terminal.landlock \
-	tests/landlock/review-flags.landlock
+	tests/landlock/review-flags.landlock \
+	tests/landlock/diffstat.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock

@@ -20,8 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/diff-color.h"
 #include "cmd/sessions.h"
 #include "input/host-probe.h"
+#include "lib/env.h"
 #include "lib/log.h"
 #include "lib/sha256.h"
 #include "lib/spawn.h"
@@ -29,87 +31,90 @@
 #include "lib/util.h"
 #include "run/session-dir.h"
 #include "store/session-meta.h"
+#include "store/session-store.h"
 
 extern char **environ;
+
+/* Where the sessions are, and the workspace a run here would have. */
+struct here {
+	char	*store;		/* STATE/confine/sessions */
+	char	*ws;		/* the git top level of ".", else "." */
+};
+
+static void
+here_load(char *const *env, struct here *ret)
+{
+	struct host h;
+	autofree char *cause = NULL;
+
+	if (probe_host(env, NULL, &h, &cause) < 0)
+		die("%s", cause);
+	ret->store = path_join(h.state_home, "confine/sessions");
+	ret->ws = xstrdup(h.git_top ? h.git_top : h.cwd);
+	host_free(&h);
+}
+
+static void
+here_free(struct here *w)
+{
+	free(w->store);
+	free(w->ws);
+}
 
 static char *
 sessions_dir(char *const *env)
 {
-	struct host h;
-	autofree char *cause = NULL;
-	char *dir;
+	struct here w;
 
-	if (probe_host(env, NULL, &h, &cause) < 0)
-		die("%s", cause);
-	dir = path_join(h.state_home, "confine/sessions");
-	host_free(&h);
-	return dir;
+	here_load(env, &w);
+	free(w.ws);
+	return w.store;
 }
 
-static bool
-id_ok(const char *id)
-{
-	size_t i;
-
-	if (id[0] == '\0' || id[0] == '.' || strlen(id) > 64)
-		return false;
-	for (i = 0; id[i]; i++)
-		if (!(id[i] == '-' || (id[i] >= '0' && id[i] <= '9') ||
-		    (id[i] >= 'a' && id[i] <= 'f')))
-			return false;
-	return true;
-}
-
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Session ids, oldest first (ids start with the UTC time). */
-static char **
-list_ids(const char *dir, size_t *ret_n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = xcalloc(1, sizeof(*v));
-	size_t n = 0;
-
-	if (d) {
-		while ((e = readdir(d)) != NULL)
-			if (id_ok(e->d_name))
-				strv_push(&v, &n, xstrdup(e->d_name));
-		closedir(d);
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_str);
-	*ret_n = n;
-	return v;
-}
-
-/* The session named, or the latest; dies when there is none. */
+/*
+ * The session named, or the latest of the current workspace that no
+ * confine runs now; dies when there is none.
+ */
 static char *
-pick(const char *dir, const char *id)
+pick(char *const *env, const char *id)
 {
-	autostrv char **ids = NULL;
-	size_t n;
+	struct here w;
+	struct session_info *v;
+	size_t n, i, others = 0;
+	char *p = NULL;
 
+	here_load(env, &w);
 	if (id) {
-		char *p;
 		struct stat st;
 
-		if (!id_ok(id))
+		if (!session_id_ok(id))
 			die("'%s' is not a session id", id);
-		p = path_join(dir, id);
+		p = path_join(w.store, id);
 		if (stat(p, &st) < 0)
-			die_hint(EXIT_CONFINE, 0, "'confine ls' lists the "
+			die_hint(EXIT_CONFINE, 0, "'confine ls --all' lists the "
 			    "sessions", "no session '%s'", id);
+		here_free(&w);
 		return p;
 	}
-	ids = list_ids(dir, &n);
+	v = session_list(w.store, &n);
+	for (i = n; i-- > 0 && p == NULL;) {
+		if (v[i].workspace == NULL || !streq(v[i].workspace, w.ws))
+			others++;
+		else if (v[i].state != SESSION_RUNNING)
+			p = xstrdup(v[i].dir);
+	}
+	session_list_free(v, n);
 	if (n == 0)
-		die("no sessions in %s", dir);
-	return path_join(dir, ids[n - 1]);
+		die("no sessions in %s", w.store);
+	if (p == NULL && others == n)
+		die_hint(EXIT_CONFINE, 0, "'confine ls --all' lists the "
+		    "sessions of every workspace: name one", "no sessions of "
+		    "%s", w.ws);
+	if (p == NULL)
+		die_hint(EXIT_CONFINE, 0, "'confine ls' lists them",
+		    "no session of %s but running ones", w.ws);
+	here_free(&w);
+	return p;
 }
 
 static bool
@@ -136,56 +141,61 @@ ensure_export(const char *sdir)
 	return r == 0 || r == WORKSPACE_EXPORT_NOTHING ? 0 : -1;
 }
 
+/* The sessions' disk use without CONFINE_SESSION_CAP: 10 GiB. */
+#define SESSION_CAP_DEFAULT	(10ULL << 30)
+
 /* Agent data: read with this bound, said when cut. */
 #define MAX_SHOWN	(256UL * 1024 * 1024)
 
-/* Bytes at the end of buf[len] that may start a cut UTF-8 sequence. */
-static size_t
-cut_utf8(const unsigned char *buf, size_t len)
-{
-	size_t back, need;
-
-	for (back = 1; back <= 3 && back <= len; back++) {
-		unsigned char c = buf[len - back];
-
-		if ((c & 0xc0) == 0x80)
-			continue;
-		need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-		return need > back ? back : 0;
-	}
-	return 0;
-}
+/* How a file of the session is shown. */
+enum view {
+	VIEW_RAW,	/* its exact bytes: a pipe or a file */
+	VIEW_SAFE,	/* sanitised for a terminal */
+	VIEW_COLOR,	/* sanitised, and coloured as git colours a diff */
+};
 
 /*
  * Copy a file of the session (agent data: patch text, file names, commit
- * messages) to out: exact bytes, or sanitised for a terminal; never more
- * than MAX_SHOWN.
+ * messages) to out: exact bytes, sanitised for a terminal, or sanitised
+ * and coloured; never more than MAX_SHOWN.
  */
 static void
-print_fd(int fd, FILE *out, bool safe)
+print_fd(int fd, FILE *out, enum view view)
 {
 	char chunk[65536];
 	size_t total = 0, nc = 0;
+	struct diff_color dc;
 	ssize_t n;
 
+	diff_color_init(&dc);
 	while (total < MAX_SHOWN && (n = read(fd, chunk + nc, sizeof(chunk) -
 	    nc)) > 0) {
 		size_t len = nc + (size_t)n, keep;
 		autofree char *clean = NULL;
 
 		total += (size_t)n;
-		if (!safe) {
+		if (view == VIEW_RAW) {
 			fwrite(chunk, 1, len, out);
 			continue;
 		}
-		/* A UTF-8 sequence cut by the chunk: whole, in the next. */
-		keep = cut_utf8((unsigned char *)chunk, len);
-		clean = term_sanitize(chunk, len - keep, 1);
-		fputs(clean, out);
+		if (view == VIEW_COLOR) {
+			/* Whole lines, or a piece of one as long as chunk. */
+			keep = len - diff_color_print(&dc, chunk, len,
+			    len == sizeof(chunk) ? DIFF_COLOR_FULL :
+			    DIFF_COLOR_LINES, out);
+		} else {
+			/* A UTF-8 sequence cut by the chunk: whole, in the
+			 * next. */
+			keep = utf8_cut_tail((unsigned char *)chunk, len);
+			clean = term_sanitize(chunk, len - keep, 1);
+			fputs(clean, out);
+		}
 		memmove(chunk, chunk + len - keep, keep);
 		nc = keep;
 	}
-	if (nc > 0) {
+	if (nc > 0 && view == VIEW_COLOR)
+		diff_color_print(&dc, chunk, nc, DIFF_COLOR_END, out);
+	else if (nc > 0) {
 		autofree char *clean = term_sanitize(chunk, nc, 1);
 
 		fputs(clean, out);
@@ -195,49 +205,119 @@ print_fd(int fd, FILE *out, bool safe)
 }
 
 static void
-print_file(int dirfd, const char *name, FILE *out, bool safe)
+print_file(int dirfd, const char *name, FILE *out, enum view view)
 {
 	autoclose int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		die_errno(errno, "cannot read '%s'", name);
-	print_fd(fd, out, safe);
+	print_fd(fd, out, view);
 }
 
 static void
 print_sanitized(const char *path, FILE *out)
 {
-	print_file(AT_FDCWD, path, out, true);
+	print_file(AT_FDCWD, path, out, VIEW_SAFE);
+}
+
+/* "45s", "12m", "3h", "5d": how long ago t was. */
+static void
+age_format(long long t, time_t now, char *buf, size_t len)
+{
+	long long d = (long long)now - t;
+
+	if (t <= 0)
+		snprintf(buf, len, "?");
+	else if (d < 60)
+		snprintf(buf, len, "%llds", d < 0 ? 0 : d);
+	else if (d < 3600)
+		snprintf(buf, len, "%lldm", d / 60);
+	else if (d < 86400)
+		snprintf(buf, len, "%lldh", d / 3600);
+	else
+		snprintf(buf, len, "%lldd", d / 86400);
+}
+
+enum { COL_ID, COL_AGE, COL_FILES, COL_SIZE, COL_STATE, COL_WS, COL_CMD,
+	NCOLS };
+
+/* One line of "confine ls": every column's text, for the terminal. */
+static void
+ls_row(const struct session_info *s, time_t now, char **col)
+{
+	char buf[32];
+	bool noted;
+
+	col[COL_ID] = xstrdup(s->id);
+	age_format(s->started, now, buf, sizeof(buf));
+	col[COL_AGE] = xstrdup(buf);
+	col[COL_FILES] = s->files < 0 ? xstrdup("-") :
+	    xasprintf("%ld", s->files);
+	session_size_format(session_disk_use(s->dir, &noted), buf,
+	    sizeof(buf));
+	col[COL_SIZE] = xstrdup(buf);
+	col[COL_STATE] = xstrdup(session_state_name(s->state));
+	/* confine wrote both; the user typed them: shown safe all the same. */
+	col[COL_WS] = s->workspace ? term_sanitize(s->workspace,
+	    strlen(s->workspace), 0) : xstrdup("?");
+	col[COL_CMD] = s->command ? term_sanitize(s->command,
+	    strlen(s->command), 0) : xstrdup("");
 }
 
 int
-session_ls(char *const *env)
+session_ls(const struct cli_opts *o, char *const *env)
 {
-	autofree char *dir = sessions_dir(env);
-	autostrv char **ids = NULL;
-	size_t n, i;
+	static const char *const head[NCOLS] = { "ID", "AGE", "FILES",
+	    "SIZE", "STATE", "WORKSPACE", "COMMAND" };
+	/* Numbers to the right. */
+	static const bool right[NCOLS] = { [COL_AGE] = true,
+	    [COL_FILES] = true, [COL_SIZE] = true };
+	struct here w;
+	struct session_info *v;
+	char *(*rows)[NCOLS];
+	size_t n, i, c, nrows = 0, width[NCOLS] = { 0 };
+	time_t now = time(NULL);
 
-	ids = list_ids(dir, &n);
-	for (i = 0; i < n; i++) {
-		autofree char *sdir = path_join(dir, ids[i]);
-		autofree char *ws = session_meta_get(sdir, "workspace");
-		autofree char *safe = ws ? term_sanitize(ws, strlen(ws), 0) :
-		    xstrdup("?");
-		const char *state = has(sdir, "applied") ? "applied" :
-		    has(sdir, "changes.patch") ? "exported" :
-		    has(sdir, "upper") ? "not exported" : "empty";
-
-		printf("%s  %-12s  %s\n", ids[i], state, safe);
-	}
+	here_load(env, &w);
+	v = session_list(w.store, &n);
+	rows = xcalloc(n + 1, sizeof(*rows));
+	for (c = 0; c < NCOLS; c++)
+		rows[0][c] = xstrdup(head[c]);
+	for (i = 0; i < n; i++)
+		if (o->all || (v[i].workspace && streq(v[i].workspace, w.ws)))
+			ls_row(&v[i], now, rows[++nrows]);
+	for (i = 0; i <= nrows; i++)
+		for (c = 0; c < NCOLS; c++)
+			if (strlen(rows[i][c]) > width[c])
+				width[c] = strlen(rows[i][c]);
+	/* The header for people, on a terminal; a pipe gets the rows. */
+	for (i = isatty(STDOUT_FILENO) ? 0 : 1; nrows > 0 && i <= nrows; i++)
+		for (c = 0; c < NCOLS; c++) {
+			if (c == COL_WS && !o->all)
+				continue;
+			if (c == COL_CMD)
+				printf("%s\n", rows[i][c]);
+			else
+				printf("%*s  ", right[c] ? (int)width[c] :
+				    -(int)width[c], rows[i][c]);
+		}
+	if (nrows == 0 && n > 0 && !o->all)
+		fprintf(stderr, "confine: no sessions of %s; 'confine ls --all' "
+		    "lists %zu of other workspaces\n", w.ws, n);
+	for (i = 0; i <= nrows; i++)
+		for (c = 0; c < NCOLS; c++)
+			free(rows[i][c]);
+	free(rows);
+	session_list_free(v, n);
+	here_free(&w);
 	return 0;
 }
 
 int
 session_show(const struct cli_opts *o, char *const *env)
 {
-	autofree char *dir = sessions_dir(env);
-	autofree char *sdir = pick(dir, o->argv[0]);
+	autofree char *sdir = pick(env, o->argv[0]);
 	autofree char *report = path_join(sdir, "report");
 
 	if (ensure_export(sdir) < 0)
@@ -252,9 +332,12 @@ cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* NNNN.meta then NNNN.patch, for each commit of commits/, in order. */
+/*
+ * NNNN.meta then NNNN.patch, for each commit of commits/, in order; the
+ * author and message never coloured.
+ */
 static void
-print_commits(const char *sdir, FILE *out, bool safe)
+print_commits(const char *sdir, FILE *out, enum view view)
 {
 	autofree char *path = path_join(sdir, "commits");
 	autoclose int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -280,10 +363,15 @@ print_commits(const char *sdir, FILE *out, bool safe)
 	for (i = 0; i < n; i++) {
 		autofree char *patch = xasprintf("%.4s.patch", metas[i]);
 
-		fprintf(out, "commit %.4s\n", metas[i]);
-		print_file(fd, metas[i], out, safe);
+		if (view == VIEW_COLOR)
+			fprintf(out, DIFF_COLOR_COMMIT "commit %.4s"
+			    DIFF_COLOR_RESET "\n", metas[i]);
+		else
+			fprintf(out, "commit %.4s\n", metas[i]);
+		print_file(fd, metas[i], out, view == VIEW_COLOR ? VIEW_SAFE :
+		    view);
 		fprintf(out, "\n");
-		print_file(fd, patch, out, safe);
+		print_file(fd, patch, out, view);
 	}
 }
 
@@ -293,26 +381,54 @@ struct pager {
 	pid_t	 pid;
 };
 
+/* Is there a program name in a directory of the user's PATH? */
+static bool
+in_path(char *const *env, const char *name)
+{
+	const char *path = env_get(env, "PATH");
+	autofree char *copy = xstrdup(path ? path : "/usr/bin:/bin");
+	char *dir, *save = NULL;
+
+	for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":",
+	    &save)) {
+		autofree char *p = path_join(dir[0] ? dir : ".", name);
+
+		if (access(p, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The user's pager, reading sanitised bytes from a pipe, run by sh -c as
- * popen(3) would; less -FX when $PAGER is unset, stdout when there is
- * none.  Never anything of the session's: the environment is the user's
- * own.
+ * popen(3) would: $PAGER (none when it is empty or "cat"), else less -FRX
+ * when less is in PATH, else none (stdout).  LESS=FRX and LV=-c unless
+ * set, as git sets them, so that a pager named less shows the colours.
+ * Never anything of the session's: the environment is the user's own.
  */
 static bool
-pager_open(struct pager *pg)
+pager_open(char *const *env, struct pager *pg)
 {
-	const char *p = getenv("PAGER");
+	const char *p = env_get(env, "PAGER");
 	struct spawn_opts o = SPAWN_OPTS_INIT;
 	char *argv[] = { (char *)"sh", (char *)"-c", NULL, NULL };
+	autostrv char **penv = strv_copy(env);
+	size_t n = strv_len(penv);
 	int fds[2];
 
-	if (p && p[0] != '\0')
+	if (p && (p[0] == '\0' || streq(p, "cat")))
+		return false;
+	if (p)
 		argv[2] = (char *)p;
-	else if (access("/usr/bin/less", X_OK) == 0)
-		argv[2] = (char *)"/usr/bin/less -FX";
+	else if (in_path(env, "less"))
+		argv[2] = (char *)"less -FRX";
 	else
 		return false;
+	if (env_get(env, "LESS") == NULL)
+		strv_push(&penv, &n, xstrdup("LESS=FRX"));
+	if (env_get(env, "LV") == NULL)
+		strv_push(&penv, &n, xstrdup("LV=-c"));
+	o.envp = penv;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return false;
 	o.in = fds[0];
@@ -337,22 +453,34 @@ pager_close(struct pager *pg)
 int
 session_diff(const struct cli_opts *o, char *const *env)
 {
-	autofree char *dir = sessions_dir(env);
-	autofree char *sdir = pick(dir, o->argv[0]);
+	autofree char *sdir = pick(env, o->argv[0]);
 	autofree char *patch = path_join(sdir, "changes.patch");
 	bool tty = isatty(STDOUT_FILENO), paged = false;
+	const char *no_color = env_get(env, "NO_COLOR");
+	const char *term = env_get(env, "TERM");
+	enum view view = VIEW_RAW;
 	struct pager pg;
 	FILE *out = stdout;
 
 	if (ensure_export(sdir) < 0)
 		die("session '%s': cannot export its changes", sdir);
-	/* Exact bytes for a pipe or file: "git apply" takes them. */
-	if (tty && (paged = pager_open(&pg)))
+	/*
+	 * Exact bytes for a pipe or file: "git apply" takes them.  Colours
+	 * as git's color.ui=auto gives them (a terminal, not "dumb"), but
+	 * for NO_COLOR (no-color.org) or --no-color; --color forces them,
+	 * sanitised, into a pipe too.
+	 */
+	if (tty)
+		view = VIEW_SAFE;
+	if (o->color > 0 || (o->color == 0 && tty && !(no_color &&
+	    no_color[0]) && !(term && streq(term, "dumb"))))
+		view = VIEW_COLOR;
+	if (tty && (paged = pager_open(env, &pg)))
 		out = pg.in;
 	if (o->commits)
-		print_commits(sdir, out, tty);
+		print_commits(sdir, out, view);
 	else
-		print_file(AT_FDCWD, patch, out, tty);
+		print_file(AT_FDCWD, patch, out, view);
 	if (paged)
 		pager_close(&pg);
 	else
@@ -394,8 +522,7 @@ export_apply(const char *sdir, bool commits, bool check)
 int
 session_apply(const struct cli_opts *o, char *const *env)
 {
-	autofree char *dir = sessions_dir(env);
-	autofree char *sdir = pick(dir, o->argv[0]);
+	autofree char *sdir = pick(env, o->argv[0]);
 	autofree char *report = path_join(sdir, "report");
 	autofree char *ws = session_meta_get(sdir, "workspace");
 	autofree char *applied = path_join(sdir, "applied");
@@ -469,6 +596,104 @@ session_recover(const char *session_dir, const char *ws)
 		die("an apply to %s was killed and cannot be rolled back", ws);
 }
 
+/* Remove session id from the store dfd: 0, or EXIT_CONFINE, said. */
+static int
+drop_one(int dfd, const char *id)
+{
+	if (!session_id_ok(id) || dfd < 0 ||
+	    faccessat(dfd, id, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+		fprintf(stderr, "confine: no session '%s'\n", id);
+		return EXIT_CONFINE;
+	}
+	workspace_remove_tree(dfd, id);
+	if (faccessat(dfd, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		fprintf(stderr, "confine: cannot remove session '%s'\n", id);
+		return EXIT_CONFINE;
+	}
+	return 0;
+}
+
+/*
+ * Does "drop --empty | --applied | --older-than | --all" take s?  The
+ * states named add up; an age narrows them; a running session never.
+ */
+static bool
+drop_selects(const struct cli_opts *o, const struct session_info *s,
+    time_t now)
+{
+	bool any = o->all || (!o->drop_empty && !o->drop_applied);
+
+	if (s->state == SESSION_RUNNING)
+		return false;
+	if (!any && !(o->drop_empty && s->state == SESSION_EMPTY) &&
+	    !(o->drop_applied && s->state == SESSION_APPLIED))
+		return false;
+	return o->older_than < 0 || (s->started > 0 &&
+	    (long long)now - s->started > o->older_than);
+}
+
+/* More than one session to drop: asked on a terminal, or --yes. */
+static bool
+drop_confirmed(const struct cli_opts *o, const struct session_info *v,
+    const bool *sel, size_t n, size_t nsel)
+{
+	char answer[16] = "";
+	size_t i;
+
+	if (nsel < 2 || o->yes)
+		return true;
+	if (!isatty(STDIN_FILENO))
+		die_hint(EXIT_CONFINE, 0, "'confine ls --all' lists them; add "
+		    "--yes to drop them", "not dropping %zu sessions without a "
+		    "terminal to ask on", nsel);
+	for (i = 0; i < n; i++) {
+		autofree char *ws = NULL;
+
+		if (!sel[i])
+			continue;
+		ws = v[i].workspace ? term_sanitize(v[i].workspace,
+		    strlen(v[i].workspace), 0) : xstrdup("?");
+		fprintf(stderr, "  %s  %-12s  %s\n", v[i].id,
+		    session_state_name(v[i].state), ws);
+	}
+	fprintf(stderr, "drop these %zu sessions? [y/N] ", nsel);
+	return fgets(answer, sizeof(answer), stdin) != NULL &&
+	    (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+/* drop --empty | --applied | --older-than DURATION | --all [--yes]. */
+static int
+drop_selected(const struct cli_opts *o, const char *dir, int dfd)
+{
+	struct session_info *v;
+	autofree bool *sel = NULL;
+	size_t n, i, nsel = 0, dropped = 0;
+	time_t now = time(NULL);
+	int status = 0;
+
+	v = session_list(dir, &n);
+	sel = xcalloc(n + 1, sizeof(*sel));
+	for (i = 0; i < n; i++)
+		if ((sel[i] = drop_selects(o, &v[i], now)))
+			nsel++;
+	if (nsel == 0)
+		log_msg("no session to drop");
+	else if (!drop_confirmed(o, v, sel, n, nsel)) {
+		fprintf(stderr, "nothing dropped\n");
+		status = 1;
+	} else {
+		for (i = 0; i < n; i++)
+			if (sel[i] && drop_one(dfd, v[i].id) == 0)
+				dropped++;
+			else if (sel[i])
+				status = EXIT_CONFINE;
+		log_msg("dropped %zu session%s", dropped,
+		    dropped == 1 ? "" : "s");
+	}
+	session_list_free(v, n);
+	return status;
+}
+
 int
 session_drop(const struct cli_opts *o, char *const *env)
 {
@@ -477,28 +702,18 @@ session_drop(const struct cli_opts *o, char *const *env)
 	size_t i;
 	int status = 0;
 
-	for (i = 0; o->argv[i]; i++) {
-		if (!id_ok(o->argv[i]) || dfd < 0 ||
-		    faccessat(dfd, o->argv[i], F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
-			fprintf(stderr, "confine: no session '%s'\n", o->argv[i]);
+	if (o->argv[0] == NULL)
+		return drop_selected(o, dir, dfd);
+	for (i = 0; o->argv[i]; i++)
+		if (drop_one(dfd, o->argv[i]) != 0)
 			status = EXIT_CONFINE;
-			continue;
-		}
-		workspace_remove_tree(dfd, o->argv[i]);
-		if (faccessat(dfd, o->argv[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-			fprintf(stderr, "confine: cannot remove session '%s'\n",
-			    o->argv[i]);
-			status = EXIT_CONFINE;
-		}
-	}
 	return status;
 }
 
 void
 session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 {
-	autofree char *dir = sessions_dir(env);
-	autofree char *sdir = pick(dir, o->session_id);
+	autofree char *sdir = pick(env, o->session_id);
 	char *ws = session_meta_get(sdir, "workspace");
 	char *prof = session_meta_get(sdir, "profile_arg");
 	char *layout = session_meta_get(sdir, "layout");
@@ -551,4 +766,87 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 		strv_push(keep, &n, (char *)o->argv);
 	}
 	o->cmd = CLI_RUN;
+}
+
+int
+session_cap(char *const *env, uint64_t *ret, char **cause)
+{
+	const char *v = env_get(env, "CONFINE_SESSION_CAP");
+
+	*ret = SESSION_CAP_DEFAULT;
+	if (v == NULL || v[0] == '\0')
+		return 0;
+	if (session_size_parse(v, ret) < 0) {
+		*cause = xasprintf("CONFINE_SESSION_CAP '%s': not a size (bytes, "
+		    "or a number and K, M, G or T: 500M, 10G; 0: no cap)", v);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The store over the cap: drop its applied sessions, oldest first, until
+ * it is not; say what went, and when that is not enough.
+ */
+static void
+trim(const char *store, struct session_info *v, const uint64_t *use,
+    size_t n, uint64_t total, uint64_t cap)
+{
+	autoclose int dfd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char size[32], limit[32];
+	size_t i;
+
+	session_size_format(cap, limit, sizeof(limit));
+	for (i = 0; i < n && total > cap; i++) {
+		if (v[i].state != SESSION_APPLIED || dfd < 0)
+			continue;
+		workspace_remove_tree(dfd, v[i].id);
+		if (faccessat(dfd, v[i].id, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		total -= use[i] < total ? use[i] : total;
+		session_size_format(use[i], size, sizeof(size));
+		log_msg("session %s dropped (applied, %s): the sessions took "
+		    "more than %s (CONFINE_SESSION_CAP)", v[i].id, size, limit);
+	}
+	if (total <= cap)
+		return;
+	session_size_format(total, size, sizeof(size));
+	log_warn("sessions: %s on disk, more than the cap of %s "
+	    "(CONFINE_SESSION_CAP), and no applied session is left to drop",
+	    size, limit);
+	if (log_get_level() >= 0)
+		fprintf(stderr, "hint: 'confine ls --all' lists them; 'confine "
+		    "drop --empty' or 'confine drop --older-than 7d' frees "
+		    "space\n");
+}
+
+void
+session_settle(const char *session_dir, uint64_t cap)
+{
+	autofree char *store = xstrdup(session_dir);
+	autofree uint64_t *use = NULL;
+	struct session_info *v;
+	uint64_t total = 0;
+	struct stat st;
+	size_t n, i;
+	bool noted;
+
+	*strrchr(store, '/') = '\0';
+	if (lstat(session_dir, &st) == 0 && S_ISDIR(st.st_mode))
+		session_disk_note(session_dir);
+	if (cap == 0)
+		return;
+	v = session_list(store, &n);
+	use = xcalloc(n + 1, sizeof(*use));
+	for (i = 0; i < n; i++) {
+		use[i] = session_disk_use(v[i].dir, &noted);
+		/* Walked once: a session of an older confine, or killed. */
+		if (!noted && v[i].state != SESSION_RUNNING &&
+		    v[i].state != SESSION_BROKEN)
+			use[i] = session_disk_note(v[i].dir);
+		total += use[i];
+	}
+	if (total > cap)
+		trim(store, v, use, n, total, cap);
+	session_list_free(v, n);
 }

@@ -9,9 +9,11 @@
 #ifndef CONFINE_SESSION_H
 #define CONFINE_SESSION_H
 
+#include <stdint.h>
+
 #include "input/cli.h"
 
-int	session_ls(char *const *env);
+int	session_ls(const struct cli_opts *, char *const *env);
 int	session_show(const struct cli_opts *, char *const *env);
 int	session_diff(const struct cli_opts *, char *const *env);
 int	session_apply(const struct cli_opts *, char *const *env);
@@ -29,5 +31,18 @@ void	session_enter_opts(struct cli_opts *o, char *const *env, char ***keep);
  * that libgit2 stays off the launch path.  One stat when there is none.
  */
 void	session_recover(const char *session_dir, const char *ws);
+
+/*
+ * The cap on the sessions' disk use: CONFINE_SESSION_CAP (a size; 0: no
+ * cap), else 10 GiB.  0, or -1 with *cause (a heap string) for a value
+ * that is not a size.
+ */
+int	session_cap(char *const *env, uint64_t *ret, char **cause);
+/*
+ * After a run: note its session's disk use (when it was kept), then,
+ * when the sessions take more than cap, drop the applied ones, oldest
+ * first; when that is not enough, say so (the run is never refused).
+ */
+void	session_settle(const char *session_dir, uint64_t cap);
 
 #endif

@@ -167,8 +167,8 @@ landlock_apply(const struct plan_landlock *ll, const char **where)
 		if ((r = add_path(ruleset, &ll->paths[i], ll->handled_fs)) < 0)
 			return r;
 	}
-	/* TCP: handled, with at most the proxy's and the keyholder's ports
-	 * granted to connect. */
+	/* TCP, where the plan handles it (no network namespace of the
+	 * sandbox's own): connect granted to the ports it names, if any. */
 	for (i = 0; ll->handled_net && i < 2; i++) {
 		struct confine_ll_net_port_attr np = {
 			.allowed_access = LL_NET_CONNECT_TCP,

@@ -27,11 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "export/changes.h"
 #include "export/commits.h"
+#include "export/diffstat.h"
 #include "export/patch.h"
 #include "export/review-flags.h"
 #include "lib/fdio.h"
@@ -410,37 +412,35 @@ static int	 commit_file(int, const char *, FILE *);
 
 /*
  * The proxy's counts and refusals, which the supervisor noted, into the
- * report as they are; whether it names a refusal.  Their number is read
- * from network.counts (store/session-meta.h), not from the text.
+ * report as they are.  Their number is read from network.counts
+ * (store/session-meta.h), not from the text.  A refusal alone keeps no
+ * session: the supervisor said it at exit (and, with -v, as it happened).
  */
-static bool
+static void
 network(const struct export_opts *o, int sdir, FILE *report,
     struct counts *c)
 {
 	autoclose int fd = openat(sdir, "network", O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	autofree char *buf = NULL, *refused = NULL, *listed = NULL;
+	autofree char *buf = NULL, *refused = NULL;
 	ssize_t n;
 
 	c->refused = 0;
 	if (fd < 0) {
 		fprintf(report, "network: no connection through the proxy\n");
-		return false;
+		return;
 	}
 	c->refused = -1;
 	if ((n = fd_read_all(fd, NETWORK_MAX, &buf)) < 0) {
 		fprintf(report, "network: cannot read the proxy's record: %s\n",
 		    n == -EFBIG ? "larger than 64 KiB" : strerror((int)-n));
-		return true;
+		return;
 	}
 	fwrite(buf, 1, (size_t)n, report);
 	refused = session_file_get(o->session_dir, "network.counts",
 	    "refused");
-	listed = session_file_get(o->session_dir, "network.counts", "listed");
 	if (refused)
 		c->refused = strtol(refused, NULL, 10);
-	/* None: an older confine ran the session; it stays for review. */
-	return listed == NULL || !streq(listed, "0");
 }
 
 /* Open NAME.tmp in the session for writing; renamed by commit_file(). */
@@ -477,46 +477,16 @@ commit_file(int dirfd, const char *name, FILE *f)
 	return 0;
 }
 
-/*
- * A diffstat of our own: libgit2's prints a name with a newline in it as
- * two lines, so a file name could forge a line of the summary.
- */
-static void
-diffstat(git_diff *diff, FILE *out, size_t max, const char *ind)
+/* The exit summary's width: the terminal's, else git's for a pipe. */
+static int
+stderr_width(void)
 {
-	size_t n = git_diff_num_deltas(diff), i, adds = 0, dels = 0;
+	struct winsize ws;
 
-	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *np = d->new_file.path, *op = d->old_file.path;
-		autofree char *name = term_sanitize(np, strlen(np), 0);
-		autofree char *old = term_sanitize(op, strlen(op), 0);
-		git_patch *patch = NULL;
-		size_t a = 0, del = 0;
-
-		if (git_patch_from_diff(&patch, diff, i) == 0 && patch)
-			git_patch_line_stats(NULL, &a, &del, patch);
-		git_patch_free(patch);
-		adds += a;
-		dels += del;
-		if (i >= max) {
-			if (i == max)
-				fprintf(out, "%s... and %zu more (confine show)\n",
-				    ind, n - max);
-			continue;
-		}
-		if (d->status == GIT_DELTA_RENAMED)
-			fprintf(out, "%s%s => %s |", ind, old, name);
-		else
-			fprintf(out, "%s%s |", ind, name);
-		if (d->flags & GIT_DIFF_FLAG_BINARY)
-			fprintf(out, " Bin\n");
-		else
-			fprintf(out, " %zu +, %zu -\n", a, del);
-	}
-	fprintf(out, "%s%zu file%s changed, %zu insertion%s(+), %zu deletion%s"
-	    "(-)\n", ind, n, n == 1 ? "" : "s", adds, adds == 1 ? "" : "s", dels,
-	    dels == 1 ? "" : "s");
+	if (isatty(STDERR_FILENO) && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	return DIFFSTAT_WIDTH;
 }
 
 static void
@@ -723,7 +693,7 @@ flags_host(const struct upper_changes *ch, char *const *extra, size_t nextra,
 		autofree char *safe = NULL;
 
 		if (c->old.type == UPPER_ABSENT ||
-		    !timespec_ge(&c->old.ctime, &o->started))
+		    !timespec_ge(&c->old.ctime, &o->host_since))
 			continue;
 		safe = untrusted_display(untrusted_wrap(c->untrusted_path,
 		    strlen(c->untrusted_path)), 0);
@@ -968,7 +938,8 @@ write_commit(git_repository *repo, git_commit *c, size_t i, int dirfd,
 	    smail);
 	if (cut)
 		fprintf(sect, "    message cut at 64 KiB in %s.meta\n", num);
-	diffstat(diff, sect, SIZE_MAX, "     ");
+	diffstat_print(repo, diff, sect, SIZE_MAX, "     ",
+	    DIFFSTAT_WIDTH);
 	{
 		struct repo_cache rc = { .tree = t };
 
@@ -1300,7 +1271,6 @@ run(const struct export_opts *o, git_repository *repo,
 	struct repo_cache rc = { .src = src };
 	size_t i, nflag, nextra = 0;
 	int r, ret = -1;
-	bool refused;
 
 	if ((r = upper_changes(src, &ch, &where)) < 0) {
 		log_warn("export: cannot read the %s: %s", where, strerror(-r));
@@ -1354,13 +1324,13 @@ run(const struct export_opts *o, git_repository *repo,
 		    ser.n, ser.n == 1 ? "" : "s", ser.npaths,
 		    ser.npaths == 1 ? "" : "s");
 	fprintf(report, "\n");
-	diffstat(diff, report, SIZE_MAX, " ");
+	diffstat_print(repo, diff, report, SIZE_MAX, " ", DIFFSTAT_WIDTH);
 	fwrite(ser.text, 1, ser.textlen, report);
 	if (!o->quiet && (git_diff_num_deltas(diff) > 0 || ser.n > 0)) {
 		fprintf(stderr, "confine: session %s: %zu file%s changed\n",
 		    o->session_id, git_diff_num_deltas(diff),
 		    git_diff_num_deltas(diff) == 1 ? "" : "s");
-		diffstat(diff, stderr, 40, " ");
+		diffstat_print(repo, diff, stderr, 40, " ", stderr_width());
 		if (ser.n > 0)
 			fprintf(stderr, "  %zu commit%s changing %zu path%s, in "
 			    "commits/ (confine show)\n", ser.n, ser.n == 1 ?
@@ -1379,7 +1349,7 @@ run(const struct export_opts *o, git_repository *repo,
 		fprintf(report, "  none\n");
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",
 	    cnt.ignored);
-	refused = network(o, sdir, report, &cnt);
+	network(o, sdir, report, &cnt);
 	fprintf(report, "skipped:\n");
 	for (i = 0; i < ch.nskipped; i++) {
 		const char *untrusted_s = ch.untrusted_skipped[i];
@@ -1398,10 +1368,12 @@ run(const struct export_opts *o, git_repository *repo,
 		goto out;
 	}
 	report = NULL;
-	/* Nothing for the user: the caller drops the session. */
-	/* A refused connection is worth a look too: the session stays. */
+	/*
+	 * Nothing for the user: the caller drops the session.  What the
+	 * proxy refused is no change to review: said at exit, not kept.
+	 */
 	ret = git_diff_num_deltas(diff) == 0 && ch.nskipped == 0 &&
-	    !ser.found && !refused ? 1 : 0;
+	    !ser.found ? 1 : 0;
 	cnt.files = git_diff_num_deltas(diff);
 	cnt.flagged = nflag;
 	cnt.skipped = ch.nskipped;

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,8 +23,11 @@ const char cli_usage[] =
 "       confine run [OPTIONS] [--] COMMAND [ARG...]\n"
 "       confine profile list | show NAME | check FILE...\n"
 "       confine trust [FILE]\n"
-"       confine ls | show [SESSION] | diff [--commits] [SESSION]\n"
-"       confine drop SESSION...\n"
+"       confine ls [--all] | show [SESSION]\n"
+"       confine diff [--commits] [--color | --no-color] [SESSION]\n"
+"       confine drop SESSION... | drop [--yes] --empty | --applied |\n"
+"                    --older-than DURATION | --all\n"
+"       confine state ls | show PROFILE | drop [--yes] PROFILE\n"
 "       confine apply [--yes] [--commits] [SESSION]\n"
 "       confine enter [--as-left] [SESSION] [COMMAND [ARG...]]\n"
 "       confine doctor\n"
@@ -32,7 +36,7 @@ const char cli_usage[] =
 "(the git top level of the current directory) is writable through an overlay\n"
 "whose changes stay in the session directory; the rest of / is read-only,\n"
 "the home directory is an empty scratch tmpfs, and there is no network:\n"
-"a private loopback only, with TCP refused.  A profile can grant more,\n"
+"a private loopback only, the sandbox's own.  A profile can grant more,\n"
 "within the rule of two (see confine-profile(5)).\n"
 "\n"
 "Options:\n"
@@ -41,8 +45,8 @@ const char cli_usage[] =
 "                          else sealed)\n"
 "  -w, --workspace DIR     the tree to present writable-by-diff\n"
 "                          (default: the git top level of '.', else '.')\n"
-"  -n, --network MODE      none (the default: a private loopback, TCP bind\n"
-"                          and connect refused), proxy, or host\n"
+"  -n, --network MODE      none (the default: a private loopback of the\n"
+"                          sandbox's own), proxy, or host\n"
 "      --allow HOST[:PORT] allow a destination through the proxy\n"
 "                          (implies proxy; counts as leg C)\n"
 "      --endpoint HOST[:PORT]\n"
@@ -69,14 +73,21 @@ const char cli_usage[] =
 "  profile list         list the profiles and where they are\n"
 "  profile show NAME    print a profile's effective policy\n"
 "  profile check FILE...  check profiles and their rule-of-two verdict\n"
-"  ls                   list the sessions\n"
-"  show [SESSION]       the report of a session (default: the latest);\n"
-"                       exports it first if that has not happened\n"
-"  diff [--commits] [SESSION]\n"
-"                       print the session's patch (paged, made safe for\n"
-"                       the terminal, when on one); --commits prints each\n"
-"                       commit the agent made: its author and message,\n"
-"                       then its own change\n"
+"  ls [--all]           list the current workspace's sessions (--all:\n"
+"                       every workspace's): id, age, files changed, size\n"
+"                       on disk, state, command\n"
+"  show [SESSION]       the report of a session (default, for show, diff,\n"
+"                       apply and enter: the latest of the current\n"
+"                       workspace); exports it first if that has not\n"
+"                       happened\n"
+"  diff [--commits] [--color | --no-color] [SESSION]\n"
+"                       print the session's patch (on a terminal: made\n"
+"                       safe for it, coloured as git colours a diff but\n"
+"                       for NO_COLOR, and paged with $PAGER, else\n"
+"                       less -FRX); --commits prints each commit the\n"
+"                       agent made: its author and message, then its\n"
+"                       own change; --color colours (made safe) into a\n"
+"                       pipe too, --no-color never\n"
 "  apply [--yes] [--commits] [SESSION]\n"
 "                       apply the patch to the workspace, all or nothing,\n"
 "                       running no hook, filter or git; asks first on a\n"
@@ -91,6 +102,21 @@ const char cli_usage[] =
 "                       tree as the agent left it (ignored files too),\n"
 "                       whose export is updated\n"
 "  drop SESSION...      delete sessions\n"
+"  drop [--yes] --empty | --applied | --older-than DURATION | --all\n"
+"                       delete the sessions of every workspace that are\n"
+"                       empty, applied, older than DURATION (30m, 12h,\n"
+"                       7d), or all, never a running one; asks on a\n"
+"                       terminal before more than one (--yes: does not).\n"
+"                       Sessions over CONFINE_SESSION_CAP (default 10G)\n"
+"                       lose their oldest applied ones after a run\n"
+"  state ls             list the profiles whose agent state confine keeps\n"
+"                       (their persistent paths): size, last use\n"
+"  state show PROFILE   the paths kept and the files changed against the\n"
+"                       host's\n"
+"  state drop [--yes] PROFILE\n"
+"                       delete a profile's kept state: the next session\n"
+"                       starts from the host's files; asks first on a\n"
+"                       terminal\n"
 "  trust [FILE]         trust a repository profile (default: the\n"
 "                       workspace's .confine.ini), pinning its sha256\n"
 "  doctor               show what this kernel supports and the backend\n"
@@ -131,6 +157,92 @@ push(struct cli_list *l, const char *v)
 	l->v[l->n++] = v;
 }
 
+/*
+ * "30m", "12h", "7d": seconds.  s, m, h, d or w after a whole number;
+ * -1 when it is not one.
+ */
+static long long
+duration(const char *s)
+{
+	static const struct { char unit; long long secs; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+		{ 'w', 7 * 86400 },
+	};
+	unsigned long long n;
+	char *end;
+	size_t i;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	n = strtoull(s, &end, 10);
+	if (end[0] == '\0' || end[1] != '\0')
+		return -1;
+	for (i = 0; i < nitems(units); i++)
+		if (end[0] == units[i].unit)
+			return n > (unsigned long long)(LLONG_MAX / units[i].secs) ?
+			    -1 : (long long)n * units[i].secs;
+	return -1;
+}
+
+/*
+ * drop SESSION... | drop [--yes] --empty | --applied | --older-than
+ * DURATION | --all: the ids, or what selects the sessions to drop.
+ */
+static int
+drop_args(int argc, char **argv, struct cli_opts *o, char **cause)
+{
+	const char *usage = "usage: confine drop SESSION... | confine drop "
+	    "[--yes] --empty | --applied | --older-than DURATION | --all";
+	const char *v;
+	bool select = false;
+	int i;
+
+	o->cmd = CLI_DROP;
+	o->older_than = -1;
+	for (i = 2; i < argc && argv[i][0] == '-'; i++) {
+		if (streq(argv[i], "--yes") || streq(argv[i], "-y"))
+			o->yes = true;
+		else if (streq(argv[i], "--empty"))
+			select = o->drop_empty = true;
+		else if (streq(argv[i], "--applied"))
+			select = o->drop_applied = true;
+		else if (streq(argv[i], "--all"))
+			select = o->all = true;
+		else if (strncmp(argv[i], "--older-than", 12) == 0 &&
+		    (argv[i][12] == '\0' || argv[i][12] == '=')) {
+			if (argv[i][12] == '=')
+				v = argv[i] + 13;
+			else if (i + 1 < argc)
+				v = argv[++i];
+			else {
+				*cause = xasprintf("option '--older-than' needs "
+				    "a value");
+				return -1;
+			}
+			if ((o->older_than = duration(v)) < 0) {
+				*cause = xasprintf("--older-than '%s': not a "
+				    "duration (a number and s, m, h, d or w: "
+				    "30m, 12h, 7d)", v);
+				return -1;
+			}
+			select = true;
+		} else if (streq(argv[i], "--")) {
+			i++;
+			break;
+		} else {
+			*cause = xasprintf("drop: unknown option '%s'",
+			    argv[i]);
+			return -1;
+		}
+	}
+	o->argv = argv + i;
+	if (select == (i < argc) || (o->yes && !select)) {
+		*cause = xasprintf("%s", usage);
+		return -1;
+	}
+	return 1;
+}
+
 /* Subcommands that take operands but no options. */
 static int
 subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
@@ -146,10 +258,11 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 		return 1;
 	}
 	if (streq(w, "ls")) {
-		if (argc > 2) {
-			*cause = xasprintf("ls takes no arguments");
+		if (argc > 3 || (argc == 3 && !streq(argv[2], "--all"))) {
+			*cause = xasprintf("usage: confine ls [--all]");
 			return -1;
 		}
+		o->all = argc == 3;
 		o->cmd = CLI_LS;
 		return 1;
 	}
@@ -164,6 +277,11 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 				o->yes = true;
 			else if (streq(argv[i], "--commits"))
 				o->commits = true;
+			else if (o->cmd == CLI_DIFF && streq(argv[i], "--color"))
+				o->color = 1;
+			else if (o->cmd == CLI_DIFF &&
+			    streq(argv[i], "--no-color"))
+				o->color = -1;
 			else
 				break;
 			i++;
@@ -171,7 +289,8 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 		if (argc > i + 1 || (argc > i && argv[i][0] == '-')) {
 			*cause = xasprintf("usage: confine %s%s [SESSION]", w,
 			    o->cmd == CLI_APPLY ? " [--yes] [--commits]" :
-			    o->cmd == CLI_DIFF ? " [--commits]" : "");
+			    o->cmd == CLI_DIFF ? " [--commits] [--color | --no-color]" :
+			    "");
 			return -1;
 		}
 		o->argv = argv + i;
@@ -196,13 +315,30 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 			o->argv++;
 		return 1;
 	}
-	if (streq(w, "drop")) {
-		if (argc < 3) {
-			*cause = xasprintf("usage: confine drop SESSION...");
+	if (streq(w, "drop"))
+		return drop_args(argc, argv, o, cause);
+	if (streq(w, "state")) {
+		const char *v = argc > 2 ? argv[2] : "";
+		int i = 3;
+
+		if (streq(v, "drop") && argc > i && (streq(argv[i], "--yes") ||
+		    streq(argv[i], "-y"))) {
+			o->yes = true;
+			i++;
+		}
+		o->argv = argv + i;
+		if (streq(v, "ls") && argc == 3)
+			o->cmd = CLI_STATE_LS;
+		else if (streq(v, "show") && argc == 4 && argv[3][0] != '-')
+			o->cmd = CLI_STATE_SHOW;
+		else if (streq(v, "drop") && argc == i + 1 &&
+		    argv[i][0] != '-')
+			o->cmd = CLI_STATE_DROP;
+		else {
+			*cause = xasprintf("usage: confine state ls | show "
+			    "PROFILE | drop [--yes] PROFILE");
 			return -1;
 		}
-		o->cmd = CLI_DROP;
-		o->argv = argv + 2;
 		return 1;
 	}
 	if (streq(w, "trust")) {

@@ -28,12 +28,16 @@
 #include "lib/env.h"
 #include "lib/spawn.h"
 #include "lib/sys.h"
+#include "lib/term-escape.h"
 #include "lib/util.h"
 
 /* Bounds on what is read from the host's / and /etc. */
 #define ROOT_LINKS_MAX	64
 #define ETC_SCAN_MAX	100000
 #define ETC_PRIVATE_MAX	1024
+
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
 
 /* The real path of a directory; relative only when relative_ok. */
 static char *
@@ -458,6 +462,130 @@ probe_keys_shown(void)
 	return n;
 }
 
+const char *
+probe_git_value_why(const char *v, size_t len)
+{
+	autofree char *shown = NULL;
+
+	if (len == 0)
+		return "it is empty";
+	if (len > HOST_GIT_IDENT_MAX)
+		return "it is longer than " STR(HOST_GIT_IDENT_MAX)
+		    " bytes";
+	if (memchr(v, '\0', len) != NULL)
+		return "it holds a NUL";
+	if (memchr(v, '<', len) != NULL || memchr(v, '>', len) != NULL)
+		return "it holds '<' or '>', which delimit the email in a "
+		    "commit";
+	/* Printable UTF-8 is what the terminal sanitiser keeps as it is. */
+	shown = term_sanitize(v, len, 0);
+	if (strlen(shown) != len || memcmp(shown, v, len) != 0)
+		return "it holds a control character (a newline, say), "
+		    "invalid UTF-8 or an invisible character";
+	return NULL;
+}
+
+/*
+ * GIT_PATH config --includes --null --get key, from /, in envp: the
+ * global files only, as git reads them (both ~/.gitconfig and
+ * $XDG_CONFIG_HOME/git/config, where --global reads only the first of
+ * them that exists, in git 2.39 at least), never the system's
+ * (GIT_CONFIG_NOSYSTEM) or a repository's (GIT_DIR names none, so none
+ * is looked for).  Its wait status, or -1 when it did not run; *ret_len
+ * bytes of its output in out (at most outlen: more is a value too long).
+ */
+static int
+git_config_get(const char *key, char *const *envp, char *out,
+    size_t outlen, size_t *ret_len)
+{
+	const char *const argv[] = { GIT_PATH, "-C", "/", "config",
+	    "--includes", "--null", "--get", key, NULL };
+	autoclose int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	struct spawn_opts o = SPAWN_OPTS_INIT;
+	size_t len = 0;
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (devnull < 0 || pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	o.in = o.err = devnull;
+	o.out = p[1];
+	o.envp = envp;
+	pid = spawn_start(GIT_PATH, (char *const *)argv, &o);
+	close(p[1]);
+	while (pid > 0 && len < outlen) {
+		if ((n = read(p[0], out + len, outlen - len)) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(p[0]);
+	if (pid < 0 || (status = spawn_wait(pid)) < 0)
+		return -1;
+	*ret_len = len;
+	return status;
+}
+
+/* One value: NULL when unset; *why appended to when refused. */
+static char *
+git_value(const char *key, char *const *envp, char **why)
+{
+	char out[HOST_GIT_IDENT_MAX + 2];
+	const char *bad;
+	char *w;
+	size_t len = 0;
+	int status = git_config_get(key, envp, out, sizeof(out), &len);
+
+	/* 1: not set; 127: no git after all. */
+	if (status < 0 || (WIFEXITED(status) && (WEXITSTATUS(status) == 1 ||
+	    WEXITSTATUS(status) == 127)))
+		return NULL;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		bad = "your global git configuration cannot be read (git "
+		    "config fails)";
+	else if (len == sizeof(out))
+		bad = "it is longer than " STR(HOST_GIT_IDENT_MAX)
+		    " bytes";
+	else if (len == 0 || out[len - 1] != '\0')
+		bad = "git's answer is not a value";
+	else
+		bad = probe_git_value_why(out, len - 1);
+	if (bad == NULL)
+		return xstrndup(out, len - 1);
+	w = xasprintf("%s%s%s: %s", *why ? *why : "", *why ? "; " : "",
+	    key, bad);
+	free(*why);
+	*why = w;
+	return NULL;
+}
+
+void
+probe_git_identity(struct host *h, char *const *env)
+{
+	autofree char *home = xasprintf("HOME=%s", h->home);
+	autofree char *xdg = xasprintf("XDG_CONFIG_HOME=%s", h->config_home);
+	autofree char *global = NULL;
+	char *envp[6] = { home, xdg, NULL, NULL, NULL, NULL };
+	const char *s;
+	size_t n = 2;
+
+	if (access(GIT_PATH, X_OK) < 0)
+		return;
+	/* The user's own choice of global file (git 2.32). */
+	if ((s = env_get(env, "GIT_CONFIG_GLOBAL")) != NULL && s[0] != '\0') {
+		global = xasprintf("GIT_CONFIG_GLOBAL=%s", s);
+		envp[n++] = global;
+	}
+	envp[n++] = (char *)"GIT_CONFIG_NOSYSTEM=1";
+	/* Not a repository: git looks for none, reads no local scope. */
+	envp[n++] = (char *)"GIT_DIR=/dev/null";
+	h->git_name = git_value("user.name", envp, &h->git_why);
+	h->git_email = git_value("user.email", envp, &h->git_why);
+}
+
 static bool
 path_exists(const char *path)
 {
@@ -474,6 +602,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	const char *s;
 	struct passwd *pw;
 	struct stat st;
+	struct timespec now;
 	char buf[PATH_MAX];
 	int i;
 
@@ -537,7 +666,9 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 			break;
 		}
 	}
-	h.now = time(NULL);
+	clock_gettime(CLOCK_REALTIME, &now);
+	h.now = now.tv_sec;
+	h.now_ns = now.tv_nsec;
 	h.path_exists = path_exists;
 	if (getrandom(&h.random, sizeof(h.random), GRND_NONBLOCK) !=
 	    sizeof(h.random))
@@ -557,6 +688,7 @@ host_free(struct host *h)
 	free(h->workspace);
 	free(h->state_home);
 	free(h->config_home);
+	free(h->state_busy);
 	free(h->runtime_dir);
 	strv_free(h->unix_sockets);
 	strv_free(h->root_links);
@@ -564,5 +696,8 @@ host_free(struct host *h)
 	free(h->etc_why);
 	free(h->userns_why);
 	free(h->bwrap.why);
+	free(h->git_name);
+	free(h->git_email);
+	free(h->git_why);
 	memset(h, 0, sizeof(*h));
 }

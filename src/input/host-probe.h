@@ -23,6 +23,11 @@ struct host {
 	char		*workspace;	/* real path of --workspace, or NULL */
 	char		*state_home;	/* $XDG_STATE_HOME or ~/.local/state */
 	char		*config_home;	/* $XDG_CONFIG_HOME or ~/.config */
+	char		*state_busy;	/* the profile's state is held by this
+					   session (its id), so its persistent
+					   paths are scratch; set by the
+					   caller that tried its lock, not by
+					   the probe */
 	char		*runtime_dir;	/* real path of $XDG_RUNTIME_DIR or NULL */
 	bool		 has_run;	/* /run is a directory */
 	bool		 var_run_is_dir;	/* /var/run is a directory, not a link */
@@ -48,12 +53,21 @@ struct host {
 					   "_..." or "...."): probed only
 					   where landlock may be the backend
 					   (probe_keys_shown()), else 0 */
+	/* The user's git identity, by probe_git_identity(): user.name and
+	 * user.email of the global git configuration, checked (printable
+	 * UTF-8, no '<' or '>', at most HOST_GIT_IDENT_MAX bytes); NULL when
+	 * unset or refused. */
+	char		*git_name;
+	char		*git_email;
+	char		*git_why;	/* why a value set there was refused,
+					   or NULL */
 	int		 landlock_abi;	/* 0: none */
 	int		 landlock_errno;	/* why not, when 0 */
 	bool		 is_tty[3];
 	struct termios	 termios;	/* of the first terminal among 0, 1, 2 */
 	struct winsize	 winsize;
 	time_t		 now;
+	long		 now_ns;	/* now's nanoseconds */
 	uint32_t	 random;
 	/* Is there an entry at path (not following a last symlink)?  NULL
 	 * (a host made up by a test): assume so. */
@@ -86,6 +100,24 @@ char	*probe_userns_why(uid_t);
  * Only called where the backend may be native by auto's choice.
  */
 void	probe_userns_trial(struct host *h);
+
+/* The longest user.name or user.email passed into the sandbox. */
+#define HOST_GIT_IDENT_MAX	256
+
+/*
+ * The user's git identity (h->git_name, git_email, git_why): GIT_PATH
+ * asked for user.name and user.email of the global configuration only
+ * (~/.gitconfig and $XDG_CONFIG_HOME/git/config, or $GIT_CONFIG_GLOBAL,
+ * with their includes), from /, in an environment of HOME,
+ * XDG_CONFIG_HOME and GIT_CONFIG_GLOBAL alone, with no repository (GIT_DIR
+ * is /dev/null) and no system file: no repository's configuration, the
+ * workspace's included, is read.  No git, or no value: NULL, and nothing
+ * said.
+ */
+void	probe_git_identity(struct host *h, char *const *env);
+/* Is v (len bytes) an identity value passed as it is?  NULL, or why not
+ * (a static string).  Pure. */
+const char *probe_git_value_why(const char *v, size_t len);
 
 /* How many keys /proc/keys shows that are not the kernel's own keyrings. */
 int	probe_keys_shown(void);

@@ -229,3 +229,17 @@ env_build(char *const *host_env, const char *const *allow, char *const *set,
 	qsort(v, n, sizeof(*v), cmp);
 	return v;
 }
+
+bool
+env_add_default(char ***env, const char *entry)
+{
+	size_t len = strcspn(entry, "="), n;
+	autofree char *name = xstrndup(entry, len);
+
+	if (entry[len] != '=' || env_get(*env, name) != NULL)
+		return false;
+	n = strv_len(*env);
+	strv_push(env, &n, xstrdup(entry));
+	qsort(*env, n, sizeof(**env), cmp);
+	return true;
+}

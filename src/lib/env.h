@@ -54,6 +54,13 @@ char	**env_build(char *const *host_env, const char *const *allow,
 	    char *const *set, const char *const *opts, size_t nopts);
 
 /*
+ * Add entry (NAME=VALUE) to env, a vector from env_build(), unless NAME is
+ * there already: a value confine offers that any other setting replaces.
+ * Keeps env sorted by name.  Returns whether it was added.  Pure.
+ */
+bool	env_add_default(char ***env, const char *entry);
+
+/*
  * Overwrite this process's copy of confine's argv and environment strings
  * (area, from env_snapshot() in this process or the one it forked from)
  * with zeros, and empty environ, so /proc/PID/cmdline and environ of the

@@ -94,6 +94,7 @@ plan_free(struct plan *p)
 		return;
 	strv_free(p->argv);
 	strv_free(p->envp);
+	free(p->git_identity);
 	free(p->cwd);
 	free(p->backend_reason);
 	free(p->quadrant);
@@ -113,6 +114,8 @@ plan_free(struct plan *p)
 	free(p->workspace);
 	free(p->session_id);
 	free(p->session_dir);
+	free(p->state_dir);
+	free(p->state_busy);
 	free(p->patch_from);
 	free(p->profile_arg);
 	strv_free(p->view);
@@ -123,6 +126,7 @@ plan_free(struct plan *p)
 		free(p->mounts.v[i].upper);
 		free(p->mounts.v[i].work);
 		free(p->mounts.v[i].data);
+		free(p->mounts.v[i].state);
 		strv_free(p->mounts.v[i].except);
 	}
 	free(p->mounts.v);
@@ -182,6 +186,11 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 {
 	const bool ovl = p->backend == PLAN_BACKEND_NATIVE;
 
+	if (m->absent) {
+		fprintf(f, "  %-8s %s (%s: does not exist)\n", "skipped",
+		    m->dst, mount_kind_name(m->kind));
+		return;
+	}
 	fprintf(f, "  %-8s %s", mount_kind_name(m->kind), m->dst);
 	switch (m->kind) {
 	case PLAN_MOUNT_ROOT:
@@ -215,16 +224,30 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 		fprintf(f, " (host's, WRITABLE: writes reach the host)");
 		break;
 	case PLAN_MOUNT_SCRATCH:
-		fprintf(f, " (writable, discarded; kept in %s)", m->upper);
+		if (m->state)
+			fprintf(f, " (writable, persistent: kept in %s, the "
+			    "host's never written)", m->state);
+		else
+			fprintf(f, " (writable, discarded; kept in %s)",
+			    m->upper);
 		break;
 	case PLAN_MOUNT_HIDE:
 		fprintf(f, " (made invisible)");
 		break;
 	case PLAN_MOUNT_COPY:
-		fprintf(f, " (a copy, writable, in %s)", m->upper);
+		if (m->state)
+			fprintf(f, " (a copy, writable, persistent: kept in %s, "
+			    "made the first time)", m->state);
+		else
+			fprintf(f, " (a copy, writable, in %s)", m->upper);
 		break;
 	case PLAN_MOUNT_LINK:
-		fprintf(f, " (host's, through a link at %s)", m->upper);
+		if (m->state)
+			fprintf(f, " (a copy, writable, persistent: kept in %s, "
+			    "made the first time; through a link at %s)",
+			    m->state, m->upper);
+		else
+			fprintf(f, " (host's, through a link at %s)", m->upper);
 		break;
 	case PLAN_MOUNT_EMPTY_ROOT:
 		fprintf(f, " (empty, read-only once built: the host's "
@@ -286,6 +309,40 @@ dump_sequence(const struct plan *p, FILE *f)
 		    plan_step_why(s->id), s->by == STEP_BY_BWRAP_CHECKED ?
 		    " (bwrap does it, confine checks)" : "");
 	}
+}
+
+/*
+ * Landlock's TCP rules: what they allow, or why none is handled (the
+ * reason is in policy/compute.c, landlock_rights_plan()).
+ */
+static void
+dump_tcp(const struct plan *p, FILE *f)
+{
+	const struct plan_landlock *ll = &p->landlock;
+
+	if (ll->handled_net && (ll->connect_port || ll->connect_port2)) {
+		fprintf(f, "  tcp: bind denied on every port; connect denied "
+		    "but to");
+		if (ll->connect_port)
+			fprintf(f, " %u (the proxy's)", ll->connect_port);
+		if (ll->connect_port2)
+			fprintf(f, "%s %u (the keyholder's)", ll->connect_port ?
+			    "," : "", ll->connect_port2);
+		fputc('\n', f);
+	} else if (ll->handled_net)
+		fprintf(f, "  tcp: bind and connect denied on every port, "
+		    "loopback included (no network namespace of the "
+		    "sandbox's own)\n");
+	else if (p->net == PLAN_NET_HOST)
+		fprintf(f, "  tcp: not handled: the host's network (mode "
+		    "host)\n");
+	else if (p->backend != PLAN_BACKEND_LANDLOCK)
+		fprintf(f, "  tcp: not handled: bind, listen and connect on "
+		    "any port of the sandbox's own loopback, in a network "
+		    "namespace of its own (no host address in it, the "
+		    "host's loopback neither)\n");
+	else
+		fprintf(f, "  tcp: not handled (landlock ABI < 4)\n");
 }
 
 void
@@ -352,6 +409,12 @@ plan_dump(const struct plan *p, FILE *f)
 	fprintf(f, "workspace: %s (writes kept in the session, host "
 	    "unchanged)\n", p->workspace);
 	fprintf(f, "session: %s\n", p->session_dir);
+	if (p->state_dir)
+		fprintf(f, "agent state: %s (persistent paths, kept between "
+		    "the profile's sessions, one session at a time)\n",
+		    p->state_dir);
+	if (p->state_busy)
+		fprintf(f, "agent state: %s\n", p->state_busy);
 	fprintf(f, "%s:\n", p->backend == PLAN_BACKEND_LANDLOCK ?
 	    "prepared in the session (no mount namespace)" : "mounts");
 	for (i = 0; i < p->mounts.n; i++)
@@ -366,13 +429,17 @@ plan_dump(const struct plan *p, FILE *f)
 		const struct plan_path *r = &p->landlock.paths[i];
 		size_t j;
 
+		if (r->absent) {
+			fprintf(f, "  skip %s (%s: does not exist)\n", r->path,
+			    plan_access_name(r->access, buf));
+			continue;
+		}
 		fprintf(f, "  %-4s %s\n", plan_access_name(r->access, buf),
 		    r->path);
 		for (j = 0; r->except && r->except[j]; j++)
 			fprintf(f, "       except %s\n", r->except[j]);
 	}
-	if (p->landlock.handled_net)
-		fprintf(f, "  tcp: bind and connect denied\n");
+	dump_tcp(p, f);
 	fprintf(f, "seccomp: deny-list, native architecture only; "
 	    "socket families:");
 	for (i = 0; i < p->sys.nfamilies; i++)
@@ -408,6 +475,8 @@ plan_dump(const struct plan *p, FILE *f)
 	for (i = 0; p->envp[i]; i++)
 		fprintf(f, " %.*s", (int)strcspn(p->envp[i], "="), p->envp[i]);
 	fputc('\n', f);
+	if (p->git_identity)
+		fprintf(f, "git identity: %s\n", p->git_identity);
 	if (p->ndegraded == 0)
 		fprintf(f, "missing kernel features: none\n");
 	else {

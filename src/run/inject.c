@@ -180,10 +180,11 @@ inject_stop(struct inject *k, const struct plan *p)
 	if (fwd + ref + fail + bad == 0)
 		return NULL;
 	line = xasprintf("inference: %lu request%s to %s through the "
-	    "keyholder, %lu refused, %lu failed%s%s", fwd, fwd == 1 ? "" : "s",
+	    "keyholder, %lu refused, %lu failed%s", fwd, fwd == 1 ? "" : "s",
 	    p->inject.upstream, ref + bad, fail, refreshed ?
-	    ", the login refreshed" : "", (ref + bad + fail) &&
+	    ", the login refreshed" : "");
+	/* The hint is for this terminal: the report names nothing more. */
+	log_msg("%s%s", line, (ref + bad + fail) &&
 	    log_get_level() < LOG_VERBOSE ? " (-v names them)" : "");
-	log_msg("%s", line);
 	return line;
 }

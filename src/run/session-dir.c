@@ -30,18 +30,24 @@
 #include "run/session-dir.h"
 #include "run/workspace-copy.h"
 #include "store/session-meta.h"
+#include "store/session-store.h"
 
 static void	remove_tree(int, const char *, int);
 
 
+/*
+ * start: the command's changes to a copy are those with a ctime from then
+ * on; host_since: the host's changes to the workspace from then on are
+ * flagged (export/patch.c).
+ */
 static int
-write_meta(int dirfd, const struct plan *p, const struct timespec *start)
+write_meta(int dirfd, const struct plan *p, const struct timespec *start,
+    const struct timespec *host_since)
 {
 	AUTO(fclose_p) FILE *f = NULL;
 	char stamp[32];
 	struct tm tm;
 	time_t now = time(NULL);
-	struct timespec ts;
 	size_t i;
 	int fd;
 
@@ -54,15 +60,13 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start)
 	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	/* The coarse clock is the one file timestamps are taken from. */
-	if (start)
-		ts = *start;
-	else
-		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 	fprintf(f, "version=1\nid=%s\nstarted=%s\nstarted_ns=%lld\n"
+	    "host_since_ns=%lld\n"
 	    "workspace=%s\nbackend=%s\nlayout=%s\nquadrant=%s\nprofile=%s\n"
 	    "profile_arg=%s\n", p->session_id, stamp,
-	    (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, p->workspace,
+	    (long long)start->tv_sec * 1000000000LL + start->tv_nsec,
+	    (long long)host_since->tv_sec * 1000000000LL + host_since->tv_nsec,
+	    p->workspace,
 	    p->backend == PLAN_BACKEND_BWRAP ? "bwrap" :
 	    p->backend == PLAN_BACKEND_LANDLOCK ? "landlock" : "native",
 	    p->backend == PLAN_BACKEND_NATIVE ? "overlay" : "copy",
@@ -114,10 +118,15 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	if ((r = sys_mkdirs(parent)) < 0)
 		return r;
 	if (m->kind == PLAN_MOUNT_LINK) {
+		/* A persistent path: to its copy in the state (agent-state.c
+		 * made it, or nothing is kept of it). */
+		autofree char *to = m->state ? path_join(m->state, "copy") :
+		    xstrdup(m->src);
+
 		/* Nothing on the host: no link to nothing. */
-		if (access(m->src, F_OK) < 0 && errno == ENOENT)
+		if (access(to, F_OK) < 0 && errno == ENOENT)
 			return 0;
-		return symlink(m->src, m->upper) < 0 ? -errno : 0;
+		return symlink(to, m->upper) < 0 ? -errno : 0;
 	}
 	/*
 	 * A scratch path missing on the host: nothing to copy; in the home
@@ -152,6 +161,22 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	log_debug("copy of %s: %zu files, %zu of them reflinked", m->src,
 	    st.files, st.cloned);
 	return 0;
+}
+
+/* landlock: is m a link of a path inside a persistent one? */
+static bool
+in_persistent(const struct plan *p, const struct plan_mount *m)
+{
+	size_t i;
+
+	if (m->kind != PLAN_MOUNT_LINK || m->state)
+		return false;
+	for (i = 0; i < p->mounts.n; i++)
+		if (p->mounts.v[i].kind == PLAN_MOUNT_LINK &&
+		    p->mounts.v[i].state && path_has_prefix(m->dst,
+		    p->mounts.v[i].dst) && !streq(m->dst, p->mounts.v[i].dst))
+			return true;
+	return false;
 }
 
 /* bwrap, the allow-list view: the session's machine id, for bwrap to bind. */
@@ -189,9 +214,15 @@ static int
 copies_create(const struct plan *p, int fd, const char **where,
     struct timespec *start)
 {
+	struct timespec host_since;
 	size_t i;
 	int r;
 
+	/*
+	 * The host's own changes are flagged from before the copy: one made
+	 * while it runs may be in the copy or not.
+	 */
+	clock_gettime(CLOCK_REALTIME, &host_since);
 	if (p->backend == PLAN_BACKEND_LANDLOCK) {
 		remove_tree(fd, "home", 0);
 		remove_tree(fd, "tmp", 0);
@@ -216,7 +247,14 @@ copies_create(const struct plan *p, int fd, const char **where,
 
 		if (m->kind != PLAN_MOUNT_COPY && m->kind != PLAN_MOUNT_LINK)
 			continue;
+		/* A persistent copy is the state's (run/agent-state.c). */
+		if (m->kind == PLAN_MOUNT_COPY && m->state)
+			continue;
 		if (p->reenter && streq(m->src, p->workspace))
+			continue;
+		/* landlock: a link inside a persistent path is made where
+		 * its copy is kept (run/agent-state.c), after the session. */
+		if (in_persistent(p, m))
 			continue;
 		if ((r = prepare(p, m, where)) < 0)
 			return r;
@@ -232,7 +270,26 @@ copies_create(const struct plan *p, int fd, const char **where,
 	 * the coarse clock has passed it too (sandbox_command()).
 	 */
 	clock_gettime(CLOCK_REALTIME, start);
-	return write_meta(fd, p, start);
+	return write_meta(fd, p, start, &host_since);
+}
+
+/*
+ * The session's run lock, held until confine exits: the fd is left open
+ * on purpose (close-on-exec, so the command never has it).  "confine ls"
+ * says "running" and "confine drop" leaves the session alone while it is
+ * held.  A session entered again may be running in another confine.
+ */
+static int
+run_lock(const struct plan *p, int dirfd)
+{
+	int r;
+
+	if ((r = session_run_lock(dirfd, !p->reenter)) == -EBUSY) {
+		log_msg("session %s is running in another confine; waiting "
+		    "for it to end", p->session_id);
+		r = session_run_lock(dirfd, true);
+	}
+	return r < 0 ? r : 0;
 }
 
 int
@@ -254,9 +311,24 @@ workspace_session_create(const struct plan *p, const char **where,
 	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return -errno;
+	if ((r = run_lock(p, fd)) < 0)
+		return r;
 	start->tv_sec = start->tv_nsec = 0;
 	if (p->backend != PLAN_BACKEND_NATIVE)
 		return copies_create(p, fd, where, start);
+	/*
+	 * The overlay shows the host's files as they are: the export flags
+	 * one whose ctime is the start's or later as changed on the host
+	 * during the session.  The start is the fine clock, taken before
+	 * the overlay is made: a file written before it has an older ctime,
+	 * coarse or fine (multigrain); a coarse one may be older even when
+	 * written after it, so the command starts only once the coarse clock
+	 * has passed it (sandbox_command()), and such a write came before
+	 * the command, which saw it.  (The coarse clock as the start flagged
+	 * a file written in the same tick before the launch.)
+	 */
+	if (!p->reenter)
+		clock_gettime(CLOCK_REALTIME, start);
 	/* The overlay's root takes upper/'s mode: give it the workspace's. */
 	if (stat(p->workspace, &st) < 0)
 		return -errno;
@@ -273,7 +345,7 @@ workspace_session_create(const struct plan *p, const char **where,
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
 
-		if (m->kind != PLAN_MOUNT_SCRATCH)
+		if (m->kind != PLAN_MOUNT_SCRATCH || m->state)
 			continue;
 		*where = m->upper;
 		if ((mkdirat(fd, "scratch", 0700) < 0 && errno != EEXIST) ||
@@ -283,7 +355,7 @@ workspace_session_create(const struct plan *p, const char **where,
 	}
 	*where = p->session_dir;
 	/* Re-entered: the first start stays the session's start. */
-	return p->reenter ? 0 : write_meta(fd, p, NULL);
+	return p->reenter ? 0 : write_meta(fd, p, start, start);
 }
 
 static void
@@ -329,10 +401,11 @@ workspace_session_finish(const struct plan *p,
 		remove_tree(fd, "scratch", 0);
 		unlinkat(fd, "empty", 0);
 		unlinkat(fd, "machine-id", 0);
-		/* Untouched: nothing to export (the export would say so). */
-		if (p->reenter || faccessat(fd, "network", F_OK,
-		    AT_SYMLINK_NOFOLLOW) == 0 ||
-		    copy_changed_since(upper, start))
+		/*
+		 * Untouched: nothing to export (the export would say so).
+		 * What the proxy refused is no change: the exit line said it.
+		 */
+		if (p->reenter || copy_changed_since(upper, start))
 			return true;
 		workspace_session_remove(p);
 		return false;
@@ -343,7 +416,7 @@ workspace_session_finish(const struct plan *p,
 		const struct plan_mount *m = &p->mounts.v[i];
 		const char *rel;
 
-		if (m->kind != PLAN_MOUNT_SCRATCH)
+		if (m->kind != PLAN_MOUNT_SCRATCH || m->state)
 			continue;
 		rel = m->work + strlen(p->session_dir) + 1;
 		remove_tree(fd, rel, 0);
@@ -351,16 +424,15 @@ workspace_session_finish(const struct plan *p,
 			unlinkat(fd, m->upper + strlen(p->session_dir) + 1,
 			    AT_REMOVEDIR);
 	}
-	if (p->reenter || faccessat(fd, "network", F_OK,
-	    AT_SYMLINK_NOFOLLOW) == 0)
-		return true;	/* the proxy's record is for the export */
+	if (p->reenter)
+		return true;
 	unlinkat(fd, "scratch", AT_REMOVEDIR);
 	if (faccessat(fd, "scratch", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return true;
+	/* Nothing written: the proxy's record alone is no change. */
 	if (unlinkat(fd, "upper", AT_REMOVEDIR) < 0)
 		return true;
-	unlinkat(fd, "meta", 0);
-	rmdir(p->session_dir);
+	workspace_session_remove(p);
 	return false;
 }
 

@@ -5,7 +5,8 @@
  * $XDG_STATE_HOME/confine/sessions/ID/ holds files of KEY=VALUE lines:
  *
  *   meta		written by run/session-dir.c before the command starts;
- *			read by cmd/ and confine-export.  version, id, started,
+ *			read by cmd/ and confine-export.  version, id (see
+ *			store/session-store.h for its form), started,
  *			started_ns, workspace, backend, layout, quadrant,
  *			profile, profile_arg, hidden (repeated), arg (repeated,
  *			newlines and backslashes escaped).
@@ -23,6 +24,11 @@
  *			skipped=N; refused=N (network refusals); review=0|1
  *			(1: something to review; 0: confine-export exits
  *			WORKSPACE_EXPORT_NOTHING).
+ *   disk		written by cmd/ when the run ends (and by the cap's
+ *			count for a session that has none); read by cmd/.
+ *			bytes=N (the session's disk use).
+ *   run.lock		empty; the confine that runs the session holds an
+ *			exclusive flock(2) on it (store/session-store.h).
  *
  * Each is written under NAME.tmp, then renamed; a key absent means "not
  * known" (a session written by an older confine).  And

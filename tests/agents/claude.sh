@@ -7,13 +7,14 @@
 # endpoint gets the user's key and never the placeholder; nothing inside
 # the sandbox holds the credential; a CONNECT to the endpoint through
 # confine's proxy is refused; its own settings on the host stay
-# unchanged whatever it writes, and its changes to the workspace's agent
-# files are flagged in the report.
+# unchanged whatever it writes, its changes to the workspace's agent
+# files are flagged in the report, and a conversation is resumed in the
+# next session.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 agent_require claude $CLAUDE_PIN
-plan 6
+plan 7
 fake_start
 inject_profiles claude anthropic
 
@@ -157,10 +158,36 @@ t_one_install_place() {
 	assert_eq "$(tree_hash "$AHOME")" "$h" "the home directory's hash"
 }
 
+# A conversation started in one confined session is resumed in the next
+# (the profile keeps ~/.claude, persistent): the resumed request carries
+# the first prompt; the host's home is never written.
+t_resume() {
+	agent_ws
+	claude_home
+	m1=$(prompt_marker)
+	claude_run -- claude -p --output-format json "remember ($m1)"
+	assert_status "$RC" 0
+	assert_file_has_content "$ERR" '^confine: agent state: kept in '
+	id=$(grep -o '"session_id": *"[0-9a-f-]*"' "$OUT" | head -n 1 |
+	    sed 's/.*"\([0-9a-f-]*\)"$/\1/')
+	[ -n "$id" ] || fail "no session id in claude's output"
+	m2=$(prompt_marker)
+	log_mark
+	claude_run -- claude -p --resume "$id" "again ($m2)"
+	assert_status "$RC" 0
+	assert_not_file_has_content "$OUT" 'No conversation found'
+	assert_file_has_content "$OUT" "$REPLY"
+	the_key_only "x-api-key: " "$KEY"
+	assert_file_has_content "$SINCE" "^  prompt $m2\$"
+	assert_file_has_content "$SINCE" "^  prompt $m1\$"
+	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
+}
+
 tcase "claude -p: the reply comes back through the keyholder, which put the user's key on it" t_headless
 tcase "claude: nothing inside holds the credential (environment, processes, files)" t_nothing_inside
 tcase "claude: a CONNECT to the injected endpoint through the proxy is refused" t_connect
 tcase "claude: its settings on the host stay unchanged; workspace agent files are flagged" t_own_config
 tcase "claude: the full-screen interface works in a terminal" t_interactive
 tcase "claude: installed in one of the profile's places, it runs; the missing ones are skipped" t_one_install_place
+tcase "claude: a conversation started in one confined session is resumed in the next" t_resume
 tap_done

@@ -8,7 +8,7 @@ socket() too: a sandbox may refuse the socket itself).
 Servers (run outside, in the background; each writes its port or "ready"
 to READYFILE once it listens):
   serve-http DIR READYFILE          HTTP/1.0 on 127.0.0.1, a free port
-  serve-http-on ADDR DIR READYFILE  the same on ADDR (an IPv4 address)
+  serve-http-on ADDR DIR READYFILE  the same on ADDR (IPv4 or IPv6)
   serve-udp LOGFILE READYFILE       logs every datagram, one per line
   serve-unix PATH READYFILE         a pathname unix stream socket
   serve-abstract NAME READYFILE     an abstract unix stream socket (@NAME)
@@ -19,6 +19,11 @@ to READYFILE once it listens):
 Probes:
   tcp HOST PORT                     connect()
   udp HOST PORT MESSAGE             sendto()
+  bind HOST PORT                    bind() and listen() over TCP (SO_REUSEADDR)
+  echo-tcp ADDR | echo-udp ADDR     a server and a client of its own on
+                                    ADDR (a free port): "ping" there and
+                                    back; prints "echoed", or "refused
+                                    ERRNO (STEP)"
   unix PATH | abstract NAME         connect()
   raw HOST PORT HEXREQUEST          send the bytes, print the status line
   unix-list FILE                    connect() to every path of FILE (one a
@@ -52,8 +57,11 @@ def serve_http(directory, readyfile, addr="127.0.0.1"):
         def log_message(self, *a):
             pass
 
+    class Server(http.server.ThreadingHTTPServer):
+        address_family = socket.AF_INET6 if ":" in addr else socket.AF_INET
+
     handler = functools.partial(Quiet, directory=directory)
-    httpd = http.server.ThreadingHTTPServer((addr, 0), handler)
+    httpd = Server((addr, 0), handler)
     httpd.daemon_threads = True
     ready(readyfile, httpd.server_address[1])
     httpd.serve_forever()
@@ -137,13 +145,68 @@ def probe_tcp(host, port):
 
 def probe_udp(host, port, msg):
     try:
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
+                          socket.SOCK_DGRAM)
         s.sendto(msg.encode(), (host, int(port)))
     except OSError as e:
         print("refused %s" % err_name(e))
         return 1
     print("sent")
     return 0
+
+
+def probe_bind(host, port):
+    try:
+        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((host, int(port)))
+        s.listen(1)
+    except OSError as e:
+        print("refused %s" % err_name(e))
+        return 1
+    print("bound")
+    return 0
+
+
+def probe_echo(kind, host):
+    """A server on host, a free port, and a client, in this one process:
+    the server listens (TCP) or is bound (UDP) before the client sends, so
+    nothing waits on time; the socket timeout only keeps a lost datagram
+    from hanging the test."""
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    typ = socket.SOCK_STREAM if kind == "tcp" else socket.SOCK_DGRAM
+    step = "socket"
+    try:
+        srv = socket.socket(fam, typ)
+        cli = socket.socket(fam, typ)
+        srv.settimeout(60)
+        cli.settimeout(60)
+        step = "bind"
+        srv.bind((host, 0))
+        port = srv.getsockname()[1]
+        if typ == socket.SOCK_STREAM:
+            step = "listen"
+            srv.listen(1)
+            step = "connect"
+            cli.connect((host, port))
+            step = "accept"
+            c, _ = srv.accept()
+            step = "send"
+            cli.sendall(b"ping")
+            c.sendall(c.recv(4))
+        else:
+            step = "sendto"
+            cli.sendto(b"ping", (host, port))
+            step = "recvfrom"
+            data, peer = srv.recvfrom(16)
+            srv.sendto(data, peer)
+        step = "recv"
+        back = cli.recv(16)
+    except OSError as e:
+        print("refused %s (%s)" % (err_name(e), step))
+        return 1
+    print("echoed" if back == b"ping" else "garbled %r" % back)
+    return 0 if back == b"ping" else 1
 
 
 def unix_connect(target):
@@ -258,6 +321,12 @@ def main(argv):
         return probe_tcp(*args)
     elif cmd == "udp":
         return probe_udp(*args)
+    elif cmd == "bind":
+        return probe_bind(*args)
+    elif cmd == "echo-tcp":
+        return probe_echo("tcp", args[0])
+    elif cmd == "echo-udp":
+        return probe_echo("udp", args[0])
     elif cmd == "unix":
         return probe_unix(args[0])
     elif cmd == "abstract":

@@ -11,7 +11,7 @@
 require_userns
 plan 3
 
-ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
+ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 STATE=$TEST_TMP/enter-state
 
 # What each run prints: every path the session touched, and its content;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # environment.sh - the command's environment is built from an allow-list,
-# plus HOME USER LOGNAME TMPDIR CONFINE_SESSION and --env; nothing else
+# plus HOME USER LOGNAME TMPDIR CONFINE_SESSION, the user's git identity
+# (GIT_AUTHOR_* and GIT_COMMITTER_*) and --env; nothing else
 # (no agent sockets, no bus, no display, no tokens) gets in, and confine's
 # own pid 1 (bwrap's, under bwrap) does not show its environment or command
 # line, nor does any host process (under landlock, which has no pid
@@ -86,15 +87,25 @@ t_exact() {
 		home=$SESSIONS/$id/home
 		tmpdir=$SESSIONS/$id/tmp
 	fi
+	# The user's git identity, when the global configuration has one
+	# (git-identity.sh tests it).
+	name=$(env -i HOME="$HOME" GIT_CONFIG_NOSYSTEM=1 GIT_DIR=/dev/null \
+	    git -C / config --includes --get user.name) || :
+	email=$(env -i HOME="$HOME" GIT_CONFIG_NOSYSTEM=1 GIT_DIR=/dev/null \
+	    git -C / config --includes --get user.email) || :
 	{
 		printf '%s\n' "$ALLOWED"
 		printf 'HOME=%s\nUSER=%s\nLOGNAME=%s\nTMPDIR=%s\n' "$home" "$ME" "$ME" "$tmpdir"
+		[ -z "$name" ] ||
+		    printf 'GIT_AUTHOR_NAME=%s\nGIT_COMMITTER_NAME=%s\n' "$name" "$name"
+		[ -z "$email" ] ||
+		    printf 'GIT_AUTHOR_EMAIL=%s\nGIT_COMMITTER_EMAIL=%s\n' "$email" "$email"
 	} | sort >"$TEST_TMP/want"
 	cmp -s "$TEST_TMP/got" "$TEST_TMP/want" || {
 		diff "$TEST_TMP/want" "$TEST_TMP/got" | sed 's/^/# /'
 		fail "the environment inside is not the allowed set"
 	}
-	assert_eq "$(grep -c '^CONFINE_SESSION=[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{8\}$' "$OUT")" 1 \
+	assert_eq "$(grep -c '^CONFINE_SESSION=[0-9]\{8\}-[0-9]\{6\}\(\.[0-9]\{3\}\)\{0,1\}-[0-9a-f]\{8\}$' "$OUT")" 1 \
 	    "CONFINE_SESSION"
 	assert_not_file_has_content "$OUT" 'confinetestsecret|ghp_|SSH_AUTH|DBUS|DISPLAY|XDG_RUNTIME_DIR'
 	assert_ws_unchanged

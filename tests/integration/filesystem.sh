@@ -238,7 +238,7 @@ t_passwd_home() {
 		# under /var/tmp) is the host's, read-only.
 		assert_file_has_content "$ERR" "cannot open directory '$pwhome': Permission denied"
 		assert_lines "$OUT" 1
-		assert_file_has_content "$OUT" "^$SESSIONS/[0-9]{8}-[0-9]{6}-[0-9a-f]{8}/home\$"
+		assert_file_has_content "$OUT" "^$SESSIONS/[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}/home\$"
 	else
 		assert_eq "$(cat "$OUT")" "$VARTMP/home" "the two homes' entries and HOME"
 	fi

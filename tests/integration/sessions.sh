@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# sessions.sh - the session subcommands: ls lists the sessions oldest
-# first with their state and workspace; show prints a report (the latest
-# by default); diff gives the patch's exact bytes to a pipe and a
+# sessions.sh - the session subcommands: ls lists the workspace's
+# sessions oldest first with their command, changed files, age, size and
+# state (--all: every workspace's); show prints a report (the latest of
+# the workspace by default); diff gives the patch's exact bytes to a pipe and a
 # sanitised view to a terminal; apply changes the host workspace only
 # when told to, all or nothing, once; drop removes a session without
 # following what the command left in it.  A session with no change
@@ -11,7 +12,7 @@
 require_userns
 plan 17
 
-ID_ERE='[0-9]{8}-[0-9]{6}-[0-9a-f]{8}'
+ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 
 # new_session SCRIPT: run sh -c SCRIPT confined in $WS; the session it
 # kept in SID and SDIR.
@@ -23,14 +24,6 @@ new_session() {
 	SDIR=$SESSIONS/$SID
 	assert_exists "$SDIR/changes.patch"
 	assert_exists "$SDIR/report"
-}
-
-# Session ids start with the time in seconds: the next one is later.
-next_second() {
-	_now=$(date +%s)
-	while [ "$(date +%s)" = "$_now" ]; do
-		sleep 0.1
-	done
 }
 
 # on_tty COMMAND-LINE: run it on a new terminal (script(1)), stdin from
@@ -84,35 +77,58 @@ t_ls() {
 	assert_file_empty "$OUT"
 	new_session 'echo one >one'
 	s1=$SID
-	next_second
 	ws_new
 	ws2=$WS
 	new_session 'echo two >two'
 	s2=$SID
-	next_second
 	WS=$ws1
-	new_session 'echo three >three'
+	new_session 'echo three >three; echo four >four'
 	s3=$SID
 	# An export that did not happen (confine killed: export-faults.sh).
 	rm "$SESSIONS/$s3/changes.patch" "$SESSIONS/$s3/report"
 	WS=$ws1 run_confine apply --yes "$s1"
 	assert_status "$RC" 0
-	RUN_CWD=$TEST_TMP run_confine ls
+	# The current workspace's, oldest first; a pipe gets no header.
+	WS=$ws1 run_confine ls
 	assert_status "$RC" 0
-	printf '%s  %-12s  %s\n' "$s1" applied "$ws1" "$s2" exported "$ws2" \
-	    "$s3" "not exported" "$ws1" >"$TEST_TMP/want"
-	cmp -s "$OUT" "$TEST_TMP/want" || {
-		diag_file "$TEST_TMP/want" "expected"
-		fail "confine ls"
-	}
 	assert_file_empty "$ERR"
+	assert_lines "$OUT" 2
+	assert_file_has_content "$OUT" "^$s1 +[0-9]+s +1 +[0-9.]+[KMG] +applied +sh -c echo one >one\$"
+	assert_file_has_content "$OUT" "^$s3 +[0-9]+s +- +[0-9.]+[KMG] +not exported +sh -c echo three >three; echo four >four\$"
+	assert_eq "$(cut -d' ' -f1 "$OUT")" "$s1
+$s3" "the sessions of $ws1"
+	# --all: every workspace's, with the workspace.
+	RUN_CWD=$TEST_TMP run_confine ls --all
+	assert_status "$RC" 0
+	assert_lines "$OUT" 3
+	assert_eq "$(cut -d' ' -f1 "$OUT")" "$s1
+$s2
+$s3" "every session"
+	assert_file_has_content "$OUT" "^$s2 +[0-9]+s +1 +[0-9.]+[KMG] +exported +$ws2 +sh -c echo two >two\$"
+	# Aligned: every column starts where the header's does.
+	on_tty "'$CONFINE' ls --all"
+	assert_status "$RC" 0
+	tr -d '\r' <"$OUT" >"$TEST_TMP/tty"
+	head -n 1 "$TEST_TMP/tty" | grep -q '^ID  *AGE  FILES  SIZE  STATE  *WORKSPACE  *COMMAND$' ||
+	    fail "the header: $(head -n 1 "$TEST_TMP/tty")"
+	for col in STATE WORKSPACE COMMAND; do
+		at=$(head -n 1 "$TEST_TMP/tty" | awk -v c=$col '{ print index($0, c) }')
+		awk -v at="$at" 'NR > 1 && substr($0, at - 2, 3) !~ /^  [^ ]$/ { exit 1 }' \
+		    "$TEST_TMP/tty" || fail "column $col is not aligned"
+	done
+	# No session here: a note of the others, on stderr only.
+	ws_new
+	run_confine ls
+	assert_status "$RC" 0
+	assert_file_empty "$OUT"
+	assert_file_has_content "$ERR" "^confine: no sessions of $WS; 'confine ls --all' lists 3 of other workspaces\$"
 }
 
 t_show() {
 	ws_new
 	new_session "$EDITS"
 	s1=$SID
-	next_second
+	# Started within the same second, most likely: still the latest.
 	new_session 'echo second >second'
 	s2=$SID
 	run_confine show
@@ -126,7 +142,7 @@ workspace $WS" "the latest session's report"
 	assert_eq "$(head -n 3 "$OUT")" "session $s1
 workspace $WS
 changes: 8 added, $modified modified, 2 deleted, 1 renamed" "the report's head"
-	assert_file_has_content "$OUT" '^ bin/run\.sh \| 0 \+, 0 -$'
+	assert_file_has_content "$OUT" '^ bin/run\.sh +\| +0$'
 	assert_file_has_content "$OUT" '^ [0-9]+ files changed, '
 	# Flagged, with the reason.
 	assert_file_has_content "$OUT" '^  Makefile: a build script$'
@@ -183,9 +199,11 @@ t_diff_tty() {
 	printf q >"$TEST_TMP/q"
 	TTY_IN=$TEST_TMP/q on_tty "'$CONFINE' diff $SID"
 	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^\+a\\x1b\]0;pwned\\x07b\\x1b\[31mred'
+	# Coloured as git colours it (review-terminal.sh has the colours).
+	assert_file_has_content "$OUT" "^$(printf '\033')\\[32m"'\+a\\x1b\]0;pwned\\x07b\\x1b\[31mred'
 	assert_file_has_content "$OUT" 'diff --git a/esc\.txt b/esc\.txt'
-	# Only the pager's own sequences may remain: none of the agent's.
+	# Only the pager's and confine's colours may remain: none of the
+	# agent's (an added file: no line in red).
 	assert_not_file_has_content "$OUT" "$(printf '\033')\\]"
 	assert_not_file_has_content "$OUT" "$(printf '\033')\\[31m"
 	assert_not_file_has_content "$OUT" "$(printf '\007')"
@@ -231,7 +249,7 @@ t_apply_yes() {
 	assert_not_exists "$WS/.t/junk"
 	assert_exists "$SDIR/applied"
 	run_confine ls
-	assert_file_has_content "$OUT" "^$SID  applied  "
+	assert_file_has_content "$OUT" "^$SID .* applied "
 	# Once only.
 	applied_hash=$(tree_hash "$WS")
 	run_confine apply --yes "$SID"
@@ -413,7 +431,7 @@ t_no_change() {
 	assert_ws_unchanged
 }
 
-tcase "ls: oldest first, with state and workspace" t_ls
+tcase "ls: the workspace's sessions oldest first, their command, files, age, size and state; --all" t_ls
 tcase "show: the latest by default, or the one named" t_show
 tcase "show: a bad or unknown id is refused" t_bad_id show
 tcase "diff: a bad or unknown id is refused" t_bad_id diff

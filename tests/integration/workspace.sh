@@ -19,7 +19,7 @@ fi
 # The session that the message on stderr names; checks the message.
 kept_session() {
 	assert_file_has_content "$ERR" \
-	    '^confine: session [0-9]{8}-[0-9]{6}-[0-9a-f]{8}: [0-9]+ files? changed$'
+	    '^confine: session [0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}: [0-9]+ files? changed$'
 	id=$(sed -n 's/^confine: session \([^:]*\): .*/\1/p' "$ERR")
 	dir=$SESSIONS/$id
 	assert_exists "$dir/changes.patch"

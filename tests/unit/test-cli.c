@@ -904,6 +904,97 @@ test_bad_options(void)
 	parsed_free(&p);
 }
 
+/* ls [--all]; drop SESSION... | drop [--yes] SELECTORS. */
+static void
+test_sessions(void)
+{
+	const struct {
+		const char *const *cmd;
+		enum cli_cmd	 want;
+		const char	*argv;
+		bool		 all, empty, applied, yes;
+		long long	 older;
+	} good[] = {
+		{ CMD("ls"), CLI_LS, NULL, false, false, false, false, 0 },
+		{ CMD("ls", "--all"), CLI_LS, NULL, true, false, false, false,
+		    0 },
+		{ CMD("drop", "20250101-120000-5f2ac9e1"), CLI_DROP,
+		    "[20250101-120000-5f2ac9e1]", false, false, false, false,
+		    -1 },
+		{ CMD("drop", "a", "b"), CLI_DROP, "[a][b]", false, false,
+		    false, false, -1 },
+		{ CMD("drop", "--", "a"), CLI_DROP, "[a]", false, false, false,
+		    false, -1 },
+		{ CMD("drop", "--empty"), CLI_DROP, "", false, true, false,
+		    false, -1 },
+		{ CMD("drop", "--applied", "--yes"), CLI_DROP, "", false, false,
+		    true, true, -1 },
+		{ CMD("drop", "-y", "--all"), CLI_DROP, "", true, false, false,
+		    true, -1 },
+		{ CMD("drop", "--older-than", "30m"), CLI_DROP, "", false,
+		    false, false, false, 1800 },
+		{ CMD("drop", "--older-than=12h", "--empty"), CLI_DROP, "",
+		    false, true, false, false, 43200 },
+		{ CMD("drop", "--older-than", "7d"), CLI_DROP, "", false, false,
+		    false, false, 604800 },
+		{ CMD("drop", "--older-than", "2w"), CLI_DROP, "", false, false,
+		    false, false, 1209600 },
+		{ CMD("drop", "--older-than", "0s"), CLI_DROP, "", false, false,
+		    false, false, 0 },
+	};
+	const struct {
+		const char *const *cmd;
+		const char	*needle;
+	} bad[] = {
+		{ CMD("ls", "x"), "usage: confine ls" },
+		{ CMD("ls", "--all", "x"), "usage: confine ls" },
+		{ CMD("ls", "-a"), "usage: confine ls" },
+		{ CMD("drop"), "usage: confine drop" },
+		{ CMD("drop", "--yes"), "usage: confine drop" },
+		{ CMD("drop", "--yes", "a"), "usage: confine drop" },
+		{ CMD("drop", "--all", "a"), "usage: confine drop" },
+		{ CMD("drop", "--everything"), "unknown option '--everything'" },
+		{ CMD("drop", "--older-than"), "needs a value" },
+		{ CMD("drop", "--older-than", "7"), "not a duration" },
+		{ CMD("drop", "--older-than", "7x"), "not a duration" },
+		{ CMD("drop", "--older-than", "d"), "not a duration" },
+		{ CMD("drop", "--older-than", "-1d"), "not a duration" },
+		{ CMD("drop", "--older-than", "1dd"), "not a duration" },
+		{ CMD("drop", "--older-than", "99999999999999999999d"),
+		    "not a duration" },
+		{ CMD("drop", "--older-than=", "--all"), "not a duration" },
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < nitems(good); i++) {
+		autofree char *got = NULL;
+
+		parse(&p, good[i].cmd);
+		if (!is_int(p.r, 0, "'%s' parses", p.line)) {
+			diag("cause: %s", p.cause);
+			parsed_free(&p);
+			continue;
+		}
+		is_int(p.o.cmd, good[i].want, "'%s': subcommand %d", p.line,
+		    (int)good[i].want);
+		if (good[i].argv) {
+			got = tap_strv(p.o.argv);
+			is_str(got, good[i].argv, "'%s': operands %s", p.line,
+			    good[i].argv[0] ? good[i].argv : "(none)");
+		}
+		ok(p.o.all == good[i].all && p.o.drop_empty == good[i].empty &&
+		    p.o.drop_applied == good[i].applied &&
+		    p.o.yes == good[i].yes &&
+		    (good[i].want != CLI_DROP ||
+		    p.o.older_than == good[i].older),
+		    "'%s': the selectors", p.line);
+		parsed_free(&p);
+	}
+	for (i = 0; i < nitems(bad); i++)
+		expect_fail(bad[i].cmd, bad[i].needle, NULL);
+}
+
 int
 main(void)
 {
@@ -917,6 +1008,7 @@ main(void)
 	test_paths();
 	test_all_options();
 	test_subcommands();
+	test_sessions();
 	test_enter();
 	test_flags();
 	test_bad_options();

@@ -302,6 +302,32 @@ test_snapshot_scrub(void)
 	environ = saved;
 }
 
+/* A value confine offers: added in its place, never over another. */
+static void
+test_add_default(void)
+{
+	char *const set[] = { (char *)"HOME=/h", NULL };
+	char **env = env_build(host, allow, set, C("X=opt"), 1);
+	autofree char *why = NULL;
+
+	ok(env_add_default(&env, "GIT_AUTHOR_NAME=Alice"),
+	    "add_default: an absent name is added");
+	ok(!env_add_default(&env, "X=default"),
+	    "add_default: a name set by an option stays");
+	ok(!env_add_default(&env, "TERM=default"),
+	    "add_default: a name passed from the host stays");
+	ok(!env_add_default(&env, "NOEQUALS"),
+	    "add_default: an entry without '=' is not added");
+	is_str(env_get(env, "X"), "opt", "add_default: X keeps its value");
+	is_str(env_get(env, "TERM"), "xterm-256color",
+	    "add_default: TERM keeps its value");
+	is_str(env_get(env, "GIT_AUTHOR_NAME"), "Alice",
+	    "add_default: the added value");
+	ok(sorted_by_name(env, &why), "add_default: still sorted by name%s%s",
+	    why ? ": " : "", why ? why : "");
+	strv_free(env);
+}
+
 int
 main(void)
 {
@@ -315,5 +341,6 @@ main(void)
 	test_owned();
 	test_get();
 	test_snapshot_scrub();
+	test_add_default();
 	return done();
 }

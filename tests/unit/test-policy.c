@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "input/host-probe.h"
 #include "input/profile.h"
 #include "input/values.h"
 #include "lib/env.h"
@@ -36,7 +37,7 @@
 #define HOME		"/home/alice"
 #define PROJ		HOME "/src/proj"
 #define STATE		HOME "/.local/state"
-#define SESSION_ID	"20231114-221320-0badf00d"
+#define SESSION_ID	"20231114-221320.000-0badf00d"
 #define SESSION		STATE "/confine/sessions/" SESSION_ID
 #define OVERLAY(ws)	"overlay " ws " lower=" ws " upper=" SESSION \
     "/upper work=" SESSION "/work"
@@ -396,11 +397,13 @@ test_landlock_abi(void)
 		{ 8, 0xffff, 0x3, 0x3 }, { 9, 0x1ffff, 0x3, 0x3 },
 	};
 	/* The ABI that brings each feature, and a word its line must hold. */
+	/* No TCP line: native handles no TCP right at any ABI (its network
+	 * namespace is the sandbox's own: test_tcp_plan). */
 	static const struct {
 		int		 abi;
 		const char	*word;
 	} features[] = {
-		{ 2, "EXDEV" }, { 3, "truncation" }, { 4, "TCP" },
+		{ 2, "EXDEV" }, { 3, "truncation" },
 		{ 5, "ioctl" }, { 6, "signal" }, { 9, "unix sockets" },
 	};
 	const struct cli_opts o = base_opts();
@@ -424,11 +427,10 @@ test_landlock_abi(void)
 			continue;
 		is_int(p.landlock.abi, abi, "ABI %d: the plan's ABI", abi);
 		ok(p.landlock.handled_fs == rows[i].fs &&
-		    p.landlock.handled_net == rows[i].net &&
+		    p.landlock.handled_net == 0 &&
 		    p.landlock.scoped == rows[i].scoped,
-		    "ABI %d: the plan handles exactly fs %#llx net %#llx "
+		    "ABI %d: the plan handles exactly fs %#llx net 0 "
 		    "scoped %#llx", abi, (unsigned long long)rows[i].fs,
-		    (unsigned long long)rows[i].net,
 		    (unsigned long long)rows[i].scoped);
 		for (j = 0; j < nitems(features); j++)
 			want += features[j].abi > abi;
@@ -622,22 +624,25 @@ test_cwd(void)
 	}
 }
 
-/* YYYYMMDD-HHMMSS-xxxxxxxx, digits and lower-case hex. */
+/* YYYYMMDD-HHMMSS.mmm-xxxxxxxx, digits and lower-case hex. */
 static bool
 id_well_formed(const char *id)
 {
 	size_t i;
 
-	if (strlen(id) != 24)
+	if (strlen(id) != 28)
 		return false;
-	for (i = 0; i < 24; i++) {
+	for (i = 0; i < 28; i++) {
 		char c = id[i];
 
-		if (i == 8 || i == 15) {
+		if (i == 8 || i == 19) {
 			if (c != '-')
 				return false;
+		} else if (i == 15) {
+			if (c != '.')
+				return false;
 		} else if (!((c >= '0' && c <= '9') ||
-		    (i > 15 && c >= 'a' && c <= 'f')))
+		    (i > 19 && c >= 'a' && c <= 'f')))
 			return false;
 	}
 	return true;
@@ -648,20 +653,24 @@ test_session(void)
 {
 	static const struct {
 		time_t		 now;
+		long		 now_ns;
 		uint32_t	 random;
 		const char	*state_home, *id, *dir;
 	} rows[] = {
-		{ 0, 0, STATE, "19700101-000000-00000000",
-		    STATE "/confine/sessions/19700101-000000-00000000" },
-		{ 1700000000, 0xdeadbeef, STATE, "20231114-221320-deadbeef",
-		    STATE "/confine/sessions/20231114-221320-deadbeef" },
-		{ 1700000000, 1, STATE, "20231114-221320-00000001",
-		    STATE "/confine/sessions/20231114-221320-00000001" },
-		{ 951782400, 0xffffffff, "/var/state",
-		    "20000229-000000-ffffffff",
-		    "/var/state/confine/sessions/20000229-000000-ffffffff" },
-		{ 4102444799, 0xa, "/var/state", "20991231-235959-0000000a",
-		    "/var/state/confine/sessions/20991231-235959-0000000a" },
+		{ 0, 0, 0, STATE, "19700101-000000.000-00000000",
+		    STATE "/confine/sessions/19700101-000000.000-00000000" },
+		{ 1700000000, 5000000, 0xdeadbeef, STATE,
+		    "20231114-221320.005-deadbeef",
+		    STATE "/confine/sessions/20231114-221320.005-deadbeef" },
+		{ 1700000000, 999999999, 1, STATE,
+		    "20231114-221320.999-00000001",
+		    STATE "/confine/sessions/20231114-221320.999-00000001" },
+		{ 951782400, 123456789, 0xffffffff, "/var/state",
+		    "20000229-000000.123-ffffffff",
+		    "/var/state/confine/sessions/20000229-000000.123-ffffffff" },
+		{ 4102444799, 0, 0xa, "/var/state",
+		    "20991231-235959.000-0000000a",
+		    "/var/state/confine/sessions/20991231-235959.000-0000000a" },
 	};
 	const struct cli_opts o = base_opts();
 	size_t i;
@@ -675,12 +684,13 @@ test_session(void)
 		autofree char *upper = NULL;
 
 		h.now = rows[i].now;
+		h.now_ns = rows[i].now_ns;
 		h.random = rows[i].random;
 		h.state_home = S(rows[i].state_home);
 		if (!compute(&h, &o, NULL, &p, rows[i].id))
 			continue;
 		is_str(p.session_id, rows[i].id, "session id %s", rows[i].id);
-		ok(id_well_formed(p.session_id), "%s is YYYYMMDD-HHMMSS-"
+		ok(id_well_formed(p.session_id), "%s is YYYYMMDD-HHMMSS.mmm-"
 		    "xxxxxxxx", p.session_id);
 		is_str(p.session_dir, rows[i].dir, "session dir %s",
 		    rows[i].dir);
@@ -1417,9 +1427,11 @@ test_destinations(void)
 
 			ok(p.net == PLAN_NET_PROXY && explains(&p, line),
 			    "%s: %s", rows[i].name, line);
-			ok(p.landlock.connect_port == PLAN_PROXY_PORT,
-			    "%s: landlock lets the command reach the proxy's "
-			    "port only", rows[i].name);
+			ok(p.landlock.handled_net == 0 &&
+			    p.landlock.connect_port == 0 &&
+			    (p.clone_flags & CLONE_NEWNET),
+			    "%s: no landlock TCP rule: the proxy's port is on "
+			    "the sandbox's own loopback", rows[i].name);
 		} else
 			diag("cause: %s", cause);
 		if (r == 0)
@@ -1474,8 +1486,9 @@ test_inject_plan(void)
 	}
 	is_int((int)p.keyholder_port, PLAN_KEYHOLDER_PORT,
 	    "inject: the keyholder's listener");
-	is_int((int)p.landlock.connect_port2, PLAN_KEYHOLDER_PORT,
-	    "inject: landlock lets TCP connect to it");
+	ok(p.landlock.handled_net == 0 && p.landlock.connect_port2 == 0 &&
+	    (p.clone_flags & CLONE_NEWNET), "inject: no landlock TCP rule: "
+	    "its port is on the sandbox's own loopback");
 	ok(env_get(p.envp, "EXAMPLE_API_KEY") == NULL,
 	    "inject: a source variable is not passed, though pass names it");
 	is_str(env_get(p.envp, "EXAMPLE_OTHER"), "shown",
@@ -2186,6 +2199,279 @@ test_landlock_plan(void)
 	profile_free(&pr);
 }
 
+/* A kept path's landlock rule, by where it points. */
+static const struct plan_path *
+rule_at(const struct plan *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->landlock.npaths; i++)
+		if (streq(p->landlock.paths[i].path, path))
+			return &p->landlock.paths[i];
+	return NULL;
+}
+
+/*
+ * Persistent paths: kept in the profile's state, an entry a path, named
+ * by the path alone; native's layers, the copy backends' copy; scratch
+ * with one line when another session holds the state.
+ */
+static void
+test_persistent(void)
+{
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr;
+	struct plan p, q;
+	autofree char *cause = NULL, *entry = NULL, *entry2 = NULL, *d = NULL;
+	const struct plan_mount *m;
+	const struct plan_path *r;
+	static const char *const backends[] = { "native", "bwrap",
+	    "landlock" };
+	size_t b;
+
+	prof(&pr, "offline");
+	plist_add(&pr.persistent, "~/.agent", T_INI ":13");
+	plist_add(&pr.persistent, "~/.agent.json", T_INI ":14");
+	plist_add(&pr.hide, "~/.agent/.credentials.json", T_INI ":15");
+	plist_add(&pr.read_only, "~/.agent/local", T_INI ":17");
+	h.bwrap.found = h.bwrap.probed = true;
+	d = policy_state_dir(STATE, &pr);
+	is_str(d, STATE "/confine/state/t", "persistent: the state of a "
+	    "named profile is named after it");
+	for (b = 0; b < nitems(backends); b++) {
+		const char *w = backends[b];
+		autofree char *kept = NULL;
+
+		if ((cause = try_backend(&h, &o, &pr, w, &p)) != NULL) {
+			ok(false, "persistent, %s: accepted (%s)", w, cause);
+			free(steal_ptr(&cause));
+			continue;
+		}
+		is_str(p.state_dir, STATE "/confine/state/t", "persistent, "
+		    "%s: the profile's state directory", w);
+		ok(p.state_busy == NULL, "persistent, %s: nothing said", w);
+		ok(explains(&p, "filesystem.persistent = " HOME "/.agent  "
+		    "(t.ini:13)"), "persistent, %s: explained", w);
+		m = find_mount(&p, streq(w, "native") ? PLAN_MOUNT_SCRATCH :
+		    streq(w, "bwrap") ? PLAN_MOUNT_COPY : PLAN_MOUNT_LINK,
+		    HOME "/.agent");
+		if (!ok(m && m->state, "persistent, %s: ~/.agent is kept", w))
+			goto next;
+		ok(has(m->state, STATE "/confine/state/t/") &&
+		    strlen(m->state) == strlen(STATE "/confine/state/t/") + 16,
+		    "persistent, %s: its entry is in the state, by a hash", w);
+		if (entry == NULL)
+			entry = xstrdup(m->state);
+		is_str(m->state, entry, "persistent, %s: the same entry on "
+		    "every backend", w);
+		kept = path_join(entry, "copy");
+		if (streq(w, "native")) {
+			autofree char *up = path_join(entry, "upper");
+			autofree char *wk = path_join(entry, "work");
+
+			ok(streq(m->upper, up) && streq(m->work, wk),
+			    "persistent, native: the layers are the entry's");
+		} else if (streq(w, "bwrap")) {
+			ok(streq(m->upper, kept) && m->work == NULL,
+			    "persistent, bwrap: the copy is the entry's");
+			ok(m->except && m->except[0] &&
+			    streq(m->except[0], ".credentials.json") &&
+			    !m->except[1], "persistent, bwrap: the hidden "
+			    "file is left out of the copy");
+		} else {
+			ok(streq(m->upper, SESSION "/home/.agent"),
+			    "persistent, landlock: a link in the session's "
+			    "home");
+			ok(m->except && m->except[0] && m->except[1] &&
+			    streq(m->except[0], ".credentials.json") &&
+			    streq(m->except[1], "local") && !m->except[2],
+			    "persistent, landlock: the hidden file and the "
+			    "read-only path (a link) are left out of the copy");
+			r = rule_at(&p, kept);
+			ok(r && r->access == (PLAN_FS_READ | PLAN_FS_WRITE |
+			    PLAN_FS_EXEC), "persistent, landlock: the kept "
+			    "copy is writable");
+		}
+		if (!streq(w, "landlock"))
+			ok(find_mount(&p, PLAN_MOUNT_HIDE, HOME
+			    "/.agent/.credentials.json") != NULL,
+			    "persistent, %s: the hidden file is covered", w);
+		m = find_mount(&p, streq(w, "native") ? PLAN_MOUNT_SCRATCH :
+		    streq(w, "bwrap") ? PLAN_MOUNT_COPY : PLAN_MOUNT_LINK,
+		    HOME "/.agent.json");
+		ok(m && m->state && !streq(m->state, entry), "persistent, %s: "
+		    "a second path, a second entry", w);
+		if (m && entry2 == NULL)
+			entry2 = xstrdup(m->state);
+		ok(m && streq(m->state, entry2), "persistent, %s: the file's "
+		    "entry is the same on every backend", w);
+	next:
+		plan_free(&p);
+	}
+
+	/* Another session holds the state: scratch, said once. */
+	h.state_busy = S("20231114-221000-00000001");
+	if ((cause = try_backend(&h, &o, &pr, "native", &q)) == NULL) {
+		ok(q.state_dir == NULL, "persistent, busy: no state kept");
+		is_str(q.state_busy, "state of t in use by session "
+		    "20231114-221000-00000001: this session's changes to "
+		    "~/.agent, ~/.agent.json are discarded", "persistent, "
+		    "busy: the line says so");
+		m = find_mount(&q, PLAN_MOUNT_SCRATCH, HOME "/.agent");
+		ok(m && m->state == NULL && has(m->upper, SESSION
+		    "/scratch/"), "persistent, busy: plain scratch in the "
+		    "session");
+		plan_free(&q);
+	} else
+		ok(false, "persistent, busy: accepted (%s)", cause);
+	h.state_busy = NULL;
+
+	/* A profile named by its file: the state by the path's hash. */
+	free(pr.name);
+	pr.name = xstrdup("./my profile.ini");
+	free(d);
+	d = policy_state_dir(STATE, &pr);
+	ok(has(d, STATE "/confine/state/file-") && strlen(d) ==
+	    strlen(STATE "/confine/state/file-") + 16, "persistent: a "
+	    "profile's file gives a state named by its hash");
+	/* landlock: only the home's paths can be kept. */
+	plist_add(&pr.persistent, "/var/lib/agent", T_INI ":16");
+	free(cause);
+	cause = try_backend(&h, &o, &pr, "landlock", &p);
+	ok(cause && has(cause, "persistent = /var/lib/agent (t.ini:16)"),
+	    "persistent, landlock: a path outside the home is refused");
+	if (cause == NULL)
+		plan_free(&p);
+	profile_free(&pr);
+}
+
+/* Does bwrap's command line give the sandbox a network namespace? */
+static bool
+bwrap_unshares_net(const struct plan *p)
+{
+	bool *is_dir = xcalloc(p->mounts.n + 1, sizeof(*is_dir));
+	struct bwrap_in in = { .exe_fd = 10, .stage_fd = 11, .status_fd = 12,
+	    .proxy_fd = -1, .pty_fd = 14, .notify_fd = 15, .seccomp_fd = 13,
+	    .empty_file = SESSION "/empty", .is_dir = is_dir };
+	char **argv = bwrap_argv(p, &in);
+	bool unshare = false, share = false;
+	size_t i;
+
+	for (i = 0; argv[i]; i++) {
+		unshare |= streq(argv[i], "--unshare-net") ||
+		    streq(argv[i], "--unshare-all");
+		share |= streq(argv[i], "--share-net");
+	}
+	strv_free(argv);
+	free(is_dir);
+	return unshare && !share;
+}
+
+/*
+ * Landlock's TCP rules per backend and network mode.  They name ports,
+ * not addresses; where the sandbox has a network namespace of its own
+ * (native, bwrap: none and proxy) its loopback is its own, so no TCP
+ * right is handled and a server inside answers a client inside; mode
+ * host has no rule, as before; the landlock backend (no namespace)
+ * handles TCP and grants nothing.  Never unhandled where the sandbox
+ * would share the host's loopback but in mode host.  The dump says which.
+ */
+static void
+test_tcp_plan(void)
+{
+	static const char *const allow[] = { "example.com" };
+	static const char own[] = "  tcp: not handled: bind, listen and "
+	    "connect on any port of the sandbox's own loopback, in a network "
+	    "namespace of its own (no host address in it, the host's loopback "
+	    "neither)\n";
+	static const char host[] = "  tcp: not handled: the host's network "
+	    "(mode host)\n";
+	static const char denied[] = "  tcp: bind and connect denied on every "
+	    "port, loopback included (no network namespace of the sandbox's "
+	    "own)\n";
+	static const struct {
+		const char	*backend;
+		enum plan_net	 net;
+		int		 abi;
+		bool		 own_net;	/* a network namespace of
+						   the sandbox's own */
+		uint64_t	 handled;
+		const char	*says;
+	} rows[] = {
+		{ "native", PLAN_NET_NONE, 4, true, 0, own },
+		{ "native", PLAN_NET_NONE, 9, true, 0, own },
+		{ "native", PLAN_NET_PROXY, 6, true, 0, own },
+		{ "native", PLAN_NET_HOST, 6, false, 0, host },
+		{ "bwrap", PLAN_NET_NONE, 4, true, 0, own },
+		{ "bwrap", PLAN_NET_NONE, 6, true, 0, own },
+		{ "bwrap", PLAN_NET_PROXY, 6, true, 0, own },
+		{ "bwrap", PLAN_NET_HOST, 6, false, 0, host },
+		{ "landlock", PLAN_NET_NONE, 6, false, 0x3, denied },
+		{ "landlock", PLAN_NET_NONE, 9, false, 0x3, denied },
+		{ "landlock", PLAN_NET_HOST, 6, false, 0, host },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p;
+		autofree char *cause = NULL, *name = NULL, *text = NULL;
+		bool own_net;
+
+		name = xasprintf("tcp, %s, %s, ABI %d", rows[i].backend,
+		    plan_net_name(rows[i].net), rows[i].abi);
+		/* online: leg C, which host and --allow need. */
+		prof(&pr, rows[i].net == PLAN_NET_NONE ? "sealed" : "online");
+		if (rows[i].net == PLAN_NET_PROXY)
+			LIST1(o.allow, allow);
+		o.net = rows[i].net;
+		o.net_set = true;
+		h.landlock_abi = rows[i].abi;
+		h.bwrap.found = h.bwrap.probed = true;
+		if ((cause = try_backend(&h, &o, &pr, rows[i].backend,
+		    &p)) != NULL) {
+			ok(false, "%s: accepted (%s)", name, cause);
+			profile_free(&pr);
+			continue;
+		}
+		is_int(p.net, rows[i].net, "%s: the mode", name);
+		ok(p.landlock.handled_net == rows[i].handled &&
+		    p.landlock.connect_port == 0 &&
+		    p.landlock.connect_port2 == 0, "%s: TCP handled %#llx, "
+		    "no port granted", name,
+		    (unsigned long long)rows[i].handled);
+		own_net = p.backend == PLAN_BACKEND_NATIVE ?
+		    (p.clone_flags & CLONE_NEWNET) != 0 :
+		    p.backend == PLAN_BACKEND_BWRAP && bwrap_unshares_net(&p);
+		is_int(own_net, rows[i].own_net, "%s: %s network namespace "
+		    "of its own", name, rows[i].own_net ? "a" : "no");
+		ok(p.landlock.handled_net != 0 || p.net == PLAN_NET_HOST ||
+		    own_net, "%s: TCP unhandled only in a network namespace "
+		    "of the sandbox's own, or in mode host", name);
+		text = dump(&p);
+		if (!ok(has(text, rows[i].says), "%s: the dump's tcp line",
+		    name))
+			diag("dump: %s", text);
+		/* No plan grants a port where TCP is handled today; were
+		 * one to, the dump names it. */
+		if (p.landlock.handled_net) {
+			free(text);
+			p.landlock.connect_port = PLAN_PROXY_PORT;
+			p.landlock.connect_port2 = PLAN_KEYHOLDER_PORT;
+			text = dump(&p);
+			ok(has(text, "  tcp: bind denied on every port; "
+			    "connect denied but to 3128 (the proxy's), 3129 "
+			    "(the keyholder's)\n"), "%s: the dump names the "
+			    "ports a plan would grant", name);
+		}
+		plan_free(&p);
+		profile_free(&pr);
+	}
+}
+
 /* Entering a session: its layout decides which backends can. */
 static void
 test_backend_layout(void)
@@ -2504,6 +2790,215 @@ test_env_profile(void)
 		plan_free(&p);
 	}
 	profile_free(&pr);
+}
+
+#define GIT_ALL		"GIT_AUTHOR_NAME GIT_COMMITTER_NAME GIT_AUTHOR_EMAIL " \
+    "GIT_COMMITTER_EMAIL"
+
+/* The GIT_AUTHOR_* and GIT_COMMITTER_* entries of p's environment. */
+static char *
+git_vars(const struct plan *p)
+{
+	const char *v[8];
+	size_t i, n = 0;
+
+	for (i = 0; p->envp[i] && n < nitems(v); i++)
+		if (strncmp(p->envp[i], "GIT_", 4) == 0)
+			v[n++] = p->envp[i];
+	return join(v, n);
+}
+
+/*
+ * The user's git identity: in every quadrant and on every backend, as
+ * git's four variables, without a leg; the profile's [environment] and
+ * --env win; none on the host, none inside; nothing else of git's.
+ */
+static void
+test_git_identity(void)
+{
+	static const char *const quads[] = { "sealed", "offline", "online",
+	    "trusted" };
+	static const char *const backends[] = { "native", "bwrap",
+	    "landlock" };
+	static const char *const both = "[GIT_AUTHOR_EMAIL=alice@example.org]"
+	    "[GIT_AUTHOR_NAME=Alice Liddell]"
+	    "[GIT_COMMITTER_EMAIL=alice@example.org]"
+	    "[GIT_COMMITTER_NAME=Alice Liddell]";
+	size_t i;
+
+	for (i = 0; i < nitems(quads) * nitems(backends); i++) {
+		const char *q = quads[i / nitems(backends)];
+		const char *b = backends[i % nitems(backends)];
+		struct host h = base_host(), bare = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p, without;
+		autofree char *cause = NULL, *cause2 = NULL;
+
+		h.git_name = S("Alice Liddell");
+		h.git_email = S("alice@example.org");
+		h.bwrap.found = h.bwrap.probed = true;
+		bare.bwrap.found = bare.bwrap.probed = true;
+		prof(&pr, q);
+		if (streq(q, "trusted"))
+			pvalue_set(&pr.untrusted, "no", T_INI ":3");
+		if ((cause = try_backend(&h, &o, &pr, b, &p)) != NULL ||
+		    (cause2 = try_backend(&bare, &o, &pr, b, &without)) !=
+		    NULL) {
+			if (cause == NULL)
+				plan_free(&p);
+			ok(false, "git identity, %s on %s: accepted (%s)", q, b,
+			    cause ? cause : cause2);
+			profile_free(&pr);
+			continue;
+		}
+		{
+			autofree char *got = git_vars(&p);
+			autofree char *none = git_vars(&without);
+			autofree char *d = dump(&p), *dw = dump(&without);
+
+			is_str(got, both, "git identity, %s on %s: the four "
+			    "variables", q, b);
+			is_int(p.legs, without.legs, "git identity, %s on %s: "
+			    "no leg of its own", q, b);
+			is_str(none, "", "git identity, %s on %s: none on the "
+			    "host, none inside", q, b);
+			ok(has(d, "\ngit identity: name 'Alice Liddell', "
+			    "email 'alice@example.org' (your global git "
+			    "configuration, nothing else of it); set: "
+			    GIT_ALL "\n"), "git identity, %s on %s: --dry-run "
+			    "says so", q, b);
+			ok(!has(dw, "git identity"), "git identity, %s on %s: "
+			    "none: --dry-run says nothing", q, b);
+		}
+		plan_free(&p);
+		plan_free(&without);
+		profile_free(&pr);
+	}
+
+	/* The profile's set, --env NAME=VALUE, a passed name: theirs win. */
+	{
+		static const char *const env[] = {
+		    "GIT_AUTHOR_NAME=from the caller's environment",
+		    "GIT_CONFIG_GLOBAL=/x", "GIT_DIR=/x", NULL };
+		static const char *const oenv[] = { "GIT_COMMITTER_NAME=Bot" };
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct profile pr;
+		struct plan p = { 0 };
+
+		h.git_name = S("Alice Liddell");
+		h.git_email = S("alice@example.org");
+		prof(&pr, "offline");
+		plist_add(&pr.env_set, "GIT_AUTHOR_EMAIL=bot@example.org",
+		    T_INI ":10");
+		LIST1(o.env, oenv);
+		if (compute_pr(&h, &o, (char *const *)env, &pr, &p,
+		    "git identity, set")) {
+			autofree char *got = git_vars(&p);
+			autofree char *d = dump(&p);
+
+			is_str(got, "[GIT_AUTHOR_EMAIL=bot@example.org]"
+			    "[GIT_AUTHOR_NAME=Alice Liddell]"
+			    "[GIT_COMMITTER_EMAIL=alice@example.org]"
+			    "[GIT_COMMITTER_NAME=Bot]", "git identity: the "
+			    "profile's set and --env win; the caller's "
+			    "variables are not read");
+			ok(has(d, "; set: GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL; "
+			    "left as [environment] or --env give them: "
+			    "GIT_COMMITTER_NAME GIT_AUTHOR_EMAIL\n"),
+			    "git identity, set: --dry-run says which are "
+			    "confine's");
+			plan_free(&p);
+		}
+		profile_free(&pr);
+
+		prof(&pr, "offline");
+		plist_add(&pr.env_pass, "GIT_AUTHOR_NAME", T_INI ":10");
+		o = base_opts();
+		if (compute_pr(&h, &o, (char *const *)env, &pr, &p,
+		    "git identity, pass")) {
+			is_str(env_get(p.envp, "GIT_AUTHOR_NAME"),
+			    "from the caller's environment", "git identity: "
+			    "a passed variable wins");
+			plan_free(&p);
+		}
+		profile_free(&pr);
+	}
+
+	/* Half an identity; a refused value; nothing. */
+	{
+		struct host h = base_host();
+		struct cli_opts o = base_opts();
+		struct plan p = { 0 };
+
+		h.git_email = S("alice@example.org");
+		h.git_why = S("user.name: it holds a control character");
+		if (compute(&h, &o, NULL, &p, "git identity, email only")) {
+			autofree char *got = git_vars(&p);
+			autofree char *d = dump(&p);
+
+			is_str(got, "[GIT_AUTHOR_EMAIL=alice@example.org]"
+			    "[GIT_COMMITTER_EMAIL=alice@example.org]",
+			    "git identity: the email alone");
+			ok(has(d, "git identity: name none, email "
+			    "'alice@example.org' (your global git "
+			    "configuration, nothing else of it); set: "
+			    "GIT_AUTHOR_EMAIL GIT_COMMITTER_EMAIL; refused: "
+			    "user.name: it holds a control character\n"),
+			    "git identity: --dry-run says what was refused");
+			plan_free(&p);
+		}
+	}
+}
+
+/* What confine takes of a user.name or user.email, as it is. */
+static void
+test_git_values(void)
+{
+	static const struct {
+		const char	*v;
+		const char	*why;	/* NULL: taken */
+	} rows[] = {
+		{ "Alice Liddell", NULL },
+		{ "Jos\xc3\xa9 M\xc3\xbcller", NULL },
+		{ "\xe5\xbc\xa0\xe4\xbc\x9f", NULL },
+		{ "alice+confine@example.org", NULL },
+		{ "O'Brien, \"Pat\" (ops) [x] = y; z", NULL },
+		{ "", "it is empty" },
+		{ "Alice\nEve", "control character" },
+		{ "\"]\n[core]\n\thooksPath = /tmp/h", "control character" },
+		{ "Alice\r", "control character" },
+		{ "Alice\x1b[31m", "control character" },
+		{ "Alice\x7f", "control character" },
+		{ "Alice\xc2\x9b", "control character" },
+		{ "Alice\xff", "invalid UTF-8" },
+		{ "Ali\xe2\x80\x8b" "ce", "invisible" },
+		{ "Ali\xe2\x80\xae" "ce", "invisible" },
+		{ "Alice <eve@example.org>", "'<' or '>'" },
+		{ "eve>", "'<' or '>'" },
+	};
+	char longv[HOST_GIT_IDENT_MAX + 2];
+	size_t i;
+
+	for (i = 0; i < nitems(rows); i++) {
+		const char *why = probe_git_value_why(rows[i].v,
+		    strlen(rows[i].v));
+
+		if (rows[i].why == NULL)
+			ok(why == NULL, "git value %zu: taken (%s)", i,
+			    why ? why : "");
+		else
+			ok(has(why, rows[i].why), "git value %zu: refused: %s",
+			    i, rows[i].why);
+	}
+	ok(has(probe_git_value_why("a\0b", 3), "NUL"),
+	    "git value: a NUL is refused");
+	memset(longv, 'a', sizeof(longv));
+	ok(probe_git_value_why(longv, HOST_GIT_IDENT_MAX) == NULL,
+	    "git value: %d bytes are taken", HOST_GIT_IDENT_MAX);
+	ok(has(probe_git_value_why(longv, HOST_GIT_IDENT_MAX + 1), "longer"),
+	    "git value: %d bytes are refused", HOST_GIT_IDENT_MAX + 1);
 }
 
 /*
@@ -2827,6 +3322,14 @@ test_loader_to_policy(void)
  */
 #define GOLDEN_INI	"/etc/confine/profiles/golden.ini"
 
+/* The golden host has no /libx32, no Guix and no secrets to hide. */
+static bool
+golden_exists(const char *path)
+{
+	return !streq(path, "/libx32") && !streq(path, "/gnu/store") &&
+	    !streq(path, "/srv/work/proj/secrets");
+}
+
 static bool
 golden_plan(struct plan *p, const char *backend)
 {
@@ -2871,6 +3374,7 @@ golden_plan(struct plan *p, const char *backend)
 	h.unix_sockets = (char **)sockets;
 	h.root_links = (char **)links;
 	h.etc_private = (char **)etc_private;
+	h.path_exists = golden_exists;
 	/* landlock needs ABI 6 (signal scoping); the others show ABI 4. */
 	h.landlock_abi = streq(backend, "landlock") ? 6 : 4;
 	h.is_tty[0] = h.is_tty[1] = true;
@@ -3005,7 +3509,7 @@ test_sequence(void)
 	static const enum plan_step_id shared[] = { STEP_DIE_WITH_SUPERVISOR,
 	    STEP_CAPABILITIES, STEP_NO_NEW_PRIVS, STEP_NOT_DUMPABLE,
 	    STEP_ENVIRONMENT, STEP_SESSION, STEP_FDS, STEP_DIRECTORY,
-	    STEP_LANDLOCK, STEP_FOREGROUND, STEP_EXEC };
+	    STEP_LANDLOCK, STEP_FOREGROUND, STEP_START_AFTER, STEP_EXEC };
 	size_t i, j;
 
 	for (i = 0; i < nitems(backends); i++) {
@@ -3164,10 +3668,14 @@ main(void)
 	test_backends();
 	test_bwrap_plan();
 	test_landlock_plan();
+	test_persistent();
+	test_tcp_plan();
 	test_backend_layout();
 	test_profile_mounts();
 	test_allow_list();
 	test_env_profile();
+	test_git_identity();
+	test_git_values();
 	test_parents_of_home();
 	test_reshown_sockets();
 	test_loader_to_policy();
