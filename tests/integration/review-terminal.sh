@@ -59,7 +59,8 @@ t_terminal() {
 	run_confine -- sh -c '
 		printf "%s\n" "$2" >"$1" &&
 		git add -A && GIT_AUTHOR_NAME="E${3}ve" \
-		    GIT_AUTHOR_EMAIL=e@x.invalid git commit -q -m "$3" &&
+		    GIT_AUTHOR_EMAIL=e@x.invalid GIT_COMMITTER_NAME=c \
+		    GIT_COMMITTER_EMAIL=c@x.invalid git commit -q -m "$3" &&
 		echo after >>"$1"' sh \
 	    "a${ZWSP}b${HF}.txt" "x${TAGA}${SHY}y${LS}z" "fix${ZWSP}${ESC}[2J${TAGA}"
 	assert_status "$RC" 0
@@ -118,6 +119,7 @@ color_session() {
 		printf "@@ -1 +1 @@ not a hunk\n-x\n" >>README
 		printf "diff --git a/x b/x\n" >new.txt
 		git add -A && GIT_AUTHOR_NAME=Eve GIT_AUTHOR_EMAIL=e@x.invalid \
+		    GIT_COMMITTER_NAME=c GIT_COMMITTER_EMAIL=c@x.invalid \
 		    git commit -q -m "fix$(printf "\033[31m")red"'
 	assert_status "$RC" 0
 	SID=$(sed -n 's/^confine: session \([^:]*\): .*/\1/p' "$ERR")
