@@ -64,7 +64,7 @@ INTEGRATION_TESTS = \
 	tests/integration/diffstat.sh
 
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
+EXTRA_DIST += tests/lib.sh tests/tls-lib.sh $(INTEGRATION_TESTS)
 
 # auto's fallbacks on a host without user namespaces: once, not per backend.
 TESTS += tests/integration/backends.sh tests/integration/auto-bwrap.sh

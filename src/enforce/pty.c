@@ -63,7 +63,13 @@ pty_open(const struct plan_tty *t, int *ret_master, int *ret_slave)
 int
 pty_send_fd(int sock, int fd)
 {
-	char byte = 0, cbuf[CMSG_SPACE(sizeof(int))];
+	return pty_send_fd_byte(sock, fd, 0);
+}
+
+int
+pty_send_fd_byte(int sock, int fd, char byte)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 	    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };

@@ -20,6 +20,8 @@
 int	pty_open(const struct plan_tty *, int *ret_master, int *ret_slave);
 /* Pass an fd over a unix socket (SCM_RIGHTS), and receive it. */
 int	pty_send_fd(int sock, int fd);
+/* The same, with the data byte the receiver checks. */
+int	pty_send_fd_byte(int sock, int fd, char byte);
 int	pty_recv_fd(int sock);
 
 /* Supervisor side: raw mode on the user's terminal, restored by

@@ -427,23 +427,6 @@ login_replaced(const char *buf, size_t len, const char *field,
 	return json_dumps(root, JSON_COMPACT);
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* text into a new file beside base, synced, renamed over base. */
 static int
 replace_file(int dfd, const char *base, const char *text, mode_t mode,
@@ -466,7 +449,7 @@ replace_file(int dfd, const char *base, const char *text, mode_t mode,
 		    strerror(errno));
 		return -1;
 	}
-	if (fchmod(fd, mode) < 0 || (e = write_all(fd, text, strlen(text)))
+	if (fchmod(fd, mode) < 0 || (e = fd_write_all(fd, text, strlen(text)))
 	    < 0 || fsync(fd) < 0 || close(steal_fd(&fd)) < 0 ||
 	    renameat(dfd, tmp, dfd, base) < 0) {
 		e = e ? -e : errno;

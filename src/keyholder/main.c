@@ -63,6 +63,7 @@
 #include "keyholder/credential.h"
 #include "keyholder/policy.h"
 #include "keyholder/transport.h"
+#include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -550,23 +551,6 @@ load(const struct opts *o, struct keeper *k)
 	log_info("keyholder: cannot renew the login yet: %s", why);
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void
 write_stats(int fd, struct kh_stats *st, struct keeper *k)
 {
@@ -581,7 +565,7 @@ write_stats(int fd, struct kh_stats *st, struct keeper *k)
 	    atomic_load(&st->failed), atomic_load(&st->bad),
 	    atomic_load(&k->refreshed));
 	if (n > 0 && (size_t)n < sizeof(buf))
-		(void)write_all(fd, buf, (size_t)n);
+		(void)fd_write_all(fd, buf, (size_t)n);
 	close(fd);
 }
 
@@ -666,7 +650,7 @@ main(int argc, char **argv)
 	listen_fd = o.listen_fd;
 	stop_fd = o.stop_fd;
 	if (o.control_fd >= 0) {
-		if (write_all(o.control_fd, "ready\n", 6) < 0)
+		if (fd_write_all(o.control_fd, "ready\n", 6) < 0)
 			die_errno(errno, "keyholder: the control socket");
 		listen_fd = recv_listener(o.control_fd);
 		stop_fd = o.stats_fd = o.control_fd;

@@ -56,6 +56,7 @@
 #include "keyholder/hook.h"
 #include "keyholder/http.h"
 #include "keyholder/transport.h"
+#include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -167,23 +168,6 @@ sink_str(struct sink *k, const char *s)
 }
 
 static int
-send_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		if ((w = send(fd, p, n, MSG_NOSIGNAL)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int
 up_send(SSL *ssl, const char *p, size_t n)
 {
 	size_t w;
@@ -286,8 +270,8 @@ answer(struct conn *c, int status, const char *why, bool close)
 	    "text/plain; charset=utf-8\r\nContent-Length: %d\r\n%s\r\n",
 	    status, reason_phrase(status), bn,
 	    close ? "Connection: close\r\n" : "");
-	if (send_all(c->in.fd, head, (size_t)hn) < 0 ||
-	    send_all(c->in.fd, body, (size_t)bn) < 0)
+	if (fd_write_all(c->in.fd, head, (size_t)hn) < 0 ||
+	    fd_write_all(c->in.fd, body, (size_t)bn) < 0)
 		return -1;
 	return 0;
 }
@@ -761,7 +745,7 @@ read_request(struct conn *c, struct kh_request *req, struct framing *f,
 	if (st)
 		return st;
 	if (f->expect_continue && (f->chunked || f->length > 0) &&
-	    send_all(in->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0)
+	    fd_write_all(in->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0)
 		return -1;
 	if (f->chunked)
 		return body_chunked(c, req, deadline, why);
@@ -1094,7 +1078,7 @@ relay_body(struct conn *c, const struct resp *r)
 		} else if (!to_end && k > left)
 			k = (size_t)left;
 		left -= to_end ? 0 : k;
-		if (send_all(c->in.fd, c->up.buf + c->up.off, k) < 0)
+		if (fd_write_all(c->in.fd, c->up.buf + c->up.off, k) < 0)
 			return R_CLOSE;
 		c->up.off += k;
 	}
@@ -1175,7 +1159,7 @@ relay_response(struct conn *c, const struct kh_request *req, bool reused,
 		if (r.status >= 200)
 			break;
 		sink_str(&out, "\r\n");
-		e = send_all(c->in.fd, out.p, out.len);
+		e = fd_write_all(c->in.fd, out.p, out.len);
 		free(out.p);
 		if (e < 0)
 			return R_CLOSE;
@@ -1189,7 +1173,7 @@ relay_response(struct conn *c, const struct kh_request *req, bool reused,
 		r.close = closing = true;
 	sink_str(&out, closing ? "Connection: close\r\n\r\n" :
 	    "\r\n");
-	e = send_all(c->in.fd, out.p, out.len);
+	e = fd_write_all(c->in.fd, out.p, out.len);
 	free(out.p);
 	if (e < 0)
 		return R_CLOSE;
@@ -1310,8 +1294,8 @@ refuse(struct conn *c, struct kh_refusal *ref, bool closing)
 	    "text/plain", ref->body ? ref->body_len : 0,
 	    closing ? "Connection: close\r\n" : "");
 	if (n < 0 || (size_t)n >= sizeof(head) ||
-	    send_all(c->in.fd, head, (size_t)n) < 0 ||
-	    (ref->body && send_all(c->in.fd, ref->body, ref->body_len) < 0))
+	    fd_write_all(c->in.fd, head, (size_t)n) < 0 ||
+	    (ref->body && fd_write_all(c->in.fd, ref->body, ref->body_len) < 0))
 		return false;
 	return !closing;
 }

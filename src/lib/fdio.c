@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 
@@ -85,4 +86,25 @@ fd_read_all(int fd, size_t max, char **ret)
 	buf[len] = '\0';
 	*ret = buf;
 	return (ssize_t)len;
+}
+
+int
+fd_write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t w;
+
+	while (len > 0) {
+		/* send(2) on a socket, so that a peer gone is EPIPE only. */
+		if ((w = send(fd, buf, len, MSG_NOSIGNAL)) < 0 &&
+		    errno == ENOTSOCK)
+			w = write(fd, buf, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
 }

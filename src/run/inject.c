@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "enforce/pty.h"
 #include "lib/log.h"
 #include "lib/spawn.h"
 #include "lib/util.h"
@@ -105,23 +106,11 @@ inject_start(const struct plan *p, struct inject *k)
 void
 inject_listen(struct inject *k, int fd)
 {
-	char byte = 'L', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-	    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
+	int r;
 
-	if (k->ctl >= 0) {
-		memset(cbuf, 0, sizeof(cbuf));
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-		if (sendmsg(k->ctl, &msg, MSG_NOSIGNAL) < 0)
-			log_warn("keyholder: cannot hand it the listener: %s",
-			    strerror(errno));
-	}
+	if (k->ctl >= 0 && (r = pty_send_fd_byte(k->ctl, fd, 'L')) < 0)
+		log_warn("keyholder: cannot hand it the listener: %s",
+		    strerror(-r));
 	close(fd);
 }
 

@@ -13,40 +13,21 @@
 # inject theirs.  Each defence has its positive control: the same attack
 # without it works.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
+. "$TESTS_SRCDIR/tls-lib.sh"
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 [ "$BACKEND" = landlock ] || require_userns
 plan 19
 
-UPSTREAM=$TESTS_SRCDIR/helpers/tls-upstream.py
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
 SECRET=sk-inj-REAL-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # What confine puts in the sandbox in place of the credential.
 PLACEHOLDER=confine-injects-the-real-credential
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$T/ca.key" -out "$T/ca.pem" -subj /CN=confine-test-ca -days 2 \
-    -addext basicConstraints=critical,CA:TRUE \
-    -addext keyUsage=critical,keyCertSign 2>/dev/null &&
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$T/localhost.key" -out "$T/localhost.csr" -subj /CN=localhost \
-    2>/dev/null &&
-printf 'subjectAltName=DNS:localhost\n' >"$T/localhost.ext" &&
-openssl x509 -req -in "$T/localhost.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
-    -CAcreateserial -out "$T/localhost.pem" -days 2 \
-    -extfile "$T/localhost.ext" 2>/dev/null ||
-    { echo "Bail out! openssl cannot make the test certificates"; exit 1; }
-
-mkdir -p "$T/up.dir"
-: >"$T/up.rec"
-python3 "$UPSTREAM" "$T/localhost.pem" "$T/localhost.key" "$T/up.rec" \
-    "$T/up.dir" >"$T/up.out" 2>"$T/up.err" </dev/null &
-track_pid $!
-wait_for 10 grep -q '^port ' "$T/up.out" ||
-    { echo "Bail out! the TLS server did not start"; exit 1; }
-UP=$(sed -n 's/^port //p' "$T/up.out")
+tls_certs localhost
+tls_upstream up localhost
 
 # The shipped profiles, found by name as after installation.
 umask 022
@@ -262,18 +243,24 @@ t_providers() {
 
 # ---------------------------------------------------- nothing holds it
 
-# The sandbox's view, dumped for the host to search: the environment,
-# every process's environ and cmdline, the files of the home, /tmp and
-# /var/tmp, and the credential file named ($1).  The secret is never
-# passed in: a search inside would find its own command line.
-PROBE='echo "== env"; env
+# The sandbox's view, dumped for the host to search: the credential file
+# named ($1) first, then the environment, every process's environ and
+# cmdline, the files of the home, /tmp and the credential file's
+# directory (not the whole of /var/tmp, whose size other programs
+# decide; its lines could also look like these section marks).  The
+# secret is never passed in: a search inside would find its own command
+# line.
+PROBE='echo "== source"; cat "$1" 2>&1; ls -ln "$1" 2>&1
+echo "== source end"
+echo "== env"; env
 echo "== self"; tr "\0" "\n" </proc/self/environ
 for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do
 	echo "== $f"; tr "\0" "\n" <"$f" 2>/dev/null
 done
 echo "== files"
-find "$HOME" /tmp /var/tmp -type f -readable -exec cat {} + 2>/dev/null
-echo "== source"; cat "$1" 2>&1; ls -ln "$1" 2>&1
+find "$HOME" /tmp -type f -readable -exec cat {} + 2>/dev/null
+case $1 in /*/*) find "${1%/*}" -maxdepth 1 -type f -readable \
+    -exec cat {} + 2>/dev/null ;; esac
 echo "== done"'
 
 # probe PROFILE FILE: run PROBE under PROFILE, with the secret in
@@ -354,7 +341,7 @@ t_raw_file_control() {
 		profile "$T/raw.ini" '[credential]' "file = $CRED"
 	fi
 	probe "$T/raw.ini" "$CRED"
-	sed -n '/^== source$/,/^== done$/p' "$OUT" >"$T/source"
+	sed -n '1,/^== source end$/p' "$OUT" >"$T/source"
 	assert_file_has_content "$T/source" "$FSECRET"
 	rm -rf "$(dirname "$CRED")"
 }

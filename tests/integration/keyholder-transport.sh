@@ -10,9 +10,9 @@
 # Host side only: no sandbox; run once, not per backend.  Time limits are
 # bounds against hanging, never speed checks.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
+. "$TESTS_SRCDIR/tls-lib.sh"
 
 KH_SERVE=${KH_SERVE:-$TESTS_BUILDDIR/helpers/kh-serve}
-UPSTREAM=$TESTS_SRCDIR/helpers/tls-upstream.py
 [ -x "$KH_SERVE" ] || { echo "Bail out! no $KH_SERVE"; exit 1; }
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
@@ -24,20 +24,7 @@ MAX_TIME=$((30 * TEST_TIME_FACTOR))
 
 # ---------------------------------------------------------- the servers
 
-mkcert() {
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	    -keyout "$T/$1.key" -out "$T/$1.csr" -subj "/CN=$1" 2>/dev/null &&
-	printf 'subjectAltName=DNS:%s\n' "$1" >"$T/$1.ext" &&
-	openssl x509 -req -in "$T/$1.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
-	    -CAcreateserial -out "$T/$1.pem" -days 2 -extfile "$T/$1.ext" \
-	    2>/dev/null
-}
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$T/ca.key" -out "$T/ca.pem" -subj /CN=confine-test-ca -days 2 \
-    -addext basicConstraints=critical,CA:TRUE \
-    -addext keyUsage=critical,keyCertSign 2>/dev/null &&
-    mkcert localhost && mkcert other.test ||
-    { echo "Bail out! openssl cannot make the test certificates"; exit 1; }
+tls_certs localhost other.test
 
 # port_of FILE: the port a server printed ("port N"), once it has.
 port_of() {
@@ -45,18 +32,10 @@ port_of() {
 	sed -n 's/^port //p' "$1"
 }
 
-# upstream NAME CERT: a TLS server for CERT, recording to $T/NAME.rec.
-upstream() {
-	mkdir -p "$T/$1.dir"
-	python3 "$UPSTREAM" "$T/$2.pem" "$T/$2.key" "$T/$1.rec" "$T/$1.dir" \
-	    >"$T/$1.out" 2>"$T/$1.err" </dev/null &
-	track_pid $!
-	: >"$T/$1.rec"
-}
-upstream good localhost
-upstream other other.test
-GOOD=$(port_of "$T/good.out") && OTHER=$(port_of "$T/other.out") ||
-    { echo "Bail out! the TLS servers did not start"; exit 1; }
+tls_upstream good localhost
+GOOD=$UP
+tls_upstream other other.test
+OTHER=$UP
 
 # keyholder NAME PORT [CA]: kh-serve in front of localhost:PORT; it
 # serves until its standard input (the fifo $T/NAME.in) ends.

@@ -11,9 +11,9 @@
 # order, and none found is one line naming each.  Host side only: no
 # sandbox; run once, not per backend.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
+. "$TESTS_SRCDIR/tls-lib.sh"
 
 KEYHOLDER=${KEYHOLDER:-$TESTS_BUILDDIR/../src/confine-keyholder}
-UPSTREAM=$TESTS_SRCDIR/helpers/tls-upstream.py
 KH_RUN=$TESTS_SRCDIR/helpers/kh-run.py
 [ -x "$KEYHOLDER" ] || { echo "Bail out! no $KEYHOLDER"; exit 1; }
 for t in openssl python3 curl; do
@@ -24,27 +24,8 @@ T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
 SECRET=sk-ant-REAL-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$T/ca.key" -out "$T/ca.pem" -subj /CN=confine-test-ca -days 2 \
-    -addext basicConstraints=critical,CA:TRUE \
-    -addext keyUsage=critical,keyCertSign 2>/dev/null &&
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout "$T/localhost.key" -out "$T/localhost.csr" -subj /CN=localhost \
-    2>/dev/null &&
-printf 'subjectAltName=DNS:localhost\n' >"$T/localhost.ext" &&
-openssl x509 -req -in "$T/localhost.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
-    -CAcreateserial -out "$T/localhost.pem" -days 2 \
-    -extfile "$T/localhost.ext" 2>/dev/null ||
-    { echo "Bail out! openssl cannot make the test certificates"; exit 1; }
-
-mkdir -p "$T/up.dir"
-: >"$T/up.rec"
-python3 "$UPSTREAM" "$T/localhost.pem" "$T/localhost.key" "$T/up.rec" \
-    "$T/up.dir" >"$T/up.out" 2>"$T/up.err" </dev/null &
-track_pid $!
-wait_for 10 grep -q '^port ' "$T/up.out" ||
-    { echo "Bail out! the TLS server did not start"; exit 1; }
-UP=$(sed -n 's/^port //p' "$T/up.out")
+tls_certs localhost
+tls_upstream up localhost
 
 # keyholder NAME ARG...: confine-keyholder for the upstream, until the
 # fifo $T/NAME.in is closed (stop NAME); its port in $PORT.
