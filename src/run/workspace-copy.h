@@ -10,14 +10,25 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
 struct copy_stats {
-	size_t	files;		/* regular files copied */
-	size_t	cloned;		/* of which shared by reflink */
-	size_t	skipped;	/* unreadable files, fifos, sockets, devices */
+	size_t		files;		/* regular files copied */
+	size_t		cloned;		/* of which shared by reflink */
+	size_t		skipped;	/* unreadable files, fifos, sockets, devices */
+	uint64_t	bytes;		/* of the files copied so far */
+	size_t		total;		/* regular files to copy, when counted
+					 * first (copy_tree_shown()); else 0 */
 };
+
+/*
+ * Told how a copy goes (copy_tree_shown()): after each file, and within
+ * a large one after each 16 MiB, with the counts so far.  It must be
+ * cheap (it runs once a file) and it cannot stop the copy.
+ */
+typedef void	copy_shown_fn(const struct copy_stats *, void *arg);
 
 /*
  * Copy src (a directory, a file or a symlink on the host) to dst, which
@@ -32,6 +43,16 @@ struct copy_stats {
  */
 int	copy_tree(const char *src, const char *dst, char *const *except,
 	    FILE *dirs, struct copy_stats *, const char **where);
+
+/*
+ * copy_tree(), telling shown(stats, arg) how it goes: it first counts the
+ * regular files it will copy (names only, read from the directories: no
+ * file is looked at twice) into stats->total.  With shown NULL it is
+ * copy_tree().
+ */
+int	copy_tree_shown(const char *src, const char *dst, char *const *except,
+	    FILE *dirs, copy_shown_fn *shown, void *arg, struct copy_stats *,
+	    const char **where);
 
 /*
  * Has the command changed anything in the copy at dir: is any entry's
