@@ -5,7 +5,8 @@
  * Runs in: the supervisor, before the sandbox starts and before the relay
  * puts the terminal in raw mode.
  * MUST: cost nothing but a read of the coarse clock a file while no line
- * is due; draw nothing at all when stderr is not a terminal or with -q.
+ * is due (a small copy never has one, and never counts its total); draw
+ * nothing at all when stderr is not a terminal or with -q.
  * MUST: leave the terminal's line as it found it (the line is padded over
  * with spaces, so that no escape sequence is needed, even on a dumb one).
  */
@@ -80,9 +81,8 @@ draw(struct copy_progress *pg, const struct copy_stats *st,
 	if (elapsed >= ETA_NS && n > 0 && (size_t)n < sizeof(line)) {
 		session_size_format((uint64_t)((double)st->bytes * 1e9 /
 		    (double)elapsed), rate, sizeof(rate));
-		n += snprintf(line + n, sizeof(line) - (size_t)n,
-		    " (%s/s, %.0f files/s)", rate, (double)st->files * 1e9 /
-		    (double)elapsed);
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " at %s/s",
+		    rate);
 		if (st->files > 0 && st->total > st->files &&
 		    (size_t)n < sizeof(line)) {
 			/* From the files' rate: the count has no sizes. */
@@ -124,7 +124,7 @@ copy_progress_begin(struct copy_progress *pg, const char *what)
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &pg->next);
 }
 
-void
+bool
 copy_progress_show(const struct copy_stats *st, void *arg)
 {
 	struct copy_progress *pg = arg;
@@ -132,14 +132,19 @@ copy_progress_show(const struct copy_stats *st, void *arg)
 	long long elapsed;
 
 	if (!pg->on)
-		return;
+		return false;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
 	if (ns_between(&pg->next, &now) < 0)
-		return;
+		return false;
 	elapsed = ns_between(&pg->start, &now);
-	if (pg->drawn == 0 && st->total < COPY_PROGRESS_FILES &&
+	if (pg->drawn == 0 && st->files < COPY_PROGRESS_FILES &&
 	    elapsed < FIRST_NS)
-		return;
+		return false;
+	/* A line is due: the total first, for the time left. */
+	if (!pg->counted) {
+		pg->counted = true;
+		return true;
+	}
 	draw(pg, st, elapsed);
 	pg->next = now;
 	pg->next.tv_nsec += REDRAW_NS;
@@ -147,6 +152,7 @@ copy_progress_show(const struct copy_stats *st, void *arg)
 		pg->next.tv_sec++;
 		pg->next.tv_nsec -= 1000000000L;
 	}
+	return false;
 }
 
 void

@@ -22,6 +22,7 @@ struct copy_progress {
 	size_t		 drawn;		/* columns of the line shown; 0: none */
 	unsigned	 cols;		/* the terminal's width */
 	bool		 on;		/* stderr a terminal, not -q */
+	bool		 counted;	/* the copy was asked for its total */
 };
 
 /*
@@ -33,12 +34,12 @@ void	copy_progress_begin(struct copy_progress *, const char *what);
 
 /*
  * Draw or redraw the line (files, bytes, rate, time left), in place, at
- * most five times a second: from the start when the count says the copy
- * is large (COPY_PROGRESS_FILES files), else once it has taken a quarter
- * of a second.  A copy_shown_fn; progress is the struct.
+ * most five times a second, once the copy has taken a quarter of a
+ * second or copied COPY_PROGRESS_FILES files; the first time, it asks the
+ * copy for its total.  A copy_shown_fn; progress is the struct.
  */
-#define COPY_PROGRESS_FILES	2000
-void	copy_progress_show(const struct copy_stats *, void *progress);
+#define COPY_PROGRESS_FILES	5000
+bool	copy_progress_show(const struct copy_stats *, void *progress);
 
 /*
  * The copy is over: clear the line if one was drawn; when it went well,

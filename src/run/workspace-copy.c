@@ -5,7 +5,8 @@
  * Runs in: the supervisor, before the sandbox starts; the source is the
  * user's own tree, the destination confine's session directory.
  * MUST: look at each file once: what is told of the copy's progress is
- * counted while copying (the count made first reads directories only).
+ * counted while copying; the total, counted only when asked for (a copy
+ * that takes a while), reads the directories alone.
  * MUST: never hard-link: a link would share the host's inode, and a write
  * through the copy would reach the host.
  * MUST: follow no symlink on either side; a link is copied as a link.
@@ -35,6 +36,9 @@ struct copy {
 	struct copy_stats	*st;
 	copy_shown_fn		*shown;		/* or NULL */
 	void			*arg;		/* shown's */
+	int			 root;		/* src's parent, for the count */
+	const char		*root_name;	/* src's name in it */
+	bool			 counted;	/* st->total is */
 	bool			 no_clone;	/* FICLONE failed: not here */
 	bool			 no_range;	/* so did copy_file_range(2) */
 	FILE			*dirs;	/* "INO\0PATH\0" per directory */
@@ -67,11 +71,24 @@ own(int fd, const struct stat *st)
 	return fchown(fd, st->st_uid, st->st_gid);
 }
 
+static void	count_entry(struct copy *, int, const char *);
+
+/* Tell shown; count the total first when it asks for it, once. */
 static void
 tell(struct copy *c)
 {
-	if (c->shown)
-		c->shown(c->st, c->arg);
+	struct copy *count;
+
+	if (c->shown == NULL || !c->shown(c->st, c->arg) || c->counted)
+		return;
+	c->counted = true;
+	/* A walk of its own: c->rel is the copy's place. */
+	count = xcalloc(1, sizeof(*count));
+	count->st = c->st;
+	count->except = c->except;
+	count_entry(count, c->root, c->root_name);
+	free(count);
+	c->shown(c->st, c->arg);
 }
 
 /*
@@ -311,7 +328,7 @@ count_dir(struct copy *c, int sdir, int depth)
 	closedir(d);
 }
 
-/* What copy_entry() will copy of the entry name of sdir, counted first. */
+/* What copy_entry() will copy of the entry name of sdir, counted. */
 static void
 count_entry(struct copy *c, int sdir, const char *name)
 {
@@ -343,7 +360,7 @@ copy_tree_shown(const char *src, const char *dst, char *const *except,
 	char *sname = strrchr(sparent, '/'), *dname = strrchr(dparent, '/');
 	autoclose int s = -1, d = -1;
 	struct copy c = { .st = st, .except = except, .dirs = dirs,
-	    .shown = shown, .arg = arg };
+	    .shown = shown, .arg = arg, .root = -1 };
 	struct stat sst;
 
 	memset(st, 0, sizeof(*st));
@@ -371,10 +388,9 @@ copy_tree_shown(const char *src, const char *dst, char *const *except,
 		/* The workspace is a resolved path; a link here is a race. */
 		return -ELOOP;
 	}
-	if (shown) {
-		count_entry(&c, s, sname);
-		tell(&c);
-	}
+	c.root = s;
+	c.root_name = sname;
+	tell(&c);
 	return copy_entry(&c, s, sname, d, dname, 0);
 }
 

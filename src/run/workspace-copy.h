@@ -24,11 +24,12 @@ struct copy_stats {
 };
 
 /*
- * Told how a copy goes (copy_tree_shown()): after each file, and within
- * a large one after each 16 MiB, with the counts so far.  It must be
- * cheap (it runs once a file) and it cannot stop the copy.
+ * Told how a copy goes (copy_tree_shown()): at the start, after each
+ * file, and within a large one after each 16 MiB, with the counts so far.
+ * It must be cheap (it runs once a file) and it cannot stop the copy.  It
+ * returns true to have the total counted (once; it is told again then).
  */
-typedef void	copy_shown_fn(const struct copy_stats *, void *arg);
+typedef bool	copy_shown_fn(const struct copy_stats *, void *arg);
 
 /*
  * Copy src (a directory, a file or a symlink on the host) to dst, which
@@ -45,10 +46,10 @@ int	copy_tree(const char *src, const char *dst, char *const *except,
 	    FILE *dirs, struct copy_stats *, const char **where);
 
 /*
- * copy_tree(), telling shown(stats, arg) how it goes: it first counts the
- * regular files it will copy (names only, read from the directories: no
- * file is looked at twice) into stats->total.  With shown NULL it is
- * copy_tree().
+ * copy_tree(), telling shown(stats, arg) how it goes.  When shown asks
+ * for it, the regular files the copy will have made are counted into
+ * stats->total, from the names and types in the directories alone: no
+ * file is looked at twice.  With shown NULL it is copy_tree().
  */
 int	copy_tree_shown(const char *src, const char *dst, char *const *except,
 	    FILE *dirs, copy_shown_fn *shown, void *arg, struct copy_stats *,
