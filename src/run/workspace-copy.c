@@ -272,6 +272,17 @@ copy_dir(struct copy *c, int sdir, int ddir, int depth)
 		if (!excepted(c))
 			r = copy_entry(c, sdir, e->d_name, ddir, e->d_name,
 			    depth);
+		/*
+		 * Gone since the directory was read (git gc pruning loose
+		 * objects, an editor's save by rename): the copy has what is
+		 * there.  Opened before anything is made for it, it left
+		 * nothing behind.
+		 */
+		if (r == -ENOENT && faccessat(sdir, e->d_name, F_OK,
+		    AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+			log_debug("copy: '%s' went away while copied", c->rel);
+			r = 0;
+		}
 		c->rel[len] = '\0';
 	}
 	closedir(d);
