@@ -3,9 +3,11 @@
 #
 # confine [OPTIONS] [--] COMMAND [ARG...]
 # confine run [OPTIONS] [--] COMMAND [ARG...]
-# confine ls [--all] | show [SESSION] | diff [--commits] [SESSION]
+# confine ls [--all] | show [SESSION]
+# confine diff [--commits] [--color | --no-color] [SESSION]
 # confine drop SESSION... | drop [--yes] --empty | --applied |
 #     --older-than DURATION | --all
+# confine state ls | show PROFILE | drop [--yes] PROFILE
 # confine apply [--yes] [--commits] [SESSION]
 # confine enter [--as-left] [SESSION] [COMMAND [ARG...]]
 # confine profile list | show NAME | check FILE...
@@ -96,7 +98,7 @@ _confine()
 	fi
 	_confine_help "$confine"
 
-	local subcommands='run ls show diff apply enter drop profile trust doctor'
+	local subcommands='run ls show diff apply enter drop state profile trust doctor'
 	local i=1 w c
 
 	case ${words[1]-} in
@@ -123,15 +125,36 @@ _confine()
 		((cword == 2)) && COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
 		;;
+	state)
+		if ((cword == 2)); then
+			COMPREPLY=($(compgen -W 'ls show drop' -- "$cur"))
+		elif [[ ${words[2]-} == drop && $cword -eq 3 && $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--yes -y' -- "$cur"))
+		elif [[ ${words[2]-} == show && $cword -eq 3 ]] ||
+		    [[ ${words[2]-} == drop && $cword -eq 3 ]] ||
+		    [[ ${words[2]-} == drop && $cword -eq 4 &&
+		    (${words[3]-} == --yes || ${words[3]-} == -y) ]]; then
+			COMPREPLY=($(compgen -W "$(_confine_profiles "$confine")" \
+			    -- "$cur"))
+		fi
+		return 0
+		;;
 	show)
 		((cword == 2)) &&
 		    COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
 		return 0
 		;;
 	diff)
-		if [[ $cur == -* ]]; then
-			((cword == 2)) && COMPREPLY=($(compgen -W '--commits' -- "$cur"))
-		elif ((cword == 2)) || [[ $cword == 3 && ${words[2]} == --commits ]]; then
+		# diff [--commits] [--color | --no-color] [SESSION]
+		i=2
+		while ((i < cword)) && [[ ${words[i]} == --* ]]; do
+			((i++))
+		done
+		if ((i < cword)); then
+			return 0
+		elif [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--commits --color --no-color' -- "$cur"))
+		else
 			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
 		fi
 		return 0
@@ -287,7 +310,15 @@ _confine()
 	esac
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W "$subcommands" -- "$cur") $(compgen -c -- "$cur"))
+		# The first word: the subcommands first (and the options, on an
+		# empty word); the commands only for a word no subcommand starts
+		# with ("confine -- d" completes commands from "d").
+		COMPREPLY=($(compgen -W "$subcommands" -- "$cur"))
+		if [[ -z $cur ]]; then
+			COMPREPLY+=($(compgen -W "$_confine_opts" -- "$cur"))
+		elif ((${#COMPREPLY[@]} == 0)); then
+			COMPREPLY=($(compgen -c -- "$cur"))
+		fi
 	else
 		COMPREPLY=($(compgen -c -- "$cur"))
 	fi

@@ -6,7 +6,7 @@
 # option is completed as soon as confine has it.  Profile names come from
 # "confine profile list", session ids from "confine ls --all".
 
-set -l __confine_subcommands run ls show diff apply enter drop profile trust doctor
+set -l __confine_subcommands run ls show diff apply enter drop state profile trust doctor
 
 # __confine_state: where the cursor is, from the words before it.
 #   options     only run options so far: an option, a subcommand or the command
@@ -55,13 +55,31 @@ function __confine_at_command
     test "$s" = options; or test "$s" = command
 end
 
+# The first word: the subcommands are offered there.
+function __confine_first_word
+    test (count (commandline -opc)) -eq 1
+end
+
+# The command's name: after "--" or the options, or as the first word
+# when no subcommand starts with it (the subcommands come first).
+function __confine_at_command_name
+    __confine_at_command; or return 1
+    __confine_first_word; or return 0
+    set -l cur (commandline -ct)
+    test -n "$cur"; or return 1
+    for s in run ls show diff apply enter drop state profile trust doctor
+        string match -q -- "$cur*" $s; and return 1
+    end
+    return 0
+end
+
 # True when the word at N is not a subcommand: a command line of its own.
 function __confine_in_command
     set -l s (__confine_state)
     string match -q 'past *' -- "$s"; or return 1
     set -l words (commandline -opc)
     set -l i (string split ' ' -- $s)[2]
-    test $i -eq 2; and contains -- $words[2] ls show diff apply enter drop profile trust doctor; and return 1
+    test $i -eq 2; and contains -- $words[2] ls show diff apply enter drop state profile trust doctor; and return 1
     return 0
 end
 
@@ -128,17 +146,18 @@ test -n "$__confine_backends"; or set __confine_backends auto native bwrap landl
 complete -c confine -n __confine_at_start -l backend -x -a "$__confine_backends"
 
 # Subcommands, or the command to run.
-complete -c confine -n __confine_at_start -a run -d 'Run COMMAND confined (the default)'
-complete -c confine -n __confine_at_start -a ls -d 'List the sessions'
-complete -c confine -n __confine_at_start -a show -d 'Print the report of a session'
-complete -c confine -n __confine_at_start -a diff -d 'Print the patch of a session'
-complete -c confine -n __confine_at_start -a apply -d 'Apply the patch of a session'
-complete -c confine -n __confine_at_start -a enter -d 'Run a command in the host tree plus the patch of a session'
-complete -c confine -n __confine_at_start -a drop -d 'Delete sessions'
-complete -c confine -n __confine_at_start -a profile -d 'List, show or check profiles'
-complete -c confine -n __confine_at_start -a trust -d 'Trust a repository profile'
-complete -c confine -n __confine_at_start -a doctor -d 'Show what this kernel supports'
-complete -c confine -n __confine_at_command -a '(__fish_complete_command)'
+complete -c confine -n __confine_first_word -a run -d 'Run COMMAND confined (the default)'
+complete -c confine -n __confine_first_word -a ls -d 'List the sessions'
+complete -c confine -n __confine_first_word -a show -d 'Print the report of a session'
+complete -c confine -n __confine_first_word -a diff -d 'Print the patch of a session'
+complete -c confine -n __confine_first_word -a apply -d 'Apply the patch of a session'
+complete -c confine -n __confine_first_word -a enter -d 'Run a command in the host tree plus the patch of a session'
+complete -c confine -n __confine_first_word -a drop -d 'Delete sessions'
+complete -c confine -n __confine_first_word -a state -d 'List, show or drop the agent state kept for a profile'
+complete -c confine -n __confine_first_word -a profile -d 'List, show or check profiles'
+complete -c confine -n __confine_first_word -a trust -d 'Trust a repository profile'
+complete -c confine -n __confine_first_word -a doctor -d 'Show what this kernel supports'
+complete -c confine -n __confine_at_command_name -a '(__fish_complete_command)'
 
 # Past the options and the command's name: the command's own completion.
 complete -c confine -n __confine_in_command -a '(__confine_complete_command)'
@@ -166,7 +185,9 @@ complete -c confine -n '__confine_sub enter; and __confine_nargs 2' -a '(__confi
 complete -c confine -n '__confine_sub enter; and __confine_nargs 2' -l as-left -d "Run in the agent's tree as it left it"
 complete -c confine -n '__confine_sub enter; and __confine_nargs 3; and contains -- --as-left (commandline -opc)[3]' -a '(__confine_sessions)'
 complete -c confine -n '__confine_sub apply' -s y -l yes -d 'Apply without asking'
-complete -c confine -n '__confine_sub diff; and __confine_nargs 2' -l commits -d 'Print the commits of the session'
+complete -c confine -n '__confine_sub diff' -l commits -d 'Print the commits of the session'
+complete -c confine -n '__confine_sub diff' -l color -d 'Colour the patch, into a pipe too'
+complete -c confine -n '__confine_sub diff' -l no-color -d 'Never colour the patch'
 complete -c confine -n '__confine_sub apply' -l commits -d 'Create the commits of the session (git am)'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a list -d 'List the profiles'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a show -d 'Print the effective policy of a profile'
@@ -174,3 +195,9 @@ complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a check -
 complete -c confine -n '__confine_sub profile; and __confine_nargs 3; and __fish_seen_subcommand_from show' -a '(__confine_profiles)' -F
 complete -c confine -n '__confine_sub profile; and __fish_seen_subcommand_from check' -F
 complete -c confine -n '__confine_sub trust; and __confine_nargs 2' -F
+complete -c confine -n '__confine_sub state; and __confine_nargs 2' -a ls -d 'List the kept states'
+complete -c confine -n '__confine_sub state; and __confine_nargs 2' -a show -d 'The files a state holds that differ from the host'
+complete -c confine -n '__confine_sub state; and __confine_nargs 2' -a drop -d 'Delete the state of a profile'
+complete -c confine -n '__confine_sub state; and __confine_nargs 3; and __fish_seen_subcommand_from drop' -s y -l yes -d 'Drop without asking'
+complete -c confine -n '__confine_sub state; and __confine_nargs 3; and __fish_seen_subcommand_from show drop' -a '(__confine_profiles)'
+complete -c confine -n '__confine_sub state; and __confine_nargs 4; and __fish_seen_subcommand_from drop' -a '(__confine_profiles)'

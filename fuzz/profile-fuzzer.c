@@ -204,6 +204,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		list(&p.read_only, syntax_path);
 		list(&p.hide, syntax_path);
 		list(&p.scratch, syntax_path);
+		list(&p.persistent, syntax_path);
 		list(&p.direct, syntax_path);
 		list(&p.home, syntax_home_entry);
 		scalar(&p.ws_path, syntax_path);

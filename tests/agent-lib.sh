@@ -3,17 +3,28 @@
 # the shipped agent profiles against the real agents.
 #
 # Gives:
+# - the agents' pins, CLAUDE_PIN, CODEX_PIN, GEMINI_PIN: "PACKAGE VERSION
+#   [SCRIPT]", the words agent_require and agent_cached take after NAME;
 # - agent_require NAME PACKAGE VERSION: the agent from npm, pinned, in a
 #   cache outside every home directory (AGENTS_CACHE, reused between runs
 #   and readable by every user), its bin/ first in PATH; the whole script
 #   skips when the cache lacks it and npm cannot reach the registry;
+# - agent_cached NAME PACKAGE VERSION: the agent as agent_require left it
+#   in the cache, in AGENT_DIR, without installing it; false when it is
+#   not there;
 # - a fake model endpoint (tests/helpers/fake-model.py) on the host's
 #   loopback at 127.0.0.2, over TLS with a certificate of a throwaway CA:
-#   FAKE_HOST, FAKE_PORT, FAKE_LOG, REPLY; an address that is not in the
-#   sandbox's NO_PROXY (127.0.0.1 is), so the agent must go through the
-#   proxy, whose CONNECT tunnels are what carries HTTPS;
+#   FAKE_HOST, FAKE_PORT, FAKE_LOG, REPLY (FAKE_HOLD, when set, the
+#   directory of its --hold release files); an address that is not in the
+#   sandbox's NO_PROXY (127.0.0.1 is);
+# - inject_profiles NAME PROVIDER: NAME-test, the shipped profile with its
+#   credential injected for the fake endpoint, and NAME-proxy, the same
+#   with confine's proxy; PLACEHOLDER, what the agent gets in its place;
+# - log_mark, log_since, the_key_only: what reached the fake endpoint
+#   since a mark, and that it came with the user's key only;
 # - agent_ws: a workspace (lib.sh's ws_new) with the CA at $CA_IN, where
-#   the sandbox sees it (its /tmp is its own);
+#   the sandbox sees it (its /tmp is its own), and FIND_SECRET, a probe of
+#   every place inside where a credential could be read;
 # - home_new: an empty fake home directory in AHOME, exported as HOME;
 # - the shipped profiles found by name, from a private XDG_CONFIG_HOME;
 # - a tmux pane for the interactive cases (pane_start, send, wait_pane,
@@ -39,6 +50,12 @@ mkdir -p "$XDG_CONFIG_HOME/confine/profiles" &&
 }
 
 # ------------------------------------------------------------- the agent
+
+# The versions the tests run, and the file of the package that puts its
+# native binary in place (Claude Code's install script).
+CLAUDE_PIN="@anthropic-ai/claude-code 2.1.332 install.cjs"
+CODEX_PIN="@openai/codex 0.171.0"
+GEMINI_PIN="@google/gemini-cli 0.61.0"
 
 # owned_ok PATH: PATH belongs to this user or to root (a cache another
 # user could write to is not run).
@@ -112,6 +129,21 @@ agent_require() {
 	export PATH
 }
 
+# agent_cached NAME PACKAGE VERSION [SCRIPT]: AGENT_DIR, AGENT_VERSION,
+# when the cache has the agent as agent_require installs it, from a cache
+# this user may trust; false otherwise.  Installs nothing.
+agent_cached() {
+	AGENT_VERSION=$3
+	for _c in "$AGENTS_CACHE" "$AGENTS_CACHE-$(id -u)"; do
+		AGENT_DIR=$_c/$1-$3
+		if [ -x "$AGENT_DIR/bin/$1" ] && owned_ok "$_c" &&
+		    owned_ok "$AGENT_DIR"; then
+			return 0
+		fi
+	done
+	return 1
+}
+
 # require_node MAJOR WHAT: skip the script when node is older than MAJOR.
 require_node() {
 	command -v node >/dev/null 2>&1 || skip_all "$2 needs Node.js, which is not installed"
@@ -154,7 +186,8 @@ fake_start() {
 		exit 1
 	}
 	python3 "$TESTS_SRCDIR/helpers/fake-model.py" --cert "$TLS/cert.pem" \
-	    --key "$TLS/key.pem" "$FAKE_HOST" "$REPLY" "$FAKE_LOG" \
+	    --key "$TLS/key.pem" ${FAKE_HOLD:+--hold "$FAKE_HOLD"} \
+	    "$FAKE_HOST" "$REPLY" "$FAKE_LOG" \
 	    "$TEST_TMP/ready.fake" </dev/null >/dev/null 2>"$TEST_TMP/fake.err" &
 	track_pid $!
 	wait_for 10 test -s "$TEST_TMP/ready.fake" || {
@@ -166,6 +199,91 @@ fake_start() {
 	FAKE_URL=https://$FAKE_HOST:$FAKE_PORT
 	# Not an endpoint: the proxy must refuse it.  Nothing listens there.
 	OTHER_URL=https://127.0.0.3:$FAKE_PORT
+}
+
+# ------------------------------------------------------------- injection
+
+# What confine gives the agent in place of the credential.
+PLACEHOLDER=confine-injects-the-real-credential
+
+# inject_profiles NAME PROVIDER: NAME-test, the shipped profile NAME with
+# its credential injected for the fake endpoint (the test CA trusted),
+# and NAME-proxy, that with confine's proxy and no destination.
+inject_profiles() {
+	_d=$XDG_CONFIG_HOME/confine/profiles
+	cat >"$_d/$1-test.ini" <<-EOF
+	[profile]
+	extends = $1
+	description = the shipped $1 profile, for the fake model endpoint
+
+	[credential]
+	inject = $2 $FAKE_HOST:$FAKE_PORT
+	ca = $TLS/ca.pem
+	EOF
+	cat >"$_d/$1-proxy.ini" <<-EOF
+	[profile]
+	extends = $1-test
+	description = $1-test with confine's proxy, no destination
+
+	[network]
+	mode = proxy
+	EOF
+	chmod 0644 "$_d/$1-test.ini" "$_d/$1-proxy.ini"
+}
+
+# log_mark: where the fake endpoint's log stands; log_since: its lines
+# since the mark, in the file SINCE.
+log_mark() {
+	MARK_LOG=$(wc -l <"$FAKE_LOG")
+}
+log_since() {
+	SINCE=$TEST_TMP/since.log
+	tail -n +"$((MARK_LOG + 1))" "$FAKE_LOG" >"$SINCE"
+}
+
+# every_request_has LINE: each request in SINCE came with the header
+# line LINE, and there was one at least.
+every_request_has() {
+	_req=$(grep -c -E '^[A-Z]+ /' "$SINCE" || :)
+	_has=$(grep -c -x -F -e "$1" "$SINCE" || :)
+	[ "$_req" -ge 1 ] || fail "no request reached the endpoint"
+	[ "$_req" -eq "$_has" ] || {
+		diag_file "$SINCE" "the endpoint's log"
+		fail "$_has of $_req requests came with '$1'"
+	}
+}
+
+# the_key_only HEADER SECRET: every request since the mark came with the
+# user's key SECRET in HEADER ("x-api-key: "), none with the placeholder.
+the_key_only() {
+	log_since
+	every_request_has "  header $1$2"
+	assert_not_file_has_content "$SINCE" "$PLACEHOLDER"
+}
+
+# connect_refused NAME: through confine's proxy (the NAME-proxy profile),
+# the injected endpoint is the keyholder's only: a CONNECT to it is
+# refused for that reason, and it gets nothing; the positive control, a
+# client on the host that trusts the CA, gets its answer.
+connect_refused() {
+	log_mark
+	curl -sS --max-time "$CONFINE_TIMEOUT" --cacert "$TLS/ca.pem" \
+	    -o /dev/null "$FAKE_URL/v1/models" || fail "curl to the endpoint"
+	log_since
+	assert_file_has_content "$SINCE" '^GET /v1/models$'
+	log_mark
+	run_confine -v -p "$1-proxy" -- sh -c \
+	    'curl -sS --cacert "$1" -o /dev/null "$2/v1/models"; echo "curl $?"' \
+	    sh "$CA_IN" "$FAKE_URL"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^curl [1-9][0-9]*$'
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: refused $FAKE_HOST:$FAKE_PORT: the injected endpoint: through confine's keyholder only\$"
+	read_counts
+	assert_eq "$CONNS" 0 "connections through the proxy"
+	assert_eq "$REFUSED" 1 "refusals"
+	log_since
+	assert_not_file_has_content "$SINCE" '^[A-Z]+ /'
 }
 
 # The model calls the endpoint answered so far.
@@ -181,11 +299,33 @@ prompt_marker() {
 
 # ---------------------------------------------------------------- a case
 
-# agent_ws: a workspace with the CA in it.
+# agent_ws: a workspace with the CA and the probe in it.
 agent_ws() {
 	ws_new
 	cp "$TLS/ca.pem" "$WS/.t/ca.pem" || fail "cannot copy the CA"
 	CA_IN=$WS/.t/ca.pem
+	FIND_SECRET=$WS/.t/find-secret.sh
+	# Every test credential holds "confine-real"; the probe's own
+	# command lines do not ("confine-rea[l]").
+	cat >"$FIND_SECRET" <<-'EOF'
+	#!/bin/sh
+	# find-secret.sh all|self PATH...: where a process could read a
+	# credential: its environment, every process's it can see (all) or
+	# its own (self), and the files under each PATH.  Prints each line
+	# that holds the test credentials' mark, then PROBE-DONE.
+	procs=/proc/self
+	[ "$1" = all ] && procs='/proc/[0-9]*'
+	shift
+	env | grep -a 'confine-rea[l]'
+	for d in /proc/self $procs; do
+		for f in "$d/environ" "$d/cmdline"; do
+			{ tr '\0' '\n' <"$f"; } 2>/dev/null | grep -a 'confine-rea[l]'
+		done
+	done
+	grep -r -a 'confine-rea[l]' "$@" 2>/dev/null
+	echo PROBE-DONE
+	EOF
+	chmod 0755 "$FIND_SECRET"
 	WS_HASH=$(tree_hash "$WS")
 }
 

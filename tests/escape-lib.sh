@@ -148,7 +148,7 @@ escape_preflight
 # The session the last run kept, from the summary on stderr: SESSION_ID,
 # PATCH, REPORT.
 kept_session() {
-	SESSION_ID=$(sed -n 's/^confine: session \([0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{8\}\): [0-9]* files\{0,1\} changed$/\1/p' "$ERR")
+	SESSION_ID=$(sed -n 's/^confine: session \([0-9]\{8\}-[0-9]\{6\}\(\.[0-9]\{3\}\)\{0,1\}-[0-9a-f]\{8\}\): [0-9]* files\{0,1\} changed$/\1/p' "$ERR")
 	[ -n "$SESSION_ID" ] || fail "no session named on stderr"
 	PATCH=$SESSIONS/$SESSION_ID/changes.patch
 	REPORT=$SESSIONS/$SESSION_ID/report

@@ -44,6 +44,7 @@ INTEGRATION_TESTS = \
 	tests/integration/profile-property.sh \
 	tests/integration/trust.sh \
 	tests/integration/profile-mounts.sh \
+	tests/integration/persistent.sh \
 	tests/integration/export-property.sh \
 	tests/integration/export-security.sh \
 	tests/integration/sessions.sh \
@@ -60,7 +61,8 @@ INTEGRATION_TESTS = \
 	tests/integration/review-ignored.sh \
 	tests/integration/review-large.sh \
 	tests/integration/review-terminal.sh \
-	tests/integration/review-flags.sh
+	tests/integration/review-flags.sh \
+	tests/integration/diffstat.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh $(INTEGRATION_TESTS)
@@ -121,6 +123,7 @@ BACKEND_TESTS = \
 	tests/bwrap/doctor.bwrap \
 	tests/bwrap/refusals.bwrap \
 	tests/bwrap/profile-mounts.bwrap \
+	tests/bwrap/persistent.bwrap \
 	tests/bwrap/export-property.bwrap \
 	tests/bwrap/export-security.bwrap \
 	tests/bwrap/sessions.bwrap \
@@ -136,6 +139,7 @@ BACKEND_TESTS = \
 	tests/bwrap/review-large.bwrap \
 	tests/bwrap/review-terminal.bwrap \
 	tests/bwrap/review-flags.bwrap \
+	tests/bwrap/diffstat.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -155,6 +159,7 @@ BACKEND_TESTS = \
 	tests/landlock/doctor.landlock \
 	tests/landlock/refusals.landlock \
 	tests/landlock/profile-mounts.landlock \
+	tests/landlock/persistent.landlock \
 	tests/landlock/export-property.landlock \
 	tests/landlock/export-security.landlock \
 	tests/landlock/sessions.landlock \
@@ -169,7 +174,8 @@ BACKEND_TESTS = \
 	tests/landlock/review-ignored.landlock \
 	tests/landlock/review-large.landlock \
 	tests/landlock/review-terminal.landlock \
-	tests/landlock/review-flags.landlock
+	tests/landlock/review-flags.landlock \
+	tests/landlock/diffstat.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock

@@ -4,9 +4,15 @@
 # check_PROGRAMS and EXTRA_DIST first and sets the TAP drivers.
 
 UNIT_TESTS = tests/unit/test-cli tests/unit/test-env tests/unit/test-policy \
-	tests/unit/test-profile tests/unit/test-term tests/unit/test-termfilter
+	tests/unit/test-profile tests/unit/test-term tests/unit/test-termfilter \
+	tests/unit/test-diffcolor
 check_PROGRAMS += tests/unit/test-cli tests/unit/test-env tests/unit/test-policy \
-	tests/unit/test-profile tests/unit/test-term tests/unit/test-termfilter
+	tests/unit/test-profile tests/unit/test-term tests/unit/test-termfilter \
+	tests/unit/test-diffcolor
+
+tests_unit_test_diffcolor_SOURCES = tests/unit/test-diffcolor.c
+tests_unit_test_diffcolor_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_diffcolor_LDADD = src/libconfine.a
 
 tests_unit_test_termfilter_SOURCES = tests/unit/test-termfilter.c
 tests_unit_test_termfilter_CFLAGS = $(AM_CFLAGS)

@@ -15,6 +15,7 @@
 #include "cmd/doctor.h"
 #include "cmd/profile-trust.h"
 #include "cmd/sessions.h"
+#include "cmd/state.h"
 #include "input/cli.h"
 #include "input/host-probe.h"
 #include "input/profile-select.h"
@@ -27,6 +28,7 @@
 #include "policy/bwrap-argv.h"
 #include "policy/compute.h"
 #include "policy/plan.h"
+#include "run/agent-state.h"
 #include "run/inner-stage.h"
 #include "run/supervisor.h"
 
@@ -125,9 +127,10 @@ main(int argc, char **argv)
 	autostrv char **env = NULL, **keep = NULL;
 	struct env_area area;
 	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
+	autoclose int state_lock = -1;
 	uint64_t cap;
 	size_t i;
-	int status;
+	int r, status;
 	bool trial;
 
 	/* bwrap runs confine again inside its sandbox: the inner stage. */
@@ -168,6 +171,12 @@ main(int argc, char **argv)
 		return session_apply(&opts, env);
 	case CLI_DROP:
 		return session_drop(&opts, env);
+	case CLI_STATE_LS:
+		return state_ls(env);
+	case CLI_STATE_SHOW:
+		return state_show(&opts, env);
+	case CLI_STATE_DROP:
+		return state_drop(&opts, env);
 	case CLI_ENTER:
 		session_enter_opts(&opts, env, &keep);
 		break;
@@ -197,9 +206,18 @@ main(int argc, char **argv)
 	/* The profile may name the workspace; an option still wins. */
 	if (choose_workspace(&opts, &host, &profile, &cause) < 0)
 		goto refuse;
+	/* The agent's kept state: this session's alone, or not kept. */
+	if (!opts.dry_run &&
+	    (r = agent_state_lock(&host, &profile, &state_lock)) < 0)
+		die_errno(-r, "state: cannot lock the state of profile '%s'",
+		    profile.name);
 	if (policy_compute(&opts, &host, env, &profile, reason, &plan, &cause,
 	    &hint) < 0)
 		goto refuse;
+	if (state_lock >= 0)
+		agent_state_claim(state_lock, plan.session_id);
+	if (plan.state_busy && !opts.dry_run)
+		log_msg("%s", plan.state_busy);
 	if (opts.dry_run) {
 		plan_dump(&plan, stdout);
 		plan_free(&plan);

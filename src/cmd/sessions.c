@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/diff-color.h"
 #include "cmd/sessions.h"
 #include "input/host-probe.h"
 #include "lib/env.h"
@@ -146,53 +147,55 @@ ensure_export(const char *sdir)
 /* Agent data: read with this bound, said when cut. */
 #define MAX_SHOWN	(256UL * 1024 * 1024)
 
-/* Bytes at the end of buf[len] that may start a cut UTF-8 sequence. */
-static size_t
-cut_utf8(const unsigned char *buf, size_t len)
-{
-	size_t back, need;
-
-	for (back = 1; back <= 3 && back <= len; back++) {
-		unsigned char c = buf[len - back];
-
-		if ((c & 0xc0) == 0x80)
-			continue;
-		need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-		return need > back ? back : 0;
-	}
-	return 0;
-}
+/* How a file of the session is shown. */
+enum view {
+	VIEW_RAW,	/* its exact bytes: a pipe or a file */
+	VIEW_SAFE,	/* sanitised for a terminal */
+	VIEW_COLOR,	/* sanitised, and coloured as git colours a diff */
+};
 
 /*
  * Copy a file of the session (agent data: patch text, file names, commit
- * messages) to out: exact bytes, or sanitised for a terminal; never more
- * than MAX_SHOWN.
+ * messages) to out: exact bytes, sanitised for a terminal, or sanitised
+ * and coloured; never more than MAX_SHOWN.
  */
 static void
-print_fd(int fd, FILE *out, bool safe)
+print_fd(int fd, FILE *out, enum view view)
 {
 	char chunk[65536];
 	size_t total = 0, nc = 0;
+	struct diff_color dc;
 	ssize_t n;
 
+	diff_color_init(&dc);
 	while (total < MAX_SHOWN && (n = read(fd, chunk + nc, sizeof(chunk) -
 	    nc)) > 0) {
 		size_t len = nc + (size_t)n, keep;
 		autofree char *clean = NULL;
 
 		total += (size_t)n;
-		if (!safe) {
+		if (view == VIEW_RAW) {
 			fwrite(chunk, 1, len, out);
 			continue;
 		}
-		/* A UTF-8 sequence cut by the chunk: whole, in the next. */
-		keep = cut_utf8((unsigned char *)chunk, len);
-		clean = term_sanitize(chunk, len - keep, 1);
-		fputs(clean, out);
+		if (view == VIEW_COLOR) {
+			/* Whole lines, or a piece of one as long as chunk. */
+			keep = len - diff_color_print(&dc, chunk, len,
+			    len == sizeof(chunk) ? DIFF_COLOR_FULL :
+			    DIFF_COLOR_LINES, out);
+		} else {
+			/* A UTF-8 sequence cut by the chunk: whole, in the
+			 * next. */
+			keep = utf8_cut_tail((unsigned char *)chunk, len);
+			clean = term_sanitize(chunk, len - keep, 1);
+			fputs(clean, out);
+		}
 		memmove(chunk, chunk + len - keep, keep);
 		nc = keep;
 	}
-	if (nc > 0) {
+	if (nc > 0 && view == VIEW_COLOR)
+		diff_color_print(&dc, chunk, nc, DIFF_COLOR_END, out);
+	else if (nc > 0) {
 		autofree char *clean = term_sanitize(chunk, nc, 1);
 
 		fputs(clean, out);
@@ -202,20 +205,20 @@ print_fd(int fd, FILE *out, bool safe)
 }
 
 static void
-print_file(int dirfd, const char *name, FILE *out, bool safe)
+print_file(int dirfd, const char *name, FILE *out, enum view view)
 {
 	autoclose int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		die_errno(errno, "cannot read '%s'", name);
-	print_fd(fd, out, safe);
+	print_fd(fd, out, view);
 }
 
 static void
 print_sanitized(const char *path, FILE *out)
 {
-	print_file(AT_FDCWD, path, out, true);
+	print_file(AT_FDCWD, path, out, VIEW_SAFE);
 }
 
 /* "45s", "12m", "3h", "5d": how long ago t was. */
@@ -329,9 +332,12 @@ cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* NNNN.meta then NNNN.patch, for each commit of commits/, in order. */
+/*
+ * NNNN.meta then NNNN.patch, for each commit of commits/, in order; the
+ * author and message never coloured.
+ */
 static void
-print_commits(const char *sdir, FILE *out, bool safe)
+print_commits(const char *sdir, FILE *out, enum view view)
 {
 	autofree char *path = path_join(sdir, "commits");
 	autoclose int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -357,10 +363,15 @@ print_commits(const char *sdir, FILE *out, bool safe)
 	for (i = 0; i < n; i++) {
 		autofree char *patch = xasprintf("%.4s.patch", metas[i]);
 
-		fprintf(out, "commit %.4s\n", metas[i]);
-		print_file(fd, metas[i], out, safe);
+		if (view == VIEW_COLOR)
+			fprintf(out, DIFF_COLOR_COMMIT "commit %.4s"
+			    DIFF_COLOR_RESET "\n", metas[i]);
+		else
+			fprintf(out, "commit %.4s\n", metas[i]);
+		print_file(fd, metas[i], out, view == VIEW_COLOR ? VIEW_SAFE :
+		    view);
 		fprintf(out, "\n");
-		print_file(fd, patch, out, safe);
+		print_file(fd, patch, out, view);
 	}
 }
 
@@ -370,26 +381,54 @@ struct pager {
 	pid_t	 pid;
 };
 
+/* Is there a program name in a directory of the user's PATH? */
+static bool
+in_path(char *const *env, const char *name)
+{
+	const char *path = env_get(env, "PATH");
+	autofree char *copy = xstrdup(path ? path : "/usr/bin:/bin");
+	char *dir, *save = NULL;
+
+	for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":",
+	    &save)) {
+		autofree char *p = path_join(dir[0] ? dir : ".", name);
+
+		if (access(p, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The user's pager, reading sanitised bytes from a pipe, run by sh -c as
- * popen(3) would; less -FX when $PAGER is unset, stdout when there is
- * none.  Never anything of the session's: the environment is the user's
- * own.
+ * popen(3) would: $PAGER (none when it is empty or "cat"), else less -FRX
+ * when less is in PATH, else none (stdout).  LESS=FRX and LV=-c unless
+ * set, as git sets them, so that a pager named less shows the colours.
+ * Never anything of the session's: the environment is the user's own.
  */
 static bool
-pager_open(struct pager *pg)
+pager_open(char *const *env, struct pager *pg)
 {
-	const char *p = getenv("PAGER");
+	const char *p = env_get(env, "PAGER");
 	struct spawn_opts o = SPAWN_OPTS_INIT;
 	char *argv[] = { (char *)"sh", (char *)"-c", NULL, NULL };
+	autostrv char **penv = strv_copy(env);
+	size_t n = strv_len(penv);
 	int fds[2];
 
-	if (p && p[0] != '\0')
+	if (p && (p[0] == '\0' || streq(p, "cat")))
+		return false;
+	if (p)
 		argv[2] = (char *)p;
-	else if (access("/usr/bin/less", X_OK) == 0)
-		argv[2] = (char *)"/usr/bin/less -FX";
+	else if (in_path(env, "less"))
+		argv[2] = (char *)"less -FRX";
 	else
 		return false;
+	if (env_get(env, "LESS") == NULL)
+		strv_push(&penv, &n, xstrdup("LESS=FRX"));
+	if (env_get(env, "LV") == NULL)
+		strv_push(&penv, &n, xstrdup("LV=-c"));
+	o.envp = penv;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return false;
 	o.in = fds[0];
@@ -417,18 +456,31 @@ session_diff(const struct cli_opts *o, char *const *env)
 	autofree char *sdir = pick(env, o->argv[0]);
 	autofree char *patch = path_join(sdir, "changes.patch");
 	bool tty = isatty(STDOUT_FILENO), paged = false;
+	const char *no_color = env_get(env, "NO_COLOR");
+	const char *term = env_get(env, "TERM");
+	enum view view = VIEW_RAW;
 	struct pager pg;
 	FILE *out = stdout;
 
 	if (ensure_export(sdir) < 0)
 		die("session '%s': cannot export its changes", sdir);
-	/* Exact bytes for a pipe or file: "git apply" takes them. */
-	if (tty && (paged = pager_open(&pg)))
+	/*
+	 * Exact bytes for a pipe or file: "git apply" takes them.  Colours
+	 * as git's color.ui=auto gives them (a terminal, not "dumb"), but
+	 * for NO_COLOR (no-color.org) or --no-color; --color forces them,
+	 * sanitised, into a pipe too.
+	 */
+	if (tty)
+		view = VIEW_SAFE;
+	if (o->color > 0 || (o->color == 0 && tty && !(no_color &&
+	    no_color[0]) && !(term && streq(term, "dumb"))))
+		view = VIEW_COLOR;
+	if (tty && (paged = pager_open(env, &pg)))
 		out = pg.in;
 	if (o->commits)
-		print_commits(sdir, out, tty);
+		print_commits(sdir, out, view);
 	else
-		print_file(AT_FDCWD, patch, out, tty);
+		print_file(AT_FDCWD, patch, out, view);
 	if (paged)
 		pager_close(&pg);
 	else

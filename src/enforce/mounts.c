@@ -946,6 +946,36 @@ in_tmpfs(struct mnt *mc, const char *path)
 	return false;
 }
 
+/*
+ * A persistent file: its copy in the profile's state, made by the
+ * supervisor (run/agent-state.c), bound writable.  -ENOENT: none kept.
+ */
+static int
+kept_file(struct mnt *mc, const struct plan_mount *m)
+{
+	autofree char *path = path_join(m->state, "copy");
+	autoclose int root = -1, src = -1, dst = -1, top = -1;
+	struct stat st;
+
+	if ((root = open(OLDROOT, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	/* The last component is not followed: a link is refused. */
+	if ((src = fd_open_at(root, path, O_PATH | O_NOFOLLOW, 0,
+	    FD_IN_ROOT)) < 0)
+		return src;
+	if (fstat(src, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -ENOENT : -ELOOP;
+	if ((dst = target(mc, m->dst, false)) < 0)
+		return dst;
+	if (mount(fdpath(src).s, fdpath(dst).s, NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	if ((top = walk(mc, m->dst, false)) < 0)
+		return top;
+	return set_attr(top, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false);
+}
+
 static int
 scratch(struct mnt *mc, const struct plan_mount *m, unsigned int index)
 {
@@ -954,7 +984,12 @@ scratch(struct mnt *mc, const struct plan_mount *m, unsigned int index)
 	struct stat st;
 	int r;
 
-	if ((src = host_open(m->dst)) < 0) {
+	src = host_open(m->dst);
+	/* Persistent, and not a directory on the host: its kept copy. */
+	if (m->state && (src < 0 || (fstat(src, &st) == 0 &&
+	    !S_ISDIR(st.st_mode))) && (r = kept_file(mc, m)) != -ENOENT)
+		return r;
+	if (src < 0) {
 		if (src != -ENOENT)
 			return src;
 		/*
@@ -974,8 +1009,10 @@ scratch(struct mnt *mc, const struct plan_mount *m, unsigned int index)
 	if (S_ISDIR(st.st_mode)) {
 		upper = ovl_escape(OLDROOT, m->upper);
 		work = ovl_escape(OLDROOT, m->work);
-		opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr,"
-		    "volatile", fdpath(src).s, upper, work);
+		/* Kept (persistent): synced as any file of the user's. */
+		opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s,userxattr"
+		    "%s", fdpath(src).s, upper, work, m->state ? "" :
+		    ",volatile");
 		return mount_fs(mc, m->dst, true, "overlay", MS_NOSUID |
 		    MS_NODEV, opts);
 	}

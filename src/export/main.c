@@ -151,6 +151,7 @@ main(int argc, char **argv)
 	struct export_opts o = { 0 };
 	struct changes_copy copy = { 0 };
 	autofree char *ws = NULL, *started = NULL, *id = NULL, *layout = NULL;
+	autofree char *host_since = NULL;
 	autostrv char **hidden = NULL;
 	struct upper_dir *dirs = NULL;
 	size_t ndirs = 0;
@@ -179,6 +180,7 @@ main(int argc, char **argv)
 	o.session_dir = argv[optind];
 	ws = session_meta_get(o.session_dir, "workspace");
 	started = session_meta_get(o.session_dir, "started_ns");
+	host_since = session_meta_get(o.session_dir, "host_since_ns");
 	id = session_meta_get(o.session_dir, "id");
 	if (ws == NULL || id == NULL)
 		die("export: '%s' is not a session directory (no meta)",
@@ -191,6 +193,14 @@ main(int argc, char **argv)
 
 		o.started.tv_sec = (time_t)(ns / 1000000000LL);
 		o.started.tv_nsec = (long)(ns % 1000000000LL);
+	}
+	/* A session of an older confine has none: its start. */
+	o.host_since = o.started;
+	if (host_since) {
+		long long ns = strtoll(host_since, NULL, 10);
+
+		o.host_since.tv_sec = (time_t)(ns / 1000000000LL);
+		o.host_since.tv_nsec = (long)(ns % 1000000000LL);
 	}
 	/* bwrap and landlock: the workspace's copy, judged by ctime. */
 	layout = session_meta_get(o.session_dir, "layout");

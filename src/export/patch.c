@@ -27,11 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "export/changes.h"
 #include "export/commits.h"
+#include "export/diffstat.h"
 #include "export/patch.h"
 #include "export/review-flags.h"
 #include "lib/fdio.h"
@@ -475,46 +477,16 @@ commit_file(int dirfd, const char *name, FILE *f)
 	return 0;
 }
 
-/*
- * A diffstat of our own: libgit2's prints a name with a newline in it as
- * two lines, so a file name could forge a line of the summary.
- */
-static void
-diffstat(git_diff *diff, FILE *out, size_t max, const char *ind)
+/* The exit summary's width: the terminal's, else git's for a pipe. */
+static int
+stderr_width(void)
 {
-	size_t n = git_diff_num_deltas(diff), i, adds = 0, dels = 0;
+	struct winsize ws;
 
-	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *np = d->new_file.path, *op = d->old_file.path;
-		autofree char *name = term_sanitize(np, strlen(np), 0);
-		autofree char *old = term_sanitize(op, strlen(op), 0);
-		git_patch *patch = NULL;
-		size_t a = 0, del = 0;
-
-		if (git_patch_from_diff(&patch, diff, i) == 0 && patch)
-			git_patch_line_stats(NULL, &a, &del, patch);
-		git_patch_free(patch);
-		adds += a;
-		dels += del;
-		if (i >= max) {
-			if (i == max)
-				fprintf(out, "%s... and %zu more (confine show)\n",
-				    ind, n - max);
-			continue;
-		}
-		if (d->status == GIT_DELTA_RENAMED)
-			fprintf(out, "%s%s => %s |", ind, old, name);
-		else
-			fprintf(out, "%s%s |", ind, name);
-		if (d->flags & GIT_DIFF_FLAG_BINARY)
-			fprintf(out, " Bin\n");
-		else
-			fprintf(out, " %zu +, %zu -\n", a, del);
-	}
-	fprintf(out, "%s%zu file%s changed, %zu insertion%s(+), %zu deletion%s"
-	    "(-)\n", ind, n, n == 1 ? "" : "s", adds, adds == 1 ? "" : "s", dels,
-	    dels == 1 ? "" : "s");
+	if (isatty(STDERR_FILENO) && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	return DIFFSTAT_WIDTH;
 }
 
 static void
@@ -721,7 +693,7 @@ flags_host(const struct upper_changes *ch, char *const *extra, size_t nextra,
 		autofree char *safe = NULL;
 
 		if (c->old.type == UPPER_ABSENT ||
-		    !timespec_ge(&c->old.ctime, &o->started))
+		    !timespec_ge(&c->old.ctime, &o->host_since))
 			continue;
 		safe = untrusted_display(untrusted_wrap(c->untrusted_path,
 		    strlen(c->untrusted_path)), 0);
@@ -966,7 +938,8 @@ write_commit(git_repository *repo, git_commit *c, size_t i, int dirfd,
 	    smail);
 	if (cut)
 		fprintf(sect, "    message cut at 64 KiB in %s.meta\n", num);
-	diffstat(diff, sect, SIZE_MAX, "     ");
+	diffstat_print(repo, diff, sect, SIZE_MAX, "     ",
+	    DIFFSTAT_WIDTH);
 	{
 		struct repo_cache rc = { .tree = t };
 
@@ -1351,13 +1324,13 @@ run(const struct export_opts *o, git_repository *repo,
 		    ser.n, ser.n == 1 ? "" : "s", ser.npaths,
 		    ser.npaths == 1 ? "" : "s");
 	fprintf(report, "\n");
-	diffstat(diff, report, SIZE_MAX, " ");
+	diffstat_print(repo, diff, report, SIZE_MAX, " ", DIFFSTAT_WIDTH);
 	fwrite(ser.text, 1, ser.textlen, report);
 	if (!o->quiet && (git_diff_num_deltas(diff) > 0 || ser.n > 0)) {
 		fprintf(stderr, "confine: session %s: %zu file%s changed\n",
 		    o->session_id, git_diff_num_deltas(diff),
 		    git_diff_num_deltas(diff) == 1 ? "" : "s");
-		diffstat(diff, stderr, 40, " ");
+		diffstat_print(repo, diff, stderr, 40, " ", stderr_width());
 		if (ser.n > 0)
 			fprintf(stderr, "  %zu commit%s changing %zu path%s, in "
 			    "commits/ (confine show)\n", ser.n, ser.n == 1 ?

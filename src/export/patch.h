@@ -18,7 +18,9 @@ struct export_opts {
 	const char	*session_dir;
 	const char	*session_id;
 	const char	*workspace;	/* the host tree the overlay showed */
-	struct timespec	 started;	/* host files changed after: flagged */
+	struct timespec	 started;	/* the command's start */
+	struct timespec	 host_since;	/* host files changed from then on:
+					   flagged */
 	bool		 quiet;		/* no summary on stderr */
 	/* The workspace's copy (bwrap, landlock), or NULL: an overlay. */
 	const struct changes_copy *copy;	/* borrowed */

@@ -23,9 +23,11 @@ const char cli_usage[] =
 "       confine run [OPTIONS] [--] COMMAND [ARG...]\n"
 "       confine profile list | show NAME | check FILE...\n"
 "       confine trust [FILE]\n"
-"       confine ls [--all] | show [SESSION] | diff [--commits] [SESSION]\n"
+"       confine ls [--all] | show [SESSION]\n"
+"       confine diff [--commits] [--color | --no-color] [SESSION]\n"
 "       confine drop SESSION... | drop [--yes] --empty | --applied |\n"
 "                    --older-than DURATION | --all\n"
+"       confine state ls | show PROFILE | drop [--yes] PROFILE\n"
 "       confine apply [--yes] [--commits] [SESSION]\n"
 "       confine enter [--as-left] [SESSION] [COMMAND [ARG...]]\n"
 "       confine doctor\n"
@@ -78,11 +80,14 @@ const char cli_usage[] =
 "                       apply and enter: the latest of the current\n"
 "                       workspace); exports it first if that has not\n"
 "                       happened\n"
-"  diff [--commits] [SESSION]\n"
-"                       print the session's patch (paged, made safe for\n"
-"                       the terminal, when on one); --commits prints each\n"
-"                       commit the agent made: its author and message,\n"
-"                       then its own change\n"
+"  diff [--commits] [--color | --no-color] [SESSION]\n"
+"                       print the session's patch (on a terminal: made\n"
+"                       safe for it, coloured as git colours a diff but\n"
+"                       for NO_COLOR, and paged with $PAGER, else\n"
+"                       less -FRX); --commits prints each commit the\n"
+"                       agent made: its author and message, then its\n"
+"                       own change; --color colours (made safe) into a\n"
+"                       pipe too, --no-color never\n"
 "  apply [--yes] [--commits] [SESSION]\n"
 "                       apply the patch to the workspace, all or nothing,\n"
 "                       running no hook, filter or git; asks first on a\n"
@@ -104,6 +109,14 @@ const char cli_usage[] =
 "                       terminal before more than one (--yes: does not).\n"
 "                       Sessions over CONFINE_SESSION_CAP (default 10G)\n"
 "                       lose their oldest applied ones after a run\n"
+"  state ls             list the profiles whose agent state confine keeps\n"
+"                       (their persistent paths): size, last use\n"
+"  state show PROFILE   the paths kept and the files changed against the\n"
+"                       host's\n"
+"  state drop [--yes] PROFILE\n"
+"                       delete a profile's kept state: the next session\n"
+"                       starts from the host's files; asks first on a\n"
+"                       terminal\n"
 "  trust [FILE]         trust a repository profile (default: the\n"
 "                       workspace's .confine.ini), pinning its sha256\n"
 "  doctor               show what this kernel supports and the backend\n"
@@ -264,6 +277,11 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 				o->yes = true;
 			else if (streq(argv[i], "--commits"))
 				o->commits = true;
+			else if (o->cmd == CLI_DIFF && streq(argv[i], "--color"))
+				o->color = 1;
+			else if (o->cmd == CLI_DIFF &&
+			    streq(argv[i], "--no-color"))
+				o->color = -1;
 			else
 				break;
 			i++;
@@ -271,7 +289,8 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 		if (argc > i + 1 || (argc > i && argv[i][0] == '-')) {
 			*cause = xasprintf("usage: confine %s%s [SESSION]", w,
 			    o->cmd == CLI_APPLY ? " [--yes] [--commits]" :
-			    o->cmd == CLI_DIFF ? " [--commits]" : "");
+			    o->cmd == CLI_DIFF ? " [--commits] [--color | --no-color]" :
+			    "");
 			return -1;
 		}
 		o->argv = argv + i;
@@ -298,6 +317,30 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 	}
 	if (streq(w, "drop"))
 		return drop_args(argc, argv, o, cause);
+	if (streq(w, "state")) {
+		const char *v = argc > 2 ? argv[2] : "";
+		int i = 3;
+
+		if (streq(v, "drop") && argc > i && (streq(argv[i], "--yes") ||
+		    streq(argv[i], "-y"))) {
+			o->yes = true;
+			i++;
+		}
+		o->argv = argv + i;
+		if (streq(v, "ls") && argc == 3)
+			o->cmd = CLI_STATE_LS;
+		else if (streq(v, "show") && argc == 4 && argv[3][0] != '-')
+			o->cmd = CLI_STATE_SHOW;
+		else if (streq(v, "drop") && argc == i + 1 &&
+		    argv[i][0] != '-')
+			o->cmd = CLI_STATE_DROP;
+		else {
+			*cause = xasprintf("usage: confine state ls | show "
+			    "PROFILE | drop [--yes] PROFILE");
+			return -1;
+		}
+		return 1;
+	}
 	if (streq(w, "trust")) {
 		if (argc > 3) {
 			*cause = xasprintf("trust takes at most one FILE");

@@ -12,7 +12,8 @@
 
 enum cli_cmd { CLI_RUN, CLI_DOCTOR, CLI_HELP, CLI_VERSION, CLI_PROFILE_LIST,
 	CLI_PROFILE_SHOW, CLI_PROFILE_CHECK, CLI_TRUST, CLI_LS, CLI_SHOW,
-	CLI_DIFF, CLI_APPLY, CLI_DROP, CLI_ENTER };
+	CLI_DIFF, CLI_APPLY, CLI_DROP, CLI_ENTER, CLI_STATE_LS, CLI_STATE_SHOW,
+	CLI_STATE_DROP };
 
 /* Values of a repeatable option, borrowed from argv. */
 struct cli_list {
@@ -38,13 +39,15 @@ struct cli_opts {
 	const char	*session_layout;	/* enter: "overlay" or "copy" */
 	bool		 dry_run;
 	bool		 clipboard;	/* --clipboard */
-	bool		 yes;		/* apply --yes, drop --yes */
+	bool		 yes;		/* apply, drop, state drop --yes */
 	bool		 all;		/* ls --all, drop --all */
 	bool		 drop_empty;	/* drop --empty */
 	bool		 drop_applied;	/* drop --applied */
 	long long	 older_than;	/* drop --older-than, in seconds;
 					   -1: not given */
 	bool		 commits;	/* apply --commits, diff --commits */
+	int		 color;		/* diff: 1 --color, -1 --no-color,
+					   0 on a terminal */
 	const char	*session_id;	/* enter: the session to re-enter */
 	bool		 as_left;	/* enter --as-left: its own tree */
 	const char	*enter_from;	/* enter: the session directory whose

@@ -688,6 +688,7 @@ host_free(struct host *h)
 	free(h->workspace);
 	free(h->state_home);
 	free(h->config_home);
+	free(h->state_busy);
 	free(h->runtime_dir);
 	strv_free(h->unix_sockets);
 	strv_free(h->root_links);

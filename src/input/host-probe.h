@@ -23,6 +23,11 @@ struct host {
 	char		*workspace;	/* real path of --workspace, or NULL */
 	char		*state_home;	/* $XDG_STATE_HOME or ~/.local/state */
 	char		*config_home;	/* $XDG_CONFIG_HOME or ~/.config */
+	char		*state_busy;	/* the profile's state is held by this
+					   session (its id), so its persistent
+					   paths are scratch; set by the
+					   caller that tried its lock, not by
+					   the probe */
 	char		*runtime_dir;	/* real path of $XDG_RUNTIME_DIR or NULL */
 	bool		 has_run;	/* /run is a directory */
 	bool		 var_run_is_dir;	/* /var/run is a directory, not a link */

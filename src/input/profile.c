@@ -49,6 +49,7 @@ static const struct key {
 	K("filesystem", "read-only", LIST, C_PATH, read_only),
 	K("filesystem", "hide", LIST, C_PATH, hide),
 	K("filesystem", "scratch", LIST, C_PATH, scratch),
+	K("filesystem", "persistent", LIST, C_PATH, persistent),
 	K("filesystem", "direct", LIST, C_PATH, direct),
 	K("filesystem", "home", LIST, C_HOME, home),
 	K("workspace", "path", SCALAR, C_PATH, ws_path),

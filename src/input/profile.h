@@ -31,6 +31,7 @@ struct profile {
 	struct pvalue	 quadrant, untrusted, description;
 	/* [filesystem] */
 	struct plist	 read_only, hide, scratch, direct, home;
+	struct plist	 persistent;	/* scratch kept across sessions */
 	/* [workspace] */
 	struct pvalue	 ws_path, ws_private;
 	/* [network] */

@@ -233,6 +233,7 @@ check_rules(const struct eff *e, const char *ws, char **cause, char **hint)
 		{ &e->ro, "filesystem.read-only" },
 		{ &e->hide, "filesystem.hide" },
 		{ &e->scratch, "filesystem.scratch" },
+		{ &e->persistent, "filesystem.persistent" },
 		{ &e->direct, "filesystem.direct" },
 		{ &e->cred_file, "credential.file" },
 	};
@@ -250,6 +251,7 @@ check_rules(const struct eff *e, const char *ws, char **cause, char **hint)
 				    "trees the policy hides)" :
 				    lists[i].l == &e->hide ? "hidden" :
 				    lists[i].l == &e->scratch ? "scratch" :
+				    lists[i].l == &e->persistent ? "kept" :
 				    lists[i].l == &e->direct ? "writable" :
 				    "a credential");
 				*hint = xasprintf("name the directories "
@@ -451,6 +453,9 @@ landlock_plan(struct plan *p, const struct host *h, const char *ws,
 	for (i = 0; i < e->scratch.n; i++)
 		add_path(p, e->scratch.v[i].value, PLAN_FS_READ | PLAN_FS_WRITE |
 		    PLAN_FS_EXEC);
+	for (i = 0; i < e->persistent.n; i++)
+		add_path(p, e->persistent.v[i].value, PLAN_FS_READ |
+		    PLAN_FS_WRITE | PLAN_FS_EXEC);
 	for (i = 0; i < e->direct.n; i++)
 		add_path(p, e->direct.v[i].value, PLAN_FS_READ | PLAN_FS_WRITE |
 		    PLAN_FS_EXEC);
@@ -491,12 +496,40 @@ add_list(struct plan *p, enum plan_mount_kind kind, const struct plist *l,
 	}
 }
 
-/* Is path shown from the host again by a read-only, scratch or direct rule? */
+/*
+ * A persistent path's own directory in the profile's state: named by a
+ * hash of the path, so that it stays the same whatever else the profile
+ * lists, and a path never takes another's.
+ */
+static char *
+state_entry(const struct plan *p, const char *path)
+{
+	char hex[65];
+
+	sha256_hex(path, strlen(path), hex);
+	hex[16] = '\0';
+	return path_join(p->state_dir, hex);
+}
+
+/* The persistent paths, as add_list(), each with its state entry. */
+static void
+add_persistent(struct plan *p, enum plan_mount_kind kind,
+    const struct plist *l, unsigned int *seq)
+{
+	size_t i, first = p->mounts.n;
+
+	add_list(p, kind, l, seq, false);
+	for (i = first; i < p->mounts.n; i++)
+		p->mounts.v[i].state = state_entry(p, p->mounts.v[i].src);
+}
+
+/* Is path shown from the host again by a read-only, scratch, persistent or
+ * direct rule? */
 static bool
 shown(const struct eff *e, const char *path)
 {
-	const struct plist *l[] = { &e->ro, &e->scratch, &e->direct,
-	    &e->cred_file };
+	const struct plist *l[] = { &e->ro, &e->scratch, &e->persistent,
+	    &e->direct, &e->cred_file };
 	size_t i, j;
 
 	for (j = 0; j < nitems(l); j++)
@@ -556,7 +589,47 @@ view_mounts(struct plan *p, const struct host *h)
 	add_mount(p, PLAN_MOUNT_TMPFS, "/var/tmp", 01777, true);
 }
 
-/* allow_list: the view in words, for --dry-run. */
+/* Is there nothing at path on the host?  A host made up by a test: no. */
+static bool
+absent(const struct host *h, const char *path)
+{
+	return h->path_exists && !h->path_exists(path);
+}
+
+/*
+ * What the host does not have, for --dry-run to say so: a read-only mount
+ * or a hidden path is skipped when there is nothing there (enforce/
+ * mounts.c), a Landlock rule on a host path grants nothing (enforce/
+ * landlock.c).  The plan keeps them: a path made after the plan is
+ * treated as it would be without this.
+ */
+static void
+mark_absent(struct plan *p, const struct host *h, const struct eff *e)
+{
+	const struct plist *l[] = { &e->ro, &e->cred_file };
+	size_t i, j, k;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind == PLAN_MOUNT_BIND_RO || m->kind == PLAN_MOUNT_HIDE)
+			m->absent = absent(h, m->src ? m->src : m->dst);
+	}
+	/* Only the rules on a host path: the others' are the sandbox's. */
+	for (i = 0; i < p->landlock.npaths; i++) {
+		struct plan_path *r = &p->landlock.paths[i];
+		bool host = false;
+
+		for (j = 0; policy_system_trees[j]; j++)
+			host |= streq(r->path, policy_system_trees[j]);
+		for (k = 0; k < nitems(l); k++)
+			for (j = 0; j < l[k]->n; j++)
+				host |= streq(r->path, l[k]->v[j].value);
+		r->absent = host && absent(h, r->path);
+	}
+}
+
+/* allow_list: the view in words, for --dry-run; what the host has. */
 static void
 view_list(struct plan *p, const struct host *h)
 {
@@ -565,6 +638,9 @@ view_list(struct plan *p, const struct host *h)
 	p->view = xcalloc(1, sizeof(char *));
 	for (i = 0; policy_system_trees[i]; i++) {
 		const char *t = policy_system_trees[i], *link = root_link(h, t);
+
+		if (link == NULL && absent(h, t))
+			continue;
 
 		strv_push(&p->view, &n, link ? xasprintf("%s -> %s", t, link) :
 		    !streq(t, "/etc") ? xstrdup(t) :
@@ -577,7 +653,12 @@ view_list(struct plan *p, const struct host *h)
 	strv_push(&p->view, &n, xstrdup("the profile's paths"));
 }
 
-/* A copy leaves out the hidden paths below it (relative to it). */
+/*
+ * A copy leaves out the hidden paths below it (relative to it); so does
+ * the landlock backend's first copy of a persistent path.  On landlock a
+ * home copy leaves out the links below it too (a read-only path inside a
+ * scratch one): the link takes that place.
+ */
 static void
 copy_excepts(struct plan *p, const struct eff *e)
 {
@@ -586,7 +667,8 @@ copy_excepts(struct plan *p, const struct eff *e)
 	for (i = 0; i < p->mounts.n; i++) {
 		struct plan_mount *m = &p->mounts.v[i];
 
-		if (m->kind != PLAN_MOUNT_COPY)
+		if (m->kind != PLAN_MOUNT_COPY && !(m->kind ==
+		    PLAN_MOUNT_LINK && m->state))
 			continue;
 		n = 0;
 		m->except = xcalloc(1, sizeof(char *));
@@ -595,6 +677,18 @@ copy_excepts(struct plan *p, const struct eff *e)
 
 			if (path_has_prefix(h, m->src) && !streq(h, m->src))
 				strv_push(&m->except, &n, xstrdup(h +
+				    strlen(m->src) + 1));
+		}
+		if (p->backend != PLAN_BACKEND_LANDLOCK ||
+		    streq(m->src, p->workspace))
+			continue;
+		for (j = 0; j < p->mounts.n; j++) {
+			const struct plan_mount *x = &p->mounts.v[j];
+
+			if (x->kind == PLAN_MOUNT_LINK && !x->state &&
+			    path_has_prefix(x->src, m->src) &&
+			    !streq(x->src, m->src))
+				strv_push(&m->except, &n, xstrdup(x->src +
 				    strlen(m->src) + 1));
 		}
 	}
@@ -653,6 +747,8 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	add_list(p, PLAN_MOUNT_BIND_RO, &e->cred_file, &seq, true);
 	add_list(p, copy ? PLAN_MOUNT_COPY : PLAN_MOUNT_SCRATCH, &e->scratch,
 	    &seq, false);
+	add_persistent(p, copy ? PLAN_MOUNT_COPY : PLAN_MOUNT_SCRATCH,
+	    &e->persistent, &seq);
 	add_list(p, PLAN_MOUNT_BIND_RW, &e->direct, &seq, false);
 	for (i = 0; i < e->hide.n; i++) {
 		/* allow_list: what is not shown needs no hiding. */
@@ -665,7 +761,12 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	    by_depth);
 	for (i = first; i < p->mounts.n; i++) {
 		m = &p->mounts.v[i];
-		if (m->kind == PLAN_MOUNT_SCRATCH ||
+		if (m->state) {
+			/* Kept: native's layers, or the copy, in the state. */
+			m->upper = path_join(m->state, copy ? "copy" : "upper");
+			if (!copy)
+				m->work = path_join(m->state, "work");
+		} else if (m->kind == PLAN_MOUNT_SCRATCH ||
 		    (m->kind == PLAN_MOUNT_COPY && m->upper == NULL)) {
 			autofree char *d = xasprintf("scratch/%u", m->mode);
 
@@ -767,6 +868,32 @@ landlock_backend_plan(struct plan *p, const struct host *h, const char *ws,
 			return -1;
 		}
 		add_prepared(p, PLAN_MOUNT_COPY, s, in_session_home(p, h, s));
+	}
+	/*
+	 * A persistent path: its copy is kept in the profile's state, made
+	 * the first time, and the session's home links to it.
+	 */
+	for (i = 0; i < e->persistent.n; i++) {
+		const char *s = e->persistent.v[i].value;
+		autofree char *kept = NULL;
+		struct plan_mount *m;
+
+		if (!path_has_prefix(s, h->home)) {
+			*cause = xasprintf("persistent = %s (%s): the landlock "
+			    "backend has no mount namespace, so only paths in "
+			    "the home directory can be kept", s,
+			    e->persistent.v[i].origin);
+			*hint = xasprintf("use the native or bwrap backend, or "
+			    "drop the path");
+			strv_free(hidden);
+			return -1;
+		}
+		add_prepared(p, PLAN_MOUNT_LINK, s, in_session_home(p, h, s));
+		m = &p->mounts.v[p->mounts.n - 1];
+		m->state = state_entry(p, s);
+		/* Where the link points: the kept copy, the command's. */
+		kept = path_join(m->state, "copy");
+		add_path(p, kept, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
 	}
 	for (j = 0; j < nitems(ro); j++)
 		for (i = 0; i < ro[j]->n; i++) {
@@ -1356,6 +1483,69 @@ plan_terminal(struct plan *p, const struct cli_opts *o,
 	p->tty.winsize = h->winsize;
 }
 
+char *
+policy_state_dir(const char *state_home, const struct profile *pr)
+{
+	autofree char *name = NULL, *dir = NULL;
+	char hex[65];
+
+	if (pr->name == NULL)
+		return NULL;
+	if (profile_name_ok(pr->name))
+		name = xstrdup(pr->name);
+	else {
+		sha256_hex(pr->name, strlen(pr->name), hex);
+		hex[16] = '\0';
+		name = xasprintf("file-%s", hex);
+	}
+	dir = path_join(state_home, "confine/state");
+	return path_join(dir, name);
+}
+
+/* A host path as the user wrote it: "~/x" for one in the home. */
+static char *
+home_tilde(const struct host *h, const char *path)
+{
+	if (!path_has_prefix(path, h->home))
+		return xstrdup(path);
+	return xasprintf("~%s", path + strlen(h->home));
+}
+
+/*
+ * Persistent paths: kept in the profile's state, one session at a time.
+ * The state held by another session (h->state_busy, found by the caller
+ * holding the state's lock): they are plain scratch in this one.
+ */
+static void
+state_plan(struct plan *p, struct eff *e, const struct host *h,
+    const struct profile *pr)
+{
+	autofree char *dir = NULL, *paths = NULL, *more = NULL;
+	size_t i;
+
+	if (e->persistent.n == 0 ||
+	    (dir = policy_state_dir(h->state_home, pr)) == NULL)
+		return;
+	if (h->state_busy == NULL) {
+		p->state_dir = steal_ptr(&dir);
+		return;
+	}
+	for (i = 0; i < e->persistent.n; i++) {
+		autofree char *t = home_tilde(h, e->persistent.v[i].value);
+
+		more = xasprintf("%s%s%s", paths ? paths : "", paths ? ", " :
+		    "", t);
+		free(paths);
+		paths = steal_ptr(&more);
+		plist_add(&e->scratch, e->persistent.v[i].value,
+		    e->persistent.v[i].origin);
+	}
+	plist_clear(&e->persistent);
+	p->state_busy = xasprintf("state of %s in use by session %s: this "
+	    "session's changes to %s are discarded", strrchr(dir, '/') + 1,
+	    h->state_busy, paths);
+}
+
 int
 policy_compute(const struct cli_opts *o, const struct host *h,
     char *const *host_env, const struct profile *pr,
@@ -1471,6 +1661,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.session_dir = path_join(sessions, p.session_id);
 	if (o->enter_from)
 		p.patch_from = xstrdup(o->enter_from);
+	state_plan(&p, &e, h, pr);
 
 	if (p.backend == PLAN_BACKEND_LANDLOCK) {
 		const char *rel = path_has_prefix(h->cwd, ws) ?
@@ -1492,6 +1683,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 
 	if (p.allow_list)
 		view_list(&p, h);
+	mark_absent(&p, h, &e);
 	copy_excepts(&p, &e);
 	plan_syscalls(&p, h);
 

@@ -32,6 +32,14 @@ int	policy_compute(const struct cli_opts *, const struct host *,
  */
 extern const char *const policy_system_trees[];
 
+/*
+ * The profile's state directory, where its persistent paths are kept
+ * (confine-profile(5), PERSISTENT SCRATCH): STATE_HOME/confine/state/NAME,
+ * NAME the profile's own when it is a valid profile name, else "file-"
+ * and a hash of the file's path.  Owned; NULL for the built-in profile.
+ */
+char	*policy_state_dir(const char *state_home, const struct profile *);
+
 /* The legs a quadrant allows (PLAN_LEG_*), or 0 for an unknown name. */
 unsigned int	policy_quadrant_legs(const char *quadrant);
 

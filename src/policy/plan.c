@@ -114,6 +114,8 @@ plan_free(struct plan *p)
 	free(p->workspace);
 	free(p->session_id);
 	free(p->session_dir);
+	free(p->state_dir);
+	free(p->state_busy);
 	free(p->patch_from);
 	free(p->profile_arg);
 	strv_free(p->view);
@@ -124,6 +126,7 @@ plan_free(struct plan *p)
 		free(p->mounts.v[i].upper);
 		free(p->mounts.v[i].work);
 		free(p->mounts.v[i].data);
+		free(p->mounts.v[i].state);
 		strv_free(p->mounts.v[i].except);
 	}
 	free(p->mounts.v);
@@ -183,6 +186,11 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 {
 	const bool ovl = p->backend == PLAN_BACKEND_NATIVE;
 
+	if (m->absent) {
+		fprintf(f, "  %-8s %s (%s: does not exist)\n", "skipped",
+		    m->dst, mount_kind_name(m->kind));
+		return;
+	}
 	fprintf(f, "  %-8s %s", mount_kind_name(m->kind), m->dst);
 	switch (m->kind) {
 	case PLAN_MOUNT_ROOT:
@@ -216,16 +224,30 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 		fprintf(f, " (host's, WRITABLE: writes reach the host)");
 		break;
 	case PLAN_MOUNT_SCRATCH:
-		fprintf(f, " (writable, discarded; kept in %s)", m->upper);
+		if (m->state)
+			fprintf(f, " (writable, persistent: kept in %s, the "
+			    "host's never written)", m->state);
+		else
+			fprintf(f, " (writable, discarded; kept in %s)",
+			    m->upper);
 		break;
 	case PLAN_MOUNT_HIDE:
 		fprintf(f, " (made invisible)");
 		break;
 	case PLAN_MOUNT_COPY:
-		fprintf(f, " (a copy, writable, in %s)", m->upper);
+		if (m->state)
+			fprintf(f, " (a copy, writable, persistent: kept in %s, "
+			    "made the first time)", m->state);
+		else
+			fprintf(f, " (a copy, writable, in %s)", m->upper);
 		break;
 	case PLAN_MOUNT_LINK:
-		fprintf(f, " (host's, through a link at %s)", m->upper);
+		if (m->state)
+			fprintf(f, " (a copy, writable, persistent: kept in %s, "
+			    "made the first time; through a link at %s)",
+			    m->state, m->upper);
+		else
+			fprintf(f, " (host's, through a link at %s)", m->upper);
 		break;
 	case PLAN_MOUNT_EMPTY_ROOT:
 		fprintf(f, " (empty, read-only once built: the host's "
@@ -387,6 +409,12 @@ plan_dump(const struct plan *p, FILE *f)
 	fprintf(f, "workspace: %s (writes kept in the session, host "
 	    "unchanged)\n", p->workspace);
 	fprintf(f, "session: %s\n", p->session_dir);
+	if (p->state_dir)
+		fprintf(f, "agent state: %s (persistent paths, kept between "
+		    "the profile's sessions, one session at a time)\n",
+		    p->state_dir);
+	if (p->state_busy)
+		fprintf(f, "agent state: %s\n", p->state_busy);
 	fprintf(f, "%s:\n", p->backend == PLAN_BACKEND_LANDLOCK ?
 	    "prepared in the session (no mount namespace)" : "mounts");
 	for (i = 0; i < p->mounts.n; i++)
@@ -401,6 +429,11 @@ plan_dump(const struct plan *p, FILE *f)
 		const struct plan_path *r = &p->landlock.paths[i];
 		size_t j;
 
+		if (r->absent) {
+			fprintf(f, "  skip %s (%s: does not exist)\n", r->path,
+			    plan_access_name(r->access, buf));
+			continue;
+		}
 		fprintf(f, "  %-4s %s\n", plan_access_name(r->access, buf),
 		    r->path);
 		for (j = 0; r->except && r->except[j]; j++)

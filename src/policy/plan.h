@@ -85,6 +85,13 @@ struct plan_mount {
 	char			**except;	/* copy: paths below src (relative)
 						   left out: the hidden ones */
 	char			*data;	/* data: the file's contents */
+	bool			 absent;	/* bind_ro, hide: the host has
+						   nothing there (when planned):
+						   skipped, said by --dry-run */
+	char			*state;	/* persistent scratch: the path's own
+					   directory in the profile's state
+					   (host path), kept between sessions;
+					   NULL: discarded at exit */
 };
 
 struct plan_mounts {
@@ -97,6 +104,8 @@ struct plan_path {
 	char		*path;		/* absolute, normalised, in the sandbox */
 	unsigned int	 access;	/* PLAN_FS_* */
 	char		**except;	/* paths beneath it left out, or NULL */
+	bool		 absent;	/* a host path that is not there (when
+					   planned): grants nothing */
 };
 
 struct plan_landlock {
@@ -189,6 +198,11 @@ struct plan {
 					   new session starts with (agent
 					   data, applied by confine-export) */
 	char		*profile_arg;	/* -p as given, for the session's meta */
+	char		*state_dir;	/* the profile's state, where persistent
+					   paths are kept (host path); NULL:
+					   none kept by this session */
+	char		*state_busy;	/* persistent paths made scratch: the
+					   line that says why, or NULL */
 	struct plan_mounts	mounts;
 	struct plan_landlock	landlock;
 	struct plan_syscalls	sys;

@@ -47,9 +47,9 @@ legs_eff_free(struct eff *e)
 	struct pvalue *v[] = { &e->quadrant, &e->untrusted, &e->ws_private,
 	    &e->net_mode, &e->backend, &e->inject, &e->cred_ca,
 	    &e->web_search, &e->refresh };
-	struct plist *l[] = { &e->ro, &e->hide, &e->scratch, &e->direct,
-	    &e->allow, &e->endpoint, &e->pass, &e->set, &e->cred_file,
-	    &e->cred_var, &e->cred_source, &e->cmd_argument };
+	struct plist *l[] = { &e->ro, &e->hide, &e->scratch, &e->persistent,
+	    &e->direct, &e->allow, &e->endpoint, &e->pass, &e->set,
+	    &e->cred_file, &e->cred_var, &e->cred_source, &e->cmd_argument };
 	size_t i;
 
 	for (i = 0; i < nitems(v); i++) {
@@ -130,6 +130,7 @@ legs_effective(struct eff *e, const struct profile *pr, const struct cli_opts *o
 	add_opts(&e->hide, &o->hide, "hide", h->home);
 	add_paths(&e->scratch, &pr->scratch, h->home, false);
 	add_opts(&e->scratch, &o->scratch, "scratch", h->home);
+	add_paths(&e->persistent, &pr->persistent, h->home, false);
 	add_paths(&e->direct, &pr->direct, h->home, false);
 	add_opts(&e->direct, &o->direct, "direct", h->home);
 	add_paths(&e->cred_file, &pr->cred_file, h->home, false);
@@ -266,8 +267,10 @@ plist_has(const struct plist *l, const char *s)
 void
 legs_compute(struct plan *p, const struct eff *e, const struct host *h)
 {
-	const struct plist *vis[] = { &e->ro, &e->scratch, &e->direct };
-	const char *const visname[] = { "read-only", "scratch", "direct" };
+	const struct plist *vis[] = { &e->ro, &e->scratch, &e->persistent,
+	    &e->direct };
+	const char *const visname[] = { "read-only", "scratch", "persistent",
+	    "direct" };
 	bool c_other;
 	size_t i, j;
 
@@ -421,6 +424,7 @@ legs_explain(struct plan *p, const struct eff *e, const char *ws,
 	explain_list(p, "filesystem.read-only", &e->ro);
 	explain_list(p, "filesystem.hide", &e->hide);
 	explain_list(p, "filesystem.scratch", &e->scratch);
+	explain_list(p, "filesystem.persistent", &e->persistent);
 	explain_list(p, "filesystem.direct", &e->direct);
 	explain_list(p, "environment.pass", &e->pass);
 	explain_list(p, "environment.set", &e->set);

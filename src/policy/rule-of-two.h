@@ -14,6 +14,7 @@
 struct eff {
 	struct pvalue	 quadrant, untrusted, ws_private, net_mode, backend;
 	struct plist	 ro, hide, scratch, direct, allow, endpoint;
+	struct plist	 persistent;	/* scratch kept in the profile's state */
 	struct plist	 pass, set, cred_file, cred_var;
 	/* An injected credential: read outside, never in the sandbox. */
 	struct pvalue	 inject, cred_ca, web_search, refresh;

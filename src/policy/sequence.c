@@ -54,7 +54,7 @@ static const struct {
 	[STEP_FOREGROUND] = { "foreground",
 	    "a process group of the command's own on its pty" },
 	[STEP_START_AFTER] = { "start-after",
-	    "a copy's changes are told by time: the clock past the start" },
+	    "changes are told by time: the clock past the session's start" },
 	[STEP_EXEC] = { "exec",
 	    "the command" },
 };
@@ -128,7 +128,6 @@ policy_sequence(struct plan *p)
 	if (!bw)
 		add(p, STEP_SECCOMP, C, X);
 	add(p, STEP_FOREGROUND, C, X);
-	if (p->backend != PLAN_BACKEND_NATIVE)
-		add(p, STEP_START_AFTER, C, X);
+	add(p, STEP_START_AFTER, C, X);
 	add(p, STEP_EXEC, C, X);
 }

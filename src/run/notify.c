@@ -185,10 +185,44 @@ read_mem(pid_t pid, uint64_t addr, void *untrusted_buf, size_t len)
  * such fd), -EPERM (the command made itself non-dumpable: refused, as
  * nothing can be decided), -ESRCH (gone).
  */
+/*
+ * A pidfd of the process of thread pid.  A notification names the
+ * calling thread, which need not be its process's leader (a connect from
+ * a worker thread: Node.js, Claude Code): pidfd_open(2) takes a thread's
+ * id only with PIDFD_THREAD (Linux 6.9), so the thread group's id is
+ * read from /proc first.  The thread is held in the notified call, so
+ * neither id can be another's meanwhile.
+ */
+static int
+process_pidfd(pid_t pid)
+{
+	autofree char *buf = NULL;
+	autoclose int fd = -1;
+	char path[64];
+	const char *t;
+	long tgid;
+
+	/* Not a leader: EINVAL, or ENOENT since Linux 6.9. */
+	if ((fd = sys_pidfd_open(pid, 0)) >= 0 ||
+	    (errno != EINVAL && errno != ENOENT))
+		return steal_fd(&fd);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	/* The kernel's own text, a few hundred bytes. */
+	if (fd_read_all(fd, 16384, &buf) < 0 ||
+	    (t = strstr(buf, "\nTgid:")) == NULL ||
+	    (tgid = strtol(t + 6, NULL, 10)) <= 0 || tgid == pid) {
+		errno = ESRCH;
+		return -1;
+	}
+	return sys_pidfd_open((pid_t)tgid, 0);
+}
+
 int
 unotify_take_fd(pid_t pid, int n)
 {
-	autoclose int pidfd = sys_pidfd_open(pid, 0);
+	autoclose int pidfd = process_pidfd(pid);
 	int fd;
 
 	if (pidfd < 0)

@@ -67,7 +67,8 @@ backend_check_paths(const struct plan *p, const char **where)
 		const char *path = p->landlock.paths[i].path;
 
 		if (streq(path, "/") || path_has_prefix(path, "/dev") ||
-		    path_has_prefix(path, p->session_dir))
+		    path_has_prefix(path, p->session_dir) ||
+		    (p->state_dir && path_has_prefix(path, p->state_dir)))
 			continue;
 		if (through_symlink(path)) {
 			*where = path;

@@ -37,14 +37,19 @@
 static void	remove_tree(int, const char *, int);
 
 
+/*
+ * start: the command's changes to a copy are those with a ctime from then
+ * on; host_since: the host's changes to the workspace from then on are
+ * flagged (export/patch.c).
+ */
 static int
-write_meta(int dirfd, const struct plan *p, const struct timespec *start)
+write_meta(int dirfd, const struct plan *p, const struct timespec *start,
+    const struct timespec *host_since)
 {
 	AUTO(fclose_p) FILE *f = NULL;
 	char stamp[32];
 	struct tm tm;
 	time_t now = time(NULL);
-	struct timespec ts;
 	size_t i;
 	int fd;
 
@@ -57,15 +62,13 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start)
 	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	/* The coarse clock is the one file timestamps are taken from. */
-	if (start)
-		ts = *start;
-	else
-		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 	fprintf(f, "version=1\nid=%s\nstarted=%s\nstarted_ns=%lld\n"
+	    "host_since_ns=%lld\n"
 	    "workspace=%s\nbackend=%s\nlayout=%s\nquadrant=%s\nprofile=%s\n"
 	    "profile_arg=%s\n", p->session_id, stamp,
-	    (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, p->workspace,
+	    (long long)start->tv_sec * 1000000000LL + start->tv_nsec,
+	    (long long)host_since->tv_sec * 1000000000LL + host_since->tv_nsec,
+	    p->workspace,
 	    p->backend == PLAN_BACKEND_BWRAP ? "bwrap" :
 	    p->backend == PLAN_BACKEND_LANDLOCK ? "landlock" : "native",
 	    p->backend == PLAN_BACKEND_NATIVE ? "overlay" : "copy",
@@ -118,10 +121,15 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	if ((r = sys_mkdirs(parent)) < 0)
 		return r;
 	if (m->kind == PLAN_MOUNT_LINK) {
+		/* A persistent path: to its copy in the state (agent-state.c
+		 * made it, or nothing is kept of it). */
+		autofree char *to = m->state ? path_join(m->state, "copy") :
+		    xstrdup(m->src);
+
 		/* Nothing on the host: no link to nothing. */
-		if (access(m->src, F_OK) < 0 && errno == ENOENT)
+		if (access(to, F_OK) < 0 && errno == ENOENT)
 			return 0;
-		return symlink(m->src, m->upper) < 0 ? -errno : 0;
+		return symlink(to, m->upper) < 0 ? -errno : 0;
 	}
 	/*
 	 * A scratch path missing on the host: nothing to copy; in the home
@@ -162,6 +170,22 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	return 0;
 }
 
+/* landlock: is m a link of a path inside a persistent one? */
+static bool
+in_persistent(const struct plan *p, const struct plan_mount *m)
+{
+	size_t i;
+
+	if (m->kind != PLAN_MOUNT_LINK || m->state)
+		return false;
+	for (i = 0; i < p->mounts.n; i++)
+		if (p->mounts.v[i].kind == PLAN_MOUNT_LINK &&
+		    p->mounts.v[i].state && path_has_prefix(m->dst,
+		    p->mounts.v[i].dst) && !streq(m->dst, p->mounts.v[i].dst))
+			return true;
+	return false;
+}
+
 /* bwrap, the allow-list view: the session's machine id, for bwrap to bind. */
 static int
 machine_id(const struct plan *p, int dirfd)
@@ -197,9 +221,15 @@ static int
 copies_create(const struct plan *p, int fd, const char **where,
     struct timespec *start)
 {
+	struct timespec host_since;
 	size_t i;
 	int r;
 
+	/*
+	 * The host's own changes are flagged from before the copy: one made
+	 * while it runs may be in the copy or not.
+	 */
+	clock_gettime(CLOCK_REALTIME, &host_since);
 	if (p->backend == PLAN_BACKEND_LANDLOCK) {
 		remove_tree(fd, "home", 0);
 		remove_tree(fd, "tmp", 0);
@@ -224,7 +254,14 @@ copies_create(const struct plan *p, int fd, const char **where,
 
 		if (m->kind != PLAN_MOUNT_COPY && m->kind != PLAN_MOUNT_LINK)
 			continue;
+		/* A persistent copy is the state's (run/agent-state.c). */
+		if (m->kind == PLAN_MOUNT_COPY && m->state)
+			continue;
 		if (p->reenter && streq(m->src, p->workspace))
+			continue;
+		/* landlock: a link inside a persistent path is made where
+		 * its copy is kept (run/agent-state.c), after the session. */
+		if (in_persistent(p, m))
 			continue;
 		if ((r = prepare(p, m, where)) < 0)
 			return r;
@@ -240,7 +277,7 @@ copies_create(const struct plan *p, int fd, const char **where,
 	 * the coarse clock has passed it too (sandbox_command()).
 	 */
 	clock_gettime(CLOCK_REALTIME, start);
-	return write_meta(fd, p, start);
+	return write_meta(fd, p, start, &host_since);
 }
 
 /*
@@ -286,6 +323,19 @@ workspace_session_create(const struct plan *p, const char **where,
 	start->tv_sec = start->tv_nsec = 0;
 	if (p->backend != PLAN_BACKEND_NATIVE)
 		return copies_create(p, fd, where, start);
+	/*
+	 * The overlay shows the host's files as they are: the export flags
+	 * one whose ctime is the start's or later as changed on the host
+	 * during the session.  The start is the fine clock, taken before
+	 * the overlay is made: a file written before it has an older ctime,
+	 * coarse or fine (multigrain); a coarse one may be older even when
+	 * written after it, so the command starts only once the coarse clock
+	 * has passed it (sandbox_command()), and such a write came before
+	 * the command, which saw it.  (The coarse clock as the start flagged
+	 * a file written in the same tick before the launch.)
+	 */
+	if (!p->reenter)
+		clock_gettime(CLOCK_REALTIME, start);
 	/* The overlay's root takes upper/'s mode: give it the workspace's. */
 	if (stat(p->workspace, &st) < 0)
 		return -errno;
@@ -302,7 +352,7 @@ workspace_session_create(const struct plan *p, const char **where,
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
 
-		if (m->kind != PLAN_MOUNT_SCRATCH)
+		if (m->kind != PLAN_MOUNT_SCRATCH || m->state)
 			continue;
 		*where = m->upper;
 		if ((mkdirat(fd, "scratch", 0700) < 0 && errno != EEXIST) ||
@@ -312,7 +362,7 @@ workspace_session_create(const struct plan *p, const char **where,
 	}
 	*where = p->session_dir;
 	/* Re-entered: the first start stays the session's start. */
-	return p->reenter ? 0 : write_meta(fd, p, NULL);
+	return p->reenter ? 0 : write_meta(fd, p, start, start);
 }
 
 static void
@@ -373,7 +423,7 @@ workspace_session_finish(const struct plan *p,
 		const struct plan_mount *m = &p->mounts.v[i];
 		const char *rel;
 
-		if (m->kind != PLAN_MOUNT_SCRATCH)
+		if (m->kind != PLAN_MOUNT_SCRATCH || m->state)
 			continue;
 		rel = m->work + strlen(p->session_dir) + 1;
 		remove_tree(fd, rel, 0);

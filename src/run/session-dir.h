@@ -17,8 +17,9 @@
  * Create the session directory of the plan (mode 0700, parents as needed)
  * with empty upper/ and work/ (native) or the copies (bwrap, landlock), and
  * the metadata file.  0 or -errno, with *where naming the path that
- * failed.  For copies, *start is the session's start, which the command
- * must not begin before (sandbox_command()); else zero.
+ * failed.  *start is the session's start, which the command must not
+ * begin before (sandbox_command()); zero when the session is entered
+ * again with its layers (native).
  */
 int	workspace_session_create(const struct plan *, const char **where,
 	    struct timespec *start);

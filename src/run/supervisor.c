@@ -32,6 +32,7 @@
 #include "lib/log.h"
 #include "lib/sys.h"
 #include "lib/util.h"
+#include "run/agent-state.h"
 #include "run/backend.h"
 #include "run/command-exec.h"
 #include "run/job-control.h"
@@ -512,7 +513,14 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	/* First: a credential that is not there leaves nothing made. */
 	if (p->keyholder_port)
 		inject_start(p, &kh);
+	if ((r = agent_state_prepare(p, &where)) < 0)
+		die_errno(-r, "state: cannot prepare '%s'", where);
 	if ((r = workspace_session_create(p, &where, &rs.start_after)) < 0) {
+		if (!p->reenter)
+			workspace_session_remove(p);
+		die_errno(-r, "session: cannot create '%s'", where);
+	}
+	if ((r = agent_state_links(p, &where)) < 0) {
 		if (!p->reenter)
 			workspace_session_remove(p);
 		die_errno(-r, "session: cannot create '%s'", where);
@@ -550,8 +558,10 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	pty_restore();
 	log_set_exit_hook(NULL);
 
+	agent_state_collect(p);
 	/* again after enter: its export is updated */
 	if (workspace_session_finish(p, &rs.start_after))
 		export_run(p);
+	agent_state_finish(p);
 	return exit_status(&rec, wstatus);
 }

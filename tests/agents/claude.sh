@@ -1,89 +1,94 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # claude.sh - the shipped claude profile with the real Claude Code, pinned
-# below: headless (claude -p) and full-screen in a tmux pane, its requests
-# through confine's proxy to its endpoint only (a fake one on the host's
-# loopback, over TLS), any other host refused and counted, its own
-# settings on the host unchanged whatever it writes, and its changes to
-# the workspace's agent files flagged in the report.
+# in agent-lib.sh, its credential injected: a test profile extends it to
+# inject for a fake endpoint on the host's loopback (over TLS, its CA
+# trusted).  Headless (claude -p) and full-screen in a tmux pane, the
+# endpoint gets the user's key and never the placeholder; nothing inside
+# the sandbox holds the credential; a CONNECT to the endpoint through
+# confine's proxy is refused; its own settings on the host stay
+# unchanged whatever it writes, its changes to the workspace's agent
+# files are flagged in the report, and a conversation is resumed in the
+# next session.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
-# Its install script puts the native binary of this platform in place.
-agent_require claude @anthropic-ai/claude-code 2.1.332 install.cjs
-plan 5
+agent_require claude $CLAUDE_PIN
+plan 7
 fake_start
+inject_profiles claude anthropic
 
-# A fake API key: the profile passes it as the agent's credential.
-KEY=sk-ant-confine-test-0000000000000000
-export KEY
+# The user's key, in confine's environment, where the profile's first
+# source reads it; and a claude.ai login in its file, hidden inside.
+KEY=sk-ant-api03-confine-real-$(unique_num)
+LOGIN=sk-ant-oat01-confine-real-login-$(unique_num)
+ANTHROPIC_API_KEY=$KEY
+export ANTHROPIC_API_KEY
 
-# A home where Claude Code has been set up: onboarding done, this key
-# approved (by its last 20 characters), the workspace trusted; settings of
-# its own, and a login file it may read but not change.
+# A home where Claude Code has been set up: onboarding done, the
+# workspace trusted (no key approved: the placeholder comes as a token,
+# which Claude Code does not ask about); settings of its own, and a login
+# file.
 claude_home() {
 	home_new
 	mkdir -p "$AHOME/.claude"
 	cat >"$AHOME/.claude.json" <<-EOF
 	{"hasCompletedOnboarding": true, "theme": "dark",
-	 "customApiKeyResponses": {"approved": ["$(printf '%s' "$KEY" | tail -c 20)"], "rejected": []},
 	 "projects": {"$WS": {"hasTrustDialogAccepted": true,
 	   "hasCompletedProjectOnboarding": true}}}
 	EOF
 	printf '{"env": {"CONFINE_HOST_SETTING": "host"}}\n' >"$AHOME/.claude/settings.json"
-	printf '{"claudeAiOauth": {}}\n' >"$AHOME/.claude/.credentials.json"
+	printf '{"claudeAiOauth": {"accessToken": "%s", "refreshToken": "r-%s", "expiresAt": 4102444800000}}\n' \
+	    "$LOGIN" "$LOGIN" >"$AHOME/.claude/.credentials.json"
 	chmod 0600 "$AHOME/.claude/.credentials.json"
 	HOME_HASH=$(tree_hash "$AHOME")
 }
 
-# claude_run URL CONFINE-ARG...: confine -p claude with the model at URL.
 claude_run() {
-	_url=$1
-	shift
-	ANTHROPIC_API_KEY=$KEY
-	export ANTHROPIC_API_KEY
-	run_confine -v -p claude --endpoint "$FAKE_HOST:$FAKE_PORT" \
-	    --env ANTHROPIC_BASE_URL="$_url" --env NODE_EXTRA_CA_CERTS="$CA_IN" \
-	    --env CLAUDE_CODE_MAX_RETRIES=0 "$@"
+	run_confine -v -p claude-test --env CLAUDE_CODE_MAX_RETRIES=0 "$@"
 }
 
 t_headless() {
 	agent_ws
 	claude_home
 	m=$(prompt_marker)
-	claude_run "$FAKE_URL" -- claude -p "say hello ($m)"
+	log_mark
+	claude_run -- claude -p "say hello ($m)"
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" "$REPLY"
 	assert_file_has_content "$FAKE_LOG" "^  prompt $m\$"
-	assert_file_has_content "$ERR" "^confine: proxy: $FAKE_HOST:$FAKE_PORT\$"
-	read_counts
-	[ "$CONNS" -ge 1 ] || fail "no connection counted"
-	# Nothing else is asked for: no telemetry, no update check.
-	assert_eq "$REFUSED" 0 "refusals"
+	the_key_only "x-api-key: " "$KEY"
+	# Nothing else is asked for, nothing refused: no telemetry, no
+	# update check.
+	assert_file_has_content "$ERR" \
+	    "^confine: inference: [1-9][0-9]* requests? to $FAKE_HOST:$FAKE_PORT through the keyholder, 0 refused, 0 failed\$"
 	assert_ws_unchanged
 	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
 }
 
-t_refused() {
+# Its environment, every process it can see, its files: no credential,
+# where outside the key and the login are found.
+t_nothing_inside() {
 	agent_ws
 	claude_home
-	before=$(model_calls)
-	# Keep the session (a change in the workspace), to read its record.
-	claude_run "$OTHER_URL" -- sh -c 'claude -p "say hello"; echo "$?" >agent-status'
+	# Positive control: outside, the probe finds both.
+	"$FIND_SECRET" self "$AHOME" "$WS" >"$TEST_TMP/outside"
+	assert_file_has_content "$TEST_TMP/outside" "^ANTHROPIC_API_KEY=$KEY\$"
+	assert_file_has_content "$TEST_TMP/outside" "$LOGIN"
+	claude_run -- sh -c '"$0" all ~ /tmp "$PWD"; env' "$FIND_SECRET"
 	assert_status "$RC" 0
-	assert_not_file_has_content "$OUT" "$REPLY"
-	assert_eq "$(model_calls)" "$before" "the endpoint's model calls"
-	assert_file_has_content "$ERR" \
-	    "^confine: proxy: refused 127\\.0\\.0\\.3:$FAKE_PORT: not in the allow-list\$"
-	read_counts
-	assert_eq "$CONNS" 0 "connections through the proxy"
-	[ "$REFUSED" -ge 1 ] || fail "no refusal counted"
-	s=$(the_session)
-	assert_file_has_content "$s/network" "^  refused 127\\.0\\.0\\.3:$FAKE_PORT: not in the allow-list\$"
-	assert_file_has_content "$s/report" "refused"
-	# claude's own status, in the session's patch: an error.
-	assert_file_has_content "$s/changes.patch" '^\+[1-9][0-9]*$'
-	assert_ws_unchanged
+	assert_file_has_content "$OUT" '^PROBE-DONE$'
+	assert_not_file_has_content "$OUT" confine-real
+	assert_file_has_content "$OUT" "^ANTHROPIC_AUTH_TOKEN=$PLACEHOLDER\$"
+	assert_file_has_content "$OUT" '^ANTHROPIC_BASE_URL=http://127\.0\.0\.1:3129$'
+	assert_not_file_has_content "$OUT" '^(ANTHROPIC_API_KEY|CLAUDE_CODE_OAUTH_TOKEN)='
+	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
+}
+
+t_connect() {
+	agent_ws
+	claude_home
+	connect_refused claude
 }
 
 # What the agent writes to its own configuration: on the host, nothing;
@@ -91,19 +96,19 @@ t_refused() {
 t_own_config() {
 	agent_ws
 	claude_home
-	run_confine -p claude -- sh -c '
+	claude_run -- sh -c '
 	    cat ~/.claude/settings.json
 	    echo "{\"hooks\": {}}" >~/.claude/settings.json &&
 	    echo "{}" >~/.claude.json &&
 	    mkdir -p ~/.claude/commands && echo x >~/.claude/commands/x.md &&
 	    echo WROTE-HOME
-	    echo x 2>/dev/null >~/.claude/.credentials.json || echo CRED-READ-ONLY
+	    echo x 2>/dev/null >~/.claude/.credentials.json || echo CRED-NOT-WRITTEN
 	    mkdir -p .claude && echo "{\"hooks\": {}}" >.claude/settings.json &&
 	    echo "{\"mcpServers\": {}}" >.mcp.json && echo x >CLAUDE.md'
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" '^\{"env": \{"CONFINE_HOST_SETTING": "host"\}\}$'
 	assert_file_has_content "$OUT" '^WROTE-HOME$'
-	assert_file_has_content "$OUT" '^CRED-READ-ONLY$'
+	assert_file_has_content "$OUT" '^CRED-NOT-WRITTEN$'
 	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
 	assert_ws_unchanged
 	s=$(the_session)
@@ -117,9 +122,10 @@ t_interactive() {
 	claude_home
 	pane_start "ANTHROPIC_API_KEY=$KEY"
 	m=$(prompt_marker)
-	send "'$CONFINE' -p claude --endpoint $FAKE_HOST:$FAKE_PORT --env ANTHROPIC_BASE_URL=$FAKE_URL --env NODE_EXTRA_CA_CERTS=$CA_IN -- claude"
+	log_mark
+	send "'$CONFINE' -p claude-test -- claude"
 	wait_pane 30 "Claude Code v$AGENT_VERSION"
-	# Its input line.
+	# Its input line: no question about a key first.
 	wait_pane 30 '^❯'
 	send "say hello ($m)"
 	wait_pane 30 "$REPLY"
@@ -127,8 +133,9 @@ t_interactive() {
 	pane_resize_check
 	# Ctrl-C clears the input; twice more, it quits.
 	pane_quit C-c C-c
-	pane | grep -q -E '^confine: network: [1-9][0-9]* connections? through the proxy' ||
-	    fail "no connection through the proxy counted"
+	pane | grep -q -E "^confine: inference: [1-9][0-9]* requests? to $FAKE_HOST:$FAKE_PORT through the keyholder, 0 refused, 0 failed" ||
+	    fail "no inference line"
+	the_key_only "x-api-key: " "$KEY"
 	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
 	assert_ws_unchanged
 }
@@ -143,7 +150,7 @@ t_one_install_place() {
 	mkdir -p "$AHOME/.local/bin"
 	ln -s "$AGENT_DIR/bin/claude" "$AHOME/.local/bin/claude"
 	h=$(tree_hash "$AHOME")
-	run_confine -p claude -- sh -c 'ls -A ~ ~/.local; ~/.local/bin/claude --version'
+	run_confine -p claude-test -- sh -c 'ls -A ~ ~/.local; ~/.local/bin/claude --version'
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" "^$AGENT_VERSION \\(Claude Code\\)\$"
 	assert_not_file_has_content "$OUT" '^\.(nvm|npm-global)$'
@@ -151,9 +158,36 @@ t_one_install_place() {
 	assert_eq "$(tree_hash "$AHOME")" "$h" "the home directory's hash"
 }
 
-tcase "claude -p: the reply comes back through the proxy, nothing else goes out" t_headless
-tcase "claude -p: another host is refused, counted and recorded" t_refused
+# A conversation started in one confined session is resumed in the next
+# (the profile keeps ~/.claude, persistent): the resumed request carries
+# the first prompt; the host's home is never written.
+t_resume() {
+	agent_ws
+	claude_home
+	m1=$(prompt_marker)
+	claude_run -- claude -p --output-format json "remember ($m1)"
+	assert_status "$RC" 0
+	assert_file_has_content "$ERR" '^confine: agent state: kept in '
+	id=$(grep -o '"session_id": *"[0-9a-f-]*"' "$OUT" | head -n 1 |
+	    sed 's/.*"\([0-9a-f-]*\)"$/\1/')
+	[ -n "$id" ] || fail "no session id in claude's output"
+	m2=$(prompt_marker)
+	log_mark
+	claude_run -- claude -p --resume "$id" "again ($m2)"
+	assert_status "$RC" 0
+	assert_not_file_has_content "$OUT" 'No conversation found'
+	assert_file_has_content "$OUT" "$REPLY"
+	the_key_only "x-api-key: " "$KEY"
+	assert_file_has_content "$SINCE" "^  prompt $m2\$"
+	assert_file_has_content "$SINCE" "^  prompt $m1\$"
+	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
+}
+
+tcase "claude -p: the reply comes back through the keyholder, which put the user's key on it" t_headless
+tcase "claude: nothing inside holds the credential (environment, processes, files)" t_nothing_inside
+tcase "claude: a CONNECT to the injected endpoint through the proxy is refused" t_connect
 tcase "claude: its settings on the host stay unchanged; workspace agent files are flagged" t_own_config
 tcase "claude: the full-screen interface works in a terminal" t_interactive
 tcase "claude: installed in one of the profile's places, it runs; the missing ones are skipped" t_one_install_place
+tcase "claude: a conversation started in one confined session is resumed in the next" t_resume
 tap_done

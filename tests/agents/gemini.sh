@@ -1,85 +1,104 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # gemini.sh - the shipped gemini profile with the real Gemini CLI, pinned
-# below: headless (gemini -p) and full-screen in a tmux pane, its requests
-# through confine's proxy to its endpoint only (a fake one on the host's
-# loopback, over TLS), any other host refused and counted, its own
-# settings on the host unchanged whatever it writes, and its changes to
-# the workspace's agent files flagged in the report.
+# in agent-lib.sh, its API key injected: a test profile extends it to
+# inject for a fake endpoint on the host's loopback (over TLS, its CA
+# trusted).  Headless (gemini -p) and full-screen in a tmux pane, the
+# endpoint gets the user's key and never the placeholder; nothing inside
+# the sandbox holds the key; a CONNECT to the endpoint through confine's
+# proxy is refused; its own settings on the host stay unchanged whatever
+# it writes, and its changes to the workspace's agent files are flagged
+# in the report.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
-require_node 20 "Gemini CLI 0.61.0"
-agent_require gemini @google/gemini-cli 0.61.0
-plan 4
+require_node 20 "Gemini CLI"
+agent_require gemini $GEMINI_PIN
+plan 6
 fake_start
+inject_profiles gemini gemini
 
-# A fake API key: the profile passes it as the agent's credential.
-GEMINI_API_KEY=confine-test-key
+# The user's key, in confine's environment, where the profile's first
+# source reads it; a Google login in its file, hidden inside.
+KEY=AIza-confine-real-$(unique_num)
+LOGIN=ya29.confine-real-login-$(unique_num)
+GEMINI_API_KEY=$KEY
 export GEMINI_API_KEY
 
-# A home where Gemini CLI is set up: API-key authentication, a model
-# named (no routing call first), one attempt per request, the workspace
-# trusted; a login file it may read but not change.
+# gemini_home [AUTH]: a home where Gemini CLI is set up: API-key
+# authentication (AUTH, when given, is the settings' auth object), one
+# attempt per request, no model named (its router's call comes first),
+# the workspace trusted; a login file.
 gemini_home() {
+	_auth='{"selectedType": "gemini-api-key"}'
+	[ -z "${1:-}" ] || _auth=$1
 	home_new
 	mkdir -p "$AHOME/.gemini"
 	cat >"$AHOME/.gemini/settings.json" <<-EOF
-	{"security": {"auth": {"selectedType": "gemini-api-key"}},
-	 "model": {"name": "gemini-2.5-flash"},
+	{"security": {"auth": $_auth},
 	 "general": {"maxAttempts": 1}}
 	EOF
 	printf '{"%s": "TRUST_FOLDER"}\n' "$WS" >"$AHOME/.gemini/trustedFolders.json"
-	printf '{}\n' >"$AHOME/.gemini/oauth_creds.json"
+	printf '{"access_token": "%s", "refresh_token": "r-%s"}\n' "$LOGIN" \
+	    "$LOGIN" >"$AHOME/.gemini/oauth_creds.json"
 	chmod 0600 "$AHOME/.gemini/oauth_creds.json"
 	HOME_HASH=$(tree_hash "$AHOME")
-}
-
-# gemini_run URL CONFINE-ARG...: confine -p gemini with the model at URL.
-gemini_run() {
-	_url=$1
-	shift
-	run_confine -v -p gemini --endpoint "$FAKE_HOST:$FAKE_PORT" \
-	    --env GOOGLE_GEMINI_BASE_URL="$_url" --env NODE_EXTRA_CA_CERTS="$CA_IN" "$@"
 }
 
 t_headless() {
 	agent_ws
 	gemini_home
 	m=$(prompt_marker)
-	gemini_run "$FAKE_URL" -- gemini -p "say hello ($m)"
+	log_mark
+	run_confine -v -p gemini-test -- gemini -p "say hello ($m)"
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" "^$REPLY\$"
 	assert_file_has_content "$FAKE_LOG" "^  prompt $m\$"
-	assert_file_has_content "$ERR" "^confine: proxy: $FAKE_HOST:$FAKE_PORT\$"
-	read_counts
-	[ "$CONNS" -ge 1 ] || fail "no connection counted"
-	# What else it asks for (usage statistics) is refused: never the
-	# endpoint.
-	assert_not_file_has_content "$ERR" "^confine: proxy: refused $FAKE_HOST"
+	the_key_only "x-goog-api-key: " "$KEY"
+	# The router's call and the reply's, nothing refused.
+	assert_file_has_content "$SINCE" '^POST /v1beta/models/[^/]*:generateContent$'
+	assert_file_has_content "$SINCE" '^POST /v1beta/models/[^/]*:streamGenerateContent\?alt=sse$'
+	assert_file_has_content "$ERR" \
+	    "^confine: inference: [1-9][0-9]* requests? to $FAKE_HOST:$FAKE_PORT through the keyholder, 0 refused, 0 failed\$"
 	assert_ws_unchanged
 	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
 }
 
-t_refused() {
+# Gemini CLI takes its authentication from the settings; without one,
+# from the environment, where the base URL confine sets makes it
+# "gateway", which Gemini CLI 0.61 refuses ("Invalid auth method
+# selected.").  A user whose settings name none (or a Google login) needs
+# the profile to select the API key.
+t_no_auth_type() {
+	agent_ws
+	gemini_home '{}'
+	run_confine -v -p gemini-test -- gemini -p "say hello"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "^$REPLY\$"
+}
+
+# Its environment, every process it can see, its files: no key, where
+# outside the key and the login file are found.
+t_nothing_inside() {
 	agent_ws
 	gemini_home
-	before=$(model_calls)
-	# Keep the session (a change in the workspace), to read its record.
-	gemini_run "$OTHER_URL" -- sh -c 'gemini -p "say hello"; echo "$?" >agent-status'
+	"$FIND_SECRET" self "$AHOME" "$WS" >"$TEST_TMP/outside"
+	assert_file_has_content "$TEST_TMP/outside" "^GEMINI_API_KEY=$KEY\$"
+	assert_file_has_content "$TEST_TMP/outside" "$LOGIN"
+	run_confine -v -p gemini-test -- sh -c '"$0" all ~ /tmp "$PWD"; env' "$FIND_SECRET"
 	assert_status "$RC" 0
-	assert_not_file_has_content "$OUT" "$REPLY"
-	assert_eq "$(model_calls)" "$before" "the endpoint's model calls"
-	assert_file_has_content "$ERR" \
-	    "^confine: proxy: refused 127\\.0\\.0\\.3:$FAKE_PORT: not in the allow-list\$"
-	read_counts
-	assert_eq "$CONNS" 0 "connections through the proxy"
-	[ "$REFUSED" -ge 1 ] || fail "no refusal counted"
-	s=$(the_session)
-	assert_file_has_content "$s/network" "^  refused 127\\.0\\.0\\.3:$FAKE_PORT: not in the allow-list\$"
-	# gemini's own status, in the session's patch: an error.
-	assert_file_has_content "$s/changes.patch" '^\+[1-9][0-9]*$'
-	assert_ws_unchanged
+	assert_file_has_content "$OUT" '^PROBE-DONE$'
+	assert_not_file_has_content "$OUT" confine-real
+	assert_file_has_content "$OUT" "^GEMINI_API_KEY=$PLACEHOLDER\$"
+	assert_file_has_content "$OUT" '^GOOGLE_GEMINI_BASE_URL=http://127\.0\.0\.1:3129$'
+	assert_not_file_has_content "$OUT" '^GOOGLE_API_KEY='
+	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
+}
+
+t_connect() {
+	agent_ws
+	gemini_home
+	connect_refused gemini
 }
 
 # What the agent writes to its own configuration: on the host, nothing;
@@ -87,18 +106,18 @@ t_refused() {
 t_own_config() {
 	agent_ws
 	gemini_home
-	run_confine -p gemini -- sh -c '
+	run_confine -p gemini-test -- sh -c '
 	    grep -o "gemini-api-key" ~/.gemini/settings.json
 	    echo "{\"mcpServers\": {}}" >~/.gemini/settings.json &&
 	    mkdir -p ~/.gemini/extensions/x && echo x >~/.gemini/extensions/x/gemini-extension.json &&
 	    echo WROTE-HOME
-	    echo x 2>/dev/null >~/.gemini/oauth_creds.json || echo CRED-READ-ONLY
+	    echo x 2>/dev/null >~/.gemini/oauth_creds.json || echo CRED-NOT-WRITTEN
 	    mkdir -p .gemini && echo "{\"mcpServers\": {}}" >.gemini/settings.json &&
 	    echo x >GEMINI.md'
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" '^gemini-api-key$'
 	assert_file_has_content "$OUT" '^WROTE-HOME$'
-	assert_file_has_content "$OUT" '^CRED-READ-ONLY$'
+	assert_file_has_content "$OUT" '^CRED-NOT-WRITTEN$'
 	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
 	assert_ws_unchanged
 	s=$(the_session)
@@ -109,9 +128,10 @@ t_own_config() {
 t_interactive() {
 	agent_ws
 	gemini_home
-	pane_start "GEMINI_API_KEY=$GEMINI_API_KEY"
+	pane_start "GEMINI_API_KEY=$KEY"
 	m=$(prompt_marker)
-	send "'$CONFINE' -p gemini --endpoint $FAKE_HOST:$FAKE_PORT --env GOOGLE_GEMINI_BASE_URL=$FAKE_URL --env NODE_EXTRA_CA_CERTS=$CA_IN -- gemini"
+	log_mark
+	send "'$CONFINE' -p gemini-test -- gemini"
 	wait_pane 30 'Type your message'
 	send "say hello ($m)"
 	wait_pane 30 "$REPLY"
@@ -119,14 +139,18 @@ t_interactive() {
 	pane_resize_check
 	# Ctrl-C clears the input; twice more, it quits.
 	pane_quit C-c C-c
-	pane | grep -q -E '^confine: network: [1-9][0-9]* connections? through the proxy' ||
-	    fail "no connection through the proxy counted"
+	pane | grep -q -E "^confine: inference: [1-9][0-9]* requests? to $FAKE_HOST:$FAKE_PORT through the keyholder, 0 refused, 0 failed" ||
+	    fail "no inference line"
+	the_key_only "x-goog-api-key: " "$KEY"
 	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
 	assert_ws_unchanged
 }
 
-tcase "gemini -p: the reply comes back through the proxy" t_headless
-tcase "gemini -p: another host is refused, counted and recorded" t_refused
+tcase "gemini -p: the reply comes back through the keyholder, which put the user's key on it" t_headless
+tcase_todo "the gemini profile selects no authentication: Gemini CLI takes the base URL for a gateway" \
+    "gemini -p: works with settings that name no authentication" t_no_auth_type
+tcase "gemini: nothing inside holds the key (environment, processes, files)" t_nothing_inside
+tcase "gemini: a CONNECT to the injected endpoint through the proxy is refused" t_connect
 tcase "gemini: its settings on the host stay unchanged; workspace agent files are flagged" t_own_config
 tcase "gemini: the full-screen interface works in a terminal" t_interactive
 tap_done

@@ -212,6 +212,35 @@ t_subcommand_words() {
 	offers_exactly ''
 }
 
+# The first word: the subcommands and the options, not every command of
+# PATH; a word no subcommand starts with, and the command's place after
+# "--" or after the options, complete the commands as before.
+t_first_word() {
+	complete_words confine ''
+	offers_exactly "$HELP_SUBCOMMANDS $HELP_OPTIONS"
+	complete_words confine d
+	offers_exactly 'diff doctor drop'
+	complete_words confine confi
+	offers confine
+	# (With bash-completion, its _command_offset completes there; it
+	# runs compopt, which only a real completion can.)
+	[ -n "$BCLIB" ] ||
+	for pre in '--' '-q' '-p sealed --'; do
+		# shellcheck disable=SC2086 # the words of pre
+		complete_words confine $pre ''
+		offers sh
+		offers_not doctor
+		complete_words confine $pre d
+		offers_not doctor
+	done
+	complete_words confine diff --
+	offers_exactly '--commits --color --no-color'
+	complete_words confine diff --no-color ''
+	for s in $FAKE_IDS; do
+		offers "$s"
+	done
+}
+
 # After the command, the words are the command's, not confine's options.
 t_command_line() {
 	complete_words confine -p sealed -- sh --pro
@@ -232,16 +261,17 @@ cases() {
 	tcase "$1: session ids from confine ls" t_sessions
 	tcase "$1: the words of profile, doctor and ls" t_subcommand_words
 	tcase "$1: the command's own words are left alone" t_command_line
+	tcase "$1: the first word: subcommands and options first" t_first_word
 }
 
-plan 16
+plan 18
 BCLIB=
 cases "without bash-completion"
 if [ -n "$bclib" ]; then
 	BCLIB=$bclib
 	cases "with bash-completion"
 else
-	for i in 1 2 3 4 5 6 7 8; do
+	for i in 1 2 3 4 5 6 7 8 9; do
 		skip "with bash-completion" "bash-completion is not installed"
 	done
 fi

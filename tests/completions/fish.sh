@@ -59,7 +59,7 @@ BACKENDS=$(sed -n 's/^ *--backend [A-Z]* *//p' "$TEST_TMP/help" |
 
 t_subcommands() {
 	complete_line 'confine '
-	offers run ls show diff apply enter drop profile trust doctor
+	offers run ls show diff apply enter drop state profile trust doctor
 	complete_line 'confine profile '
 	offers_exactly 'list show check'
 }
@@ -88,6 +88,34 @@ t_sessions() {
 	offers --yes --commits
 }
 
+offers_not() {
+	for _w in "$@"; do
+		! grep -q -x -F -e "$_w" "$TEST_TMP/offered" || {
+			diag_file "$TEST_TMP/offered" offered
+			fail "'$_w' is offered"
+		}
+	done
+}
+
+# The first word: the subcommands, not every command of PATH; a word no
+# subcommand starts with, and the command's place after "--" or the
+# options, complete the commands as before.
+t_first_word() {
+	complete_line 'confine '
+	offers_exactly 'run ls show diff apply enter drop state profile trust doctor'
+	complete_line 'confine d'
+	offers_exactly 'diff doctor drop'
+	complete_line 'confine confi'
+	offers confine
+	for pre in '--' '-q'; do
+		complete_line "confine $pre d"
+		offers date dd
+		offers_not doctor drop
+	done
+	complete_line 'confine diff --'
+	offers --commits --color --no-color
+}
+
 t_command() {
 	# After the command, its own words: not confine's options.
 	complete_line 'confine -p sealed -- sh --'
@@ -96,10 +124,11 @@ t_command() {
 	fi
 }
 
-plan 5
+plan 6
 tcase "subcommands" t_subcommands
 tcase "the long options of --help" t_options
 tcase "backends, network modes and profile names" t_values
 tcase "session ids from confine ls" t_sessions
 tcase "the command's own words are left alone" t_command
+tcase "the first word: subcommands first" t_first_word
 tap_done

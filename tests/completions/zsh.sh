@@ -102,7 +102,36 @@ t_profiles_sessions() {
 	offers list show check
 }
 
-plan 3
+offers_not() {
+	for _w in "$@"; do
+		! grep -q -x -F -e "$_w" "$TEST_TMP/offered" || {
+			diag_file "$TEST_TMP/offered" offered
+			fail "'$_w' is offered"
+		}
+	done
+}
+
+# The first word: the subcommands, not every command of PATH; a word no
+# subcommand starts with, and the command's place after "--" or the
+# options, complete the commands as before.
+t_first_word() {
+	complete_line 'confine '
+	offers run ls show diff apply enter drop state profile trust doctor
+	offers_not sh date
+	complete_line 'confine d'
+	offers diff doctor drop
+	offers_not date dd
+	for pre in '--' '-q'; do
+		complete_line "confine $pre d"
+		offers date dd
+		offers_not doctor drop
+	done
+	complete_line 'confine diff --'
+	offers --commits --color --no-color
+}
+
+plan 4
+tcase "the first word: subcommands first" t_first_word
 tcase "backends and network modes" t_values
 tcase "the long options of --help" t_options
 tcase "profile names and session ids" t_profiles_sessions

@@ -11,7 +11,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/apply-lib.sh"
 require_userns
-plan 5
+plan 6
 
 # The agent: four commits (a message holding a diff, one made with
 # plumbing, a binary file and a mode change) and a change left uncommitted.
@@ -167,9 +167,47 @@ t_head_moved() {
 	assert_eq "$(ws_state "$CWS")" "$before" "the workspace"
 }
 
+# git's advice for an operation it leaves half done (git am's "git am
+# --continue", "--skip", "--abort", "When you have resolved this
+# problem"), and the state it leaves.
+ADVICE='git am|--continue|--skip|--abort|resolved this problem|rebase-apply|hint: (Use|After|Disable)'
+
+# A refused --commits leaves nothing half done: no git operation was
+# started, so none is to be continued or aborted, and no line says so.
+# The control: git am of the same commits, in the same state, leaves one
+# and says so, in the words the assertion looks for.
+t_no_advice() {
+	load
+	echo host >>"$CWS/README"
+	before=$(ws_state "$CWS")
+	RUN_CWD=$CWS run_confine apply --yes --commits "$CSID"
+	assert_status "$RC" 125
+	# After the report: confine's refusal alone.
+	sed -n '/^confine: /,$p' "$ERR" >"$TEST_TMP/last"
+	assert_refusal "$TEST_TMP/last"
+	assert_file_has_content "$TEST_TMP/last" 'nothing was changed$'
+	assert_not_file_has_content "$ERR" "$ADVICE"
+	assert_eq "$(ws_state "$CWS")" "$before" "the workspace"
+	for d in rebase-apply rebase-merge MERGE_HEAD CHERRY_PICK_HEAD; do
+		assert_not_exists "$CWS/.git/$d"
+	done
+	# Control: git am, on a copy in the same state.
+	mbox=$TEST_TMP/advice-mbox
+	rm -rf "$mbox"
+	git -C "$TEST_TMP/scratch" format-patch -q -o "$mbox" "$BASE"
+	cp "$CWS/README" "$TEST_TMP/readme"
+	ws_copy "$WS"
+	cp "$TEST_TMP/readme" "$CWS/README"
+	(cd "$CWS" && git_fixed am -3 "$mbox"/*.patch) >"$TEST_TMP/am.out" 2>&1 &&
+	    fail "control: git am applies over the changed README"
+	assert_file_has_content "$TEST_TMP/am.out" "$ADVICE"
+	assert_exists "$CWS/.git/rebase-apply"
+}
+
 tcase "a session that makes commits" setup
 tcase "--commits: the series rebuilt from its trees, the rest as plain apply" t_commits
 tcase "--commits: a tampered rest.patch is refused, nothing changed" t_tamper_rest
 tcase "--commits: a tampered commit patch is refused, nothing changed" t_tamper_commit
 tcase "--commits: HEAD moved, or no commits: refused, nothing changed" t_head_moved
+tcase "--commits refused: no git advice, no operation left to continue or abort" t_no_advice
 tap_done

@@ -3,7 +3,7 @@
 # dry-run.sh - --dry-run prints the plan, runs nothing and creates no
 # session.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
-plan 7
+plan 8
 
 # The steps --dry-run prints (those confine takes: not bwrap's alone), and
 # the steps a run logs with -vv as it takes them: the same, in one order.
@@ -117,7 +117,31 @@ t_refusal() {
 	assert_ws_unchanged
 }
 
+# A path the host does not have is said to be skipped, once, and not
+# listed as a mount or a rule; the one it has, beside it, is (the
+# control).
+t_absent() {
+	ws_new
+	mkdir "$TEST_TMP/there"
+	run_confine --dry-run --ro "$TEST_TMP/not-there" --ro "$TEST_TMP/there" \
+	    --hide "$WS/not-there" -- true
+	assert_status "$RC" 0
+	if [ "$BACKEND" = landlock ]; then
+		assert_file_has_content "$OUT" "^  r-x  $TEST_TMP/there\$"
+		assert_file_has_content "$OUT" "^  skip $TEST_TMP/not-there \\(r-x: does not exist\\)\$"
+	else
+		assert_file_has_content "$OUT" "^  ro       $TEST_TMP/there \\(host's, read-only"
+		assert_file_has_content "$OUT" "^  skipped  $TEST_TMP/not-there \\(ro: does not exist\\)\$"
+		assert_file_has_content "$OUT" "^  skipped  $WS/not-there \\(hide: does not exist\\)\$"
+		assert_not_file_has_content "$OUT" "^  hide .*/not-there"
+	fi
+	assert_not_file_has_content "$OUT" "^  (ro|r-x) .*/not-there"
+	[ "$(grep -c "$TEST_TMP/not-there (" "$OUT")" -eq 1 ] ||
+	    fail "the missing path is said more than once"
+}
+
 tcase "the plan: sealed, namespaces, network, workspace, session" t_plan
+tcase "a path the host does not have: skipped, not a mount or a rule" t_absent
 tcase "a run takes the printed enforcement sequence's steps, in its order" t_sequence
 tcase "no session directory is created" t_no_session
 tcase "the command is not run" t_runs_nothing

@@ -105,7 +105,7 @@ t_exact() {
 		diff "$TEST_TMP/want" "$TEST_TMP/got" | sed 's/^/# /'
 		fail "the environment inside is not the allowed set"
 	}
-	assert_eq "$(grep -c '^CONFINE_SESSION=[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{8\}$' "$OUT")" 1 \
+	assert_eq "$(grep -c '^CONFINE_SESSION=[0-9]\{8\}-[0-9]\{6\}\(\.[0-9]\{3\}\)\{0,1\}-[0-9a-f]\{8\}$' "$OUT")" 1 \
 	    "CONFINE_SESSION"
 	assert_not_file_has_content "$OUT" 'confinetestsecret|ghp_|SSH_AUTH|DBUS|DISPLAY|XDG_RUNTIME_DIR'
 	assert_ws_unchanged

@@ -387,8 +387,8 @@ t_bytes() {
 	assert_inference "localhost:$UP" 2 2 0
 	# The session is kept (a change to review): what it wrote is there.
 	[ -n "$(sessions)" ] || fail "no session kept"
-	"$CONFINE" show >"$T/show" 2>&1 || fail "confine show"
-	"$CONFINE" diff >"$T/diff" 2>&1 || fail "confine diff"
+	(cd "$WS" && "$CONFINE" show) >"$T/show" 2>&1 || fail "confine show: $(cat "$T/show")"
+	(cd "$WS" && "$CONFINE" diff) >"$T/diff" 2>&1 || fail "confine diff: $(cat "$T/diff")"
 	# Positive controls: the key was used, and a grep of these bytes
 	# finds what the command wrote.
 	up_lines b-ok | grep -q "\\[\"Authorization\", \"Bearer $SECRET\"\\]" ||

@@ -101,7 +101,7 @@ t_granted_session() {
 		done
 		echo x >/dev/null && echo null ok' sh "$f"
 	assert_status "$RC" 0
-	sed "s|^$SESSIONS/[0-9a-f-]*/|S/|" "$OUT" >"$TEST_TMP/got"
+	sed "s|^$SESSIONS/[0-9a-f.-]*/|S/|" "$OUT" >"$TEST_TMP/got"
 	printf 'S/upper ok\nS/tmp ok\nS/home ok\nnull ok\n' >"$TEST_TMP/want"
 	cmp -s "$TEST_TMP/got" "$TEST_TMP/want" || {
 		diag_file "$OUT" "inside"

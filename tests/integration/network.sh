@@ -13,7 +13,7 @@
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 32
+plan 33
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -513,6 +513,54 @@ t_proxy_upstream_failure() {
 	assert_not_file_has_content "$ERR" "^confine: proxy: 127\\.0\\.0\\.1:$dead\$"
 }
 
+# A connect from a thread that is not its process's first: bwrap's
+# supervisor answers it as it answers the main thread's (it took the
+# command's socket by the thread's id, which pidfd_open refuses: ESRCH).
+# TCP to the sandbox's own loopback where nothing listens, and a unix
+# socket of the sandbox's own: the same answer from either thread.
+t_thread_connect() {
+	net_ws
+	cat >"$WS/.t/threads.py" <<'EOF'
+import os, socket, sys, threading
+
+def probe(name, out):
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.connect(("127.0.0.1", int(sys.argv[1])))
+        out.append("%s tcp connected" % name)
+    except OSError as e:
+        out.append("%s tcp %s" % (name, os.strerror(e.errno)))
+    try:
+        u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        u.connect(sys.argv[2])
+        out.append("%s unix connected" % name)
+    except OSError as e:
+        out.append("%s unix %s" % (name, os.strerror(e.errno)))
+
+try:
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(sys.argv[2])
+    srv.listen(4)
+except OSError as e:
+    print("no unix server: %s" % os.strerror(e.errno))
+out = []
+probe("main", out)
+t = threading.Thread(target=probe, args=("thread", out))
+t.start()
+t.join()
+print("\n".join(out))
+EOF
+	run_confine -- python3 .t/threads.py "$HTTP_PORT" t.sock
+	assert_status "$RC" 0
+	assert_eq "$(sed -n 's/^main //p' "$OUT")" \
+	    "$(sed -n 's/^thread //p' "$OUT")" "the thread's answers against the main thread's"
+	assert_file_has_content "$OUT" '^thread tcp '
+	# landlock: socket(AF_UNIX) is refused there (ABI < 9).
+	[ "$BACKEND" = landlock ] ||
+	    assert_file_has_content "$OUT" '^thread unix connected$'
+	assert_not_file_has_content "$OUT" 'No such process'
+}
+
 # An empty allow-list allows nothing (escape catalogue X4).
 t_proxy_empty() {
 	net_ws
@@ -649,4 +697,5 @@ tcase "host: the host's interfaces" t_host_links
 tcase "host: a host unix socket under /tmp is unreachable" t_host_unix_tmp
 tcase "host: a host unix socket under /var/tmp is unreachable" t_host_unix_vartmp
 tcase "host: a host abstract socket is unreachable (EPERM)" t_host_abstract
+tcase "a connect from a thread that is not the first: as the main thread's" t_thread_connect
 tap_done

@@ -25,7 +25,7 @@ fi
 # session's under landlock.
 home_inside() {
 	if [ "$BACKEND" = landlock ]; then
-		printf '%s\n' "$SESSIONS/[0-9a-f-]+/home"
+		printf '%s\n' "$SESSIONS/[0-9a-f.-]+/home"
 	else
 		printf '%s\n' "$H"
 	fi

@@ -112,7 +112,7 @@ t_plumbing() {
 	assert_file_has_content "$OUT" "^commits: 1, in commits/, on $BASE\$"
 	assert_file_has_content "$OUT" '^  0001 tidy the build$'
 	assert_file_has_content "$OUT" '^    author Eve <eve@evil.invalid>$'
-	assert_file_has_content "$OUT" '^     Makefile \| 1 \+, 1 -$'
+	assert_file_has_content "$OUT" '^     Makefile \| 2 \+-$'
 	assert_file_has_content "$OUT" '^  Makefile \(commit 0001\): '
 	assert_not_file_has_content "$OUT" '^  none$'
 	assert_not_file_has_content "$OUT" 'README'

@@ -142,7 +142,7 @@ workspace $WS" "the latest session's report"
 	assert_eq "$(head -n 3 "$OUT")" "session $s1
 workspace $WS
 changes: 8 added, $modified modified, 2 deleted, 1 renamed" "the report's head"
-	assert_file_has_content "$OUT" '^ bin/run\.sh \| 0 \+, 0 -$'
+	assert_file_has_content "$OUT" '^ bin/run\.sh +\| +0$'
 	assert_file_has_content "$OUT" '^ [0-9]+ files changed, '
 	# Flagged, with the reason.
 	assert_file_has_content "$OUT" '^  Makefile: a build script$'
@@ -199,9 +199,11 @@ t_diff_tty() {
 	printf q >"$TEST_TMP/q"
 	TTY_IN=$TEST_TMP/q on_tty "'$CONFINE' diff $SID"
 	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^\+a\\x1b\]0;pwned\\x07b\\x1b\[31mred'
+	# Coloured as git colours it (review-terminal.sh has the colours).
+	assert_file_has_content "$OUT" "^$(printf '\033')\\[32m"'\+a\\x1b\]0;pwned\\x07b\\x1b\[31mred'
 	assert_file_has_content "$OUT" 'diff --git a/esc\.txt b/esc\.txt'
-	# Only the pager's own sequences may remain: none of the agent's.
+	# Only the pager's and confine's colours may remain: none of the
+	# agent's (an added file: no line in red).
 	assert_not_file_has_content "$OUT" "$(printf '\033')\\]"
 	assert_not_file_has_content "$OUT" "$(printf '\033')\\[31m"
 	assert_not_file_has_content "$OUT" "$(printf '\007')"

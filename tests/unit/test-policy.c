@@ -2199,6 +2199,153 @@ test_landlock_plan(void)
 	profile_free(&pr);
 }
 
+/* A kept path's landlock rule, by where it points. */
+static const struct plan_path *
+rule_at(const struct plan *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->landlock.npaths; i++)
+		if (streq(p->landlock.paths[i].path, path))
+			return &p->landlock.paths[i];
+	return NULL;
+}
+
+/*
+ * Persistent paths: kept in the profile's state, an entry a path, named
+ * by the path alone; native's layers, the copy backends' copy; scratch
+ * with one line when another session holds the state.
+ */
+static void
+test_persistent(void)
+{
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr;
+	struct plan p, q;
+	autofree char *cause = NULL, *entry = NULL, *entry2 = NULL, *d = NULL;
+	const struct plan_mount *m;
+	const struct plan_path *r;
+	static const char *const backends[] = { "native", "bwrap",
+	    "landlock" };
+	size_t b;
+
+	prof(&pr, "offline");
+	plist_add(&pr.persistent, "~/.agent", T_INI ":13");
+	plist_add(&pr.persistent, "~/.agent.json", T_INI ":14");
+	plist_add(&pr.hide, "~/.agent/.credentials.json", T_INI ":15");
+	plist_add(&pr.read_only, "~/.agent/local", T_INI ":17");
+	h.bwrap.found = h.bwrap.probed = true;
+	d = policy_state_dir(STATE, &pr);
+	is_str(d, STATE "/confine/state/t", "persistent: the state of a "
+	    "named profile is named after it");
+	for (b = 0; b < nitems(backends); b++) {
+		const char *w = backends[b];
+		autofree char *kept = NULL;
+
+		if ((cause = try_backend(&h, &o, &pr, w, &p)) != NULL) {
+			ok(false, "persistent, %s: accepted (%s)", w, cause);
+			free(steal_ptr(&cause));
+			continue;
+		}
+		is_str(p.state_dir, STATE "/confine/state/t", "persistent, "
+		    "%s: the profile's state directory", w);
+		ok(p.state_busy == NULL, "persistent, %s: nothing said", w);
+		ok(explains(&p, "filesystem.persistent = " HOME "/.agent  "
+		    "(t.ini:13)"), "persistent, %s: explained", w);
+		m = find_mount(&p, streq(w, "native") ? PLAN_MOUNT_SCRATCH :
+		    streq(w, "bwrap") ? PLAN_MOUNT_COPY : PLAN_MOUNT_LINK,
+		    HOME "/.agent");
+		if (!ok(m && m->state, "persistent, %s: ~/.agent is kept", w))
+			goto next;
+		ok(has(m->state, STATE "/confine/state/t/") &&
+		    strlen(m->state) == strlen(STATE "/confine/state/t/") + 16,
+		    "persistent, %s: its entry is in the state, by a hash", w);
+		if (entry == NULL)
+			entry = xstrdup(m->state);
+		is_str(m->state, entry, "persistent, %s: the same entry on "
+		    "every backend", w);
+		kept = path_join(entry, "copy");
+		if (streq(w, "native")) {
+			autofree char *up = path_join(entry, "upper");
+			autofree char *wk = path_join(entry, "work");
+
+			ok(streq(m->upper, up) && streq(m->work, wk),
+			    "persistent, native: the layers are the entry's");
+		} else if (streq(w, "bwrap")) {
+			ok(streq(m->upper, kept) && m->work == NULL,
+			    "persistent, bwrap: the copy is the entry's");
+			ok(m->except && m->except[0] &&
+			    streq(m->except[0], ".credentials.json") &&
+			    !m->except[1], "persistent, bwrap: the hidden "
+			    "file is left out of the copy");
+		} else {
+			ok(streq(m->upper, SESSION "/home/.agent"),
+			    "persistent, landlock: a link in the session's "
+			    "home");
+			ok(m->except && m->except[0] && m->except[1] &&
+			    streq(m->except[0], ".credentials.json") &&
+			    streq(m->except[1], "local") && !m->except[2],
+			    "persistent, landlock: the hidden file and the "
+			    "read-only path (a link) are left out of the copy");
+			r = rule_at(&p, kept);
+			ok(r && r->access == (PLAN_FS_READ | PLAN_FS_WRITE |
+			    PLAN_FS_EXEC), "persistent, landlock: the kept "
+			    "copy is writable");
+		}
+		if (!streq(w, "landlock"))
+			ok(find_mount(&p, PLAN_MOUNT_HIDE, HOME
+			    "/.agent/.credentials.json") != NULL,
+			    "persistent, %s: the hidden file is covered", w);
+		m = find_mount(&p, streq(w, "native") ? PLAN_MOUNT_SCRATCH :
+		    streq(w, "bwrap") ? PLAN_MOUNT_COPY : PLAN_MOUNT_LINK,
+		    HOME "/.agent.json");
+		ok(m && m->state && !streq(m->state, entry), "persistent, %s: "
+		    "a second path, a second entry", w);
+		if (m && entry2 == NULL)
+			entry2 = xstrdup(m->state);
+		ok(m && streq(m->state, entry2), "persistent, %s: the file's "
+		    "entry is the same on every backend", w);
+	next:
+		plan_free(&p);
+	}
+
+	/* Another session holds the state: scratch, said once. */
+	h.state_busy = S("20231114-221000-00000001");
+	if ((cause = try_backend(&h, &o, &pr, "native", &q)) == NULL) {
+		ok(q.state_dir == NULL, "persistent, busy: no state kept");
+		is_str(q.state_busy, "state of t in use by session "
+		    "20231114-221000-00000001: this session's changes to "
+		    "~/.agent, ~/.agent.json are discarded", "persistent, "
+		    "busy: the line says so");
+		m = find_mount(&q, PLAN_MOUNT_SCRATCH, HOME "/.agent");
+		ok(m && m->state == NULL && has(m->upper, SESSION
+		    "/scratch/"), "persistent, busy: plain scratch in the "
+		    "session");
+		plan_free(&q);
+	} else
+		ok(false, "persistent, busy: accepted (%s)", cause);
+	h.state_busy = NULL;
+
+	/* A profile named by its file: the state by the path's hash. */
+	free(pr.name);
+	pr.name = xstrdup("./my profile.ini");
+	free(d);
+	d = policy_state_dir(STATE, &pr);
+	ok(has(d, STATE "/confine/state/file-") && strlen(d) ==
+	    strlen(STATE "/confine/state/file-") + 16, "persistent: a "
+	    "profile's file gives a state named by its hash");
+	/* landlock: only the home's paths can be kept. */
+	plist_add(&pr.persistent, "/var/lib/agent", T_INI ":16");
+	free(cause);
+	cause = try_backend(&h, &o, &pr, "landlock", &p);
+	ok(cause && has(cause, "persistent = /var/lib/agent (t.ini:16)"),
+	    "persistent, landlock: a path outside the home is refused");
+	if (cause == NULL)
+		plan_free(&p);
+	profile_free(&pr);
+}
+
 /* Does bwrap's command line give the sandbox a network namespace? */
 static bool
 bwrap_unshares_net(const struct plan *p)
@@ -3175,6 +3322,14 @@ test_loader_to_policy(void)
  */
 #define GOLDEN_INI	"/etc/confine/profiles/golden.ini"
 
+/* The golden host has no /libx32, no Guix and no secrets to hide. */
+static bool
+golden_exists(const char *path)
+{
+	return !streq(path, "/libx32") && !streq(path, "/gnu/store") &&
+	    !streq(path, "/srv/work/proj/secrets");
+}
+
 static bool
 golden_plan(struct plan *p, const char *backend)
 {
@@ -3219,6 +3374,7 @@ golden_plan(struct plan *p, const char *backend)
 	h.unix_sockets = (char **)sockets;
 	h.root_links = (char **)links;
 	h.etc_private = (char **)etc_private;
+	h.path_exists = golden_exists;
 	/* landlock needs ABI 6 (signal scoping); the others show ABI 4. */
 	h.landlock_abi = streq(backend, "landlock") ? 6 : 4;
 	h.is_tty[0] = h.is_tty[1] = true;
@@ -3353,7 +3509,7 @@ test_sequence(void)
 	static const enum plan_step_id shared[] = { STEP_DIE_WITH_SUPERVISOR,
 	    STEP_CAPABILITIES, STEP_NO_NEW_PRIVS, STEP_NOT_DUMPABLE,
 	    STEP_ENVIRONMENT, STEP_SESSION, STEP_FDS, STEP_DIRECTORY,
-	    STEP_LANDLOCK, STEP_FOREGROUND, STEP_EXEC };
+	    STEP_LANDLOCK, STEP_FOREGROUND, STEP_START_AFTER, STEP_EXEC };
 	size_t i, j;
 
 	for (i = 0; i < nitems(backends); i++) {
@@ -3512,6 +3668,7 @@ main(void)
 	test_backends();
 	test_bwrap_plan();
 	test_landlock_plan();
+	test_persistent();
 	test_tcp_plan();
 	test_backend_layout();
 	test_profile_mounts();

@@ -854,6 +854,7 @@ static const struct field {
 	F("filesystem.read-only", read_only, true),
 	F("filesystem.hide", hide, true),
 	F("filesystem.scratch", scratch, true),
+	F("filesystem.persistent", persistent, true),
 	F("filesystem.direct", direct, true),
 	F("filesystem.home", home, true),
 	F("workspace.path", ws_path, false),
