@@ -19,8 +19,9 @@ struct copy_stats {
 	size_t		cloned;		/* of which shared by reflink */
 	size_t		skipped;	/* unreadable files, fifos, sockets, devices */
 	uint64_t	bytes;		/* of the files copied so far */
-	size_t		total;		/* regular files to copy, when counted
-					 * first (copy_tree_shown()); else 0 */
+	size_t		total;		/* regular files to copy, once shown
+					 * asked for them (copy_tree_shown());
+					 * else 0 */
 };
 
 /*
@@ -37,7 +38,8 @@ typedef bool	copy_shown_fn(const struct copy_stats *, void *arg);
  * filesystem can, else copied; never hard-linked to the host's), symlinks
  * as they are, modes without setuid and setgid, and modification times.
  * Files that cannot be read, fifos, sockets and device nodes are left out
- * and counted; so are the paths except names, relative to src.  With
+ * and counted; so are the paths except names, relative to src.  An entry
+ * gone since its directory was read is left out (not the root).  With
  * dirs, each directory of the copy is written there as its inode number
  * and its path relative to dst ("" for dst), each NUL-terminated: the
  * export tells a directory moved by the command from it.  0 or -errno, with *where naming the path that failed.
