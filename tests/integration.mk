@@ -26,6 +26,7 @@ INTEGRATION_TESTS = \
 	tests/integration/namespaces.sh \
 	tests/integration/filesystem.sh \
 	tests/integration/workspace.sh \
+	tests/integration/workspace-copy.sh \
 	tests/integration/landlock.sh \
 	tests/integration/seccomp.sh \
 	tests/integration/capabilities.sh \
@@ -83,7 +84,7 @@ TESTS += tests/integration/keyholder-login.sh
 EXTRA_DIST += tests/integration/keyholder-login.sh
 
 EXTRA_DIST += tests/profile-lib.sh tests/apply-lib.sh
-EXTRA_DIST += tests/helpers/changeset.py
+EXTRA_DIST += tests/helpers/changeset.py tests/helpers/pty-stderr.py
 EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy
 
 # Every integration test once more on each of the other backends: the same
@@ -107,6 +108,7 @@ BACKEND_TESTS = \
 	tests/bwrap/namespaces.bwrap \
 	tests/bwrap/filesystem.bwrap \
 	tests/bwrap/workspace.bwrap \
+	tests/bwrap/workspace-copy.bwrap \
 	tests/bwrap/landlock.bwrap \
 	tests/bwrap/seccomp.bwrap \
 	tests/bwrap/capabilities.bwrap \
@@ -142,6 +144,7 @@ BACKEND_TESTS = \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
 	tests/landlock/workspace.landlock \
+	tests/landlock/workspace-copy.landlock \
 	tests/landlock/landlock.landlock \
 	tests/landlock/seccomp.landlock \
 	tests/landlock/capabilities.landlock \

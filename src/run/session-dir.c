@@ -26,7 +26,9 @@
 #include "lib/log.h"
 #include "lib/spawn.h"
 #include "lib/sys.h"
+#include "lib/term-escape.h"
 #include "lib/util.h"
+#include "run/copy-progress.h"
 #include "run/session-dir.h"
 #include "run/workspace-copy.h"
 #include "store/session-meta.h"
@@ -108,8 +110,9 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start,
 static int
 prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 {
-	autofree char *parent = xstrdup(m->upper);
+	autofree char *parent = xstrdup(m->upper), *what = NULL;
 	struct copy_stats st;
+	struct copy_progress pg;
 	FILE *dirs = NULL;
 	int r;
 
@@ -148,18 +151,22 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 			return r;
 		}
 	}
-	r = copy_tree(m->src, m->upper, m->except, dirs, &st, where);
+	/* A large workspace takes a while: the user's terminal says so. */
+	what = streq(m->src, p->workspace) ? xstrdup("the workspace") :
+	    term_sanitize(m->src, strlen(m->src), 0);
+	copy_progress_begin(&pg, what);
+	r = copy_tree_shown(m->src, m->upper, m->except, dirs,
+	    pg.on ? copy_progress_show : NULL, &pg, &st, where);
 	if (dirs && fclose(dirs) != 0 && r == 0) {
 		*where = "copy.dirs";
 		r = -EIO;
 	}
+	copy_progress_end(&pg, &st, r == 0);
 	if (r < 0)
 		return r;
 	if (st.skipped)
 		log_info("copy of %s: %zu unreadable or special files left out",
 		    m->src, st.skipped);
-	log_debug("copy of %s: %zu files, %zu of them reflinked", m->src,
-	    st.files, st.cloned);
 	return 0;
 }
 

@@ -4,6 +4,9 @@
  *
  * Runs in: the supervisor, before the sandbox starts; the source is the
  * user's own tree, the destination confine's session directory.
+ * MUST: look at each file once: what is told of the copy's progress is
+ * counted while copying; the total, counted only when asked for (a copy
+ * that takes a while), reads the directories alone.
  * MUST: never hard-link: a link would share the host's inode, and a write
  * through the copy would reach the host.
  * MUST: follow no symlink on either side; a link is copied as a link.
@@ -27,10 +30,17 @@
 #include "run/workspace-copy.h"
 
 #define MAX_DEPTH	256
+#define COPY_CHUNK	(16 << 20)	/* bytes between two calls of shown */
 
 struct copy {
 	struct copy_stats	*st;
+	copy_shown_fn		*shown;		/* or NULL */
+	void			*arg;		/* shown's */
+	int			 root;		/* src's parent, for the count */
+	const char		*root_name;	/* src's name in it */
+	bool			 counted;	/* st->total is */
 	bool			 no_clone;	/* FICLONE failed: not here */
+	bool			 no_range;	/* so did copy_file_range(2) */
 	FILE			*dirs;	/* "INO\0PATH\0" per directory */
 	char *const		*except;
 	char			 rel[PATH_MAX];	/* of the entry, below src */
@@ -61,37 +71,72 @@ own(int fd, const struct stat *st)
 	return fchown(fd, st->st_uid, st->st_gid);
 }
 
-/* The bytes of in to out: a reflink, else the kernel's copy, else ours. */
+static void	count_entry(struct copy *, int, const char *);
+
+/* Tell shown; count the total first when it asks for it, once. */
+static void
+tell(struct copy *c)
+{
+	struct copy *count;
+
+	if (c->shown == NULL || !c->shown(c->st, c->arg) || c->counted)
+		return;
+	c->counted = true;
+	/* A walk of its own: c->rel is the copy's place. */
+	count = xcalloc(1, sizeof(*count));
+	count->st = c->st;
+	count->except = c->except;
+	count_entry(count, c->root, c->root_name);
+	free(count);
+	c->shown(c->st, c->arg);
+}
+
+/*
+ * The bytes of in to out: a reflink (FICLONE: btrfs, xfs, bcachefs), else
+ * the kernel's copy (copy_file_range(2), which reflinks where it can and
+ * copies in the kernel elsewhere), else ours (another filesystem than
+ * the session's, or an old kernel).  A method this filesystem refuses is
+ * not asked again for every file.
+ */
 static int
 copy_bytes(struct copy *c, int in, int out, off_t size, bool *cloned)
 {
 	char buf[65536];
 	ssize_t n, w;
 	off_t left = size;
+	unsigned reads = 0;
 
 	*cloned = false;
 	if (size > 0 && !c->no_clone) {
 		if (ioctl(out, FICLONE, in) == 0) {
 			*cloned = true;
+			c->st->bytes += (uint64_t)size;
 			return 0;
 		}
-		/* This filesystem cannot: do not ask for every file. */
 		if (errno == EOPNOTSUPP || errno == EXDEV || errno == EINVAL ||
 		    errno == ENOTTY)
 			c->no_clone = true;
 	}
-	while (left > 0) {
-		n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+	while (left > 0 && !c->no_range) {
+		n = copy_file_range(in, NULL, out, NULL,
+		    (size_t)(left < COPY_CHUNK ? left : COPY_CHUNK), 0);
 		if (n < 0 && (errno == EXDEV || errno == ENOSYS ||
-		    errno == EINVAL || errno == EOPNOTSUPP))
+		    errno == EINVAL || errno == EOPNOTSUPP)) {
+			/* Refused before a byte was copied: the filesystem. */
+			if (left == size)
+				c->no_range = true;
 			break;
+		}
 		if (n < 0)
 			return -errno;
 		if (n == 0)
 			return 0;	/* shrank meanwhile: what is there */
 		left -= n;
+		c->st->bytes += (uint64_t)n;
+		if (left > 0)
+			tell(c);
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
 		for (w = 0; w < n; ) {
 			ssize_t k = write(out, buf + w, (size_t)(n - w));
 
@@ -99,6 +144,10 @@ copy_bytes(struct copy *c, int in, int out, off_t size, bool *cloned)
 				return -errno;
 			w += k;
 		}
+		c->st->bytes += (uint64_t)n;
+		if (++reads % (COPY_CHUNK / sizeof(buf)) == 0)
+			tell(c);
+	}
 	return n < 0 ? -errno : 0;
 }
 
@@ -129,6 +178,7 @@ copy_file(struct copy *c, int sdir, const char *name, int ddir,
 	if (own(out, st) < 0 || fchmod(out, st->st_mode & 01777) < 0 ||
 	    futimens(out, t) < 0)
 		return -errno;
+	tell(c);
 	return 0;
 }
 
@@ -222,20 +272,106 @@ copy_dir(struct copy *c, int sdir, int ddir, int depth)
 		if (!excepted(c))
 			r = copy_entry(c, sdir, e->d_name, ddir, e->d_name,
 			    depth);
+		/*
+		 * Gone since the directory was read (git gc pruning loose
+		 * objects, an editor's save by rename): the copy has what is
+		 * there.  Opened before anything is made for it, it left
+		 * nothing behind.
+		 */
+		if (r == -ENOENT && faccessat(sdir, e->d_name, F_OK,
+		    AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+			log_debug("copy: '%s' went away while copied", c->rel);
+			r = 0;
+		}
 		c->rel[len] = '\0';
 	}
 	closedir(d);
 	return r;
 }
 
+/*
+ * The regular files copy_dir() will meet below sdir, counted from the
+ * directories' entries alone (their d_type; a filesystem that gives none
+ * is asked with fstatat(2)).  A directory that cannot be read counts
+ * nothing: the copy says what it left out.
+ */
+static void
+count_dir(struct copy *c, int sdir, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int fd;
+
+	if (depth > MAX_DEPTH || (fd = dup(sdir)) < 0)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(c->rel);
+		unsigned char type = e->d_type;
+		struct stat st;
+
+		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(c->rel + len, sizeof(c->rel) - len,
+		    "%s%s", len ? "/" : "", e->d_name) >= sizeof(c->rel) - len) {
+			c->rel[len] = '\0';
+			continue;
+		}
+		if (excepted(c)) {
+			c->rel[len] = '\0';
+			continue;
+		}
+		if (type == DT_UNKNOWN &&
+		    fstatat(sdir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			type = IFTODT(st.st_mode);
+		if (type == DT_REG)
+			c->st->total++;
+		else if (type == DT_DIR && (fd = openat(sdir, e->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+			count_dir(c, fd, depth + 1);
+			close(fd);
+		}
+		c->rel[len] = '\0';
+	}
+	closedir(d);
+}
+
+/* What copy_entry() will copy of the entry name of sdir, counted. */
+static void
+count_entry(struct copy *c, int sdir, const char *name)
+{
+	autoclose int fd = -1;
+	struct stat st;
+
+	if (fstatat(sdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (S_ISREG(st.st_mode))
+		c->st->total = 1;
+	else if (S_ISDIR(st.st_mode) && (fd = openat(sdir, name, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+		count_dir(c, fd, 0);
+}
+
 int
 copy_tree(const char *src, const char *dst, char *const *except,
     FILE *dirs, struct copy_stats *st, const char **where)
 {
+	return copy_tree_shown(src, dst, except, dirs, NULL, NULL, st, where);
+}
+
+int
+copy_tree_shown(const char *src, const char *dst, char *const *except,
+    FILE *dirs, copy_shown_fn *shown, void *arg, struct copy_stats *st,
+    const char **where)
+{
 	autofree char *sparent = xstrdup(src), *dparent = xstrdup(dst);
 	char *sname = strrchr(sparent, '/'), *dname = strrchr(dparent, '/');
 	autoclose int s = -1, d = -1;
-	struct copy c = { .st = st, .except = except, .dirs = dirs };
+	struct copy c = { .st = st, .except = except, .dirs = dirs,
+	    .shown = shown, .arg = arg, .root = -1 };
 	struct stat sst;
 
 	memset(st, 0, sizeof(*st));
@@ -263,6 +399,9 @@ copy_tree(const char *src, const char *dst, char *const *except,
 		/* The workspace is a resolved path; a link here is a race. */
 		return -ELOOP;
 	}
+	c.root = s;
+	c.root_name = sname;
+	tell(&c);
 	return copy_entry(&c, s, sname, d, dname, 0);
 }
 

@@ -10,14 +10,27 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
 struct copy_stats {
-	size_t	files;		/* regular files copied */
-	size_t	cloned;		/* of which shared by reflink */
-	size_t	skipped;	/* unreadable files, fifos, sockets, devices */
+	size_t		files;		/* regular files copied */
+	size_t		cloned;		/* of which shared by reflink */
+	size_t		skipped;	/* unreadable files, fifos, sockets, devices */
+	uint64_t	bytes;		/* of the files copied so far */
+	size_t		total;		/* regular files to copy, once shown
+					 * asked for them (copy_tree_shown());
+					 * else 0 */
 };
+
+/*
+ * Told how a copy goes (copy_tree_shown()): at the start, after each
+ * file, and within a large one after each 16 MiB, with the counts so far.
+ * It must be cheap (it runs once a file) and it cannot stop the copy.  It
+ * returns true to have the total counted (once; it is told again then).
+ */
+typedef bool	copy_shown_fn(const struct copy_stats *, void *arg);
 
 /*
  * Copy src (a directory, a file or a symlink on the host) to dst, which
@@ -25,13 +38,24 @@ struct copy_stats {
  * filesystem can, else copied; never hard-linked to the host's), symlinks
  * as they are, modes without setuid and setgid, and modification times.
  * Files that cannot be read, fifos, sockets and device nodes are left out
- * and counted; so are the paths except names, relative to src.  With
+ * and counted; so are the paths except names, relative to src.  An entry
+ * gone since its directory was read is left out (not the root).  With
  * dirs, each directory of the copy is written there as its inode number
  * and its path relative to dst ("" for dst), each NUL-terminated: the
  * export tells a directory moved by the command from it.  0 or -errno, with *where naming the path that failed.
  */
 int	copy_tree(const char *src, const char *dst, char *const *except,
 	    FILE *dirs, struct copy_stats *, const char **where);
+
+/*
+ * copy_tree(), telling shown(stats, arg) how it goes.  When shown asks
+ * for it, the regular files the copy will have made are counted into
+ * stats->total, from the names and types in the directories alone: no
+ * file is looked at twice.  With shown NULL it is copy_tree().
+ */
+int	copy_tree_shown(const char *src, const char *dst, char *const *except,
+	    FILE *dirs, copy_shown_fn *shown, void *arg, struct copy_stats *,
+	    const char **where);
 
 /*
  * Has the command changed anything in the copy at dir: is any entry's
