@@ -18,7 +18,7 @@ packages='
 	libjansson-dev libssl-dev
 	git scdoc bubblewrap tmux hyperfine python3 procps iproute2
 	ca-certificates curl openssl
-	bash-completion zsh fish man-db
+	bash-completion zsh fish man-db xfsprogs
 '
 # The agent tests install the agents with npm: the distribution's Node.js
 # and npm, unless a Node.js is installed already (from NodeSource, say,
