@@ -35,6 +35,7 @@
 #include "lib/untrusted.h"
 #include "lib/util.h"
 #include "run/agent-state.h"
+#include "run/session-dir.h"
 
 /* Deeper than any agent's state; a tree past it is not walked further. */
 #define DEPTH_MAX	128
@@ -378,33 +379,6 @@ state_show(const struct cli_opts *o, char *const *env)
 	return 0;
 }
 
-/* Remove a tree, not following links; directories made unreadable by
- * overlayfs's work are opened up first. */
-static void
-remove_all(int at, const char *name, int depth)
-{
-	struct dirent *e;
-	DIR *d;
-	int fd;
-
-	if (unlinkat(at, name, 0) == 0 || errno != EISDIR ||
-	    depth > DEPTH_MAX)
-		return;
-	fchmodat(at, name, 0700, AT_SYMLINK_NOFOLLOW);
-	if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
-		return;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((e = readdir(d)) != NULL)
-		if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
-			remove_all(dirfd(d), e->d_name, depth + 1);
-	closedir(d);
-	unlinkat(at, name, AT_REMOVEDIR);
-}
-
 int
 state_drop(const struct cli_opts *o, char *const *env)
 {
@@ -459,7 +433,7 @@ state_drop(const struct cli_opts *o, char *const *env)
 	for (i = 0; i < n; i++) {
 		if (!streq(v[i]->d_name, ".") && !streq(v[i]->d_name, "..") &&
 		    !streq(v[i]->d_name, AGENT_STATE_LOCK))
-			remove_all(sfd, v[i]->d_name, 0);
+			workspace_remove_tree(sfd, v[i]->d_name);
 		free(v[i]);
 	}
 	free(v);
