@@ -41,6 +41,7 @@
 #include "run/inject.h"
 #include "run/proxy.h"
 #include "run/session-dir.h"
+#include "run/workspace-copy.h"
 #include "run/supervisor.h"
 #include "store/session-meta.h"
 
@@ -505,7 +506,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	struct record rec = { 0 };
 	struct inject kh = { .pid = -1, .ctl = -1 };
 	const char *where = NULL;
-	sigset_t set;
+	sigset_t set, stop, held;
 	int r, wstatus, filter_err;
 
 	if (ops->check && (r = ops->check(p, &where)) < 0)
@@ -515,11 +516,29 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		inject_start(p, &kh);
 	if ((r = agent_state_prepare(p, &where)) < 0)
 		die_errno(-r, "state: cannot prepare '%s'", where);
-	if ((r = workspace_session_create(p, &where, &rs.start_after)) < 0) {
+	/*
+	 * A copy of a large workspace takes a while: a ^C meanwhile is held
+	 * until the copy stops at it (workspace-copy.c), the half-made
+	 * session is removed, and then it is taken as it would have been.
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &stop, &held);
+	r = workspace_session_create(p, &where, &rs.start_after);
+	if (r < 0 || copy_stop_pending()) {
 		if (!p->reenter)
 			workspace_session_remove(p);
+		if (r == 0 || r == -EINTR) {
+			sigprocmask(SIG_SETMASK, &held, NULL);
+			/* Ignored by the caller: nothing took it. */
+			exit(EXIT_CONFINE);
+		}
 		die_errno(-r, "session: cannot create '%s'", where);
 	}
+	sigprocmask(SIG_SETMASK, &held, NULL);
 	if ((r = agent_state_links(p, &where)) < 0) {
 		if (!p->reenter)
 			workspace_session_remove(p);

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
@@ -72,6 +73,18 @@ own(int fd, const struct stat *st)
 }
 
 static void	count_entry(struct copy *, int, const char *);
+
+bool
+copy_stop_pending(void)
+{
+	sigset_t set;
+
+	if (sigpending(&set) < 0)
+		return false;
+	return sigismember(&set, SIGINT) == 1 || sigismember(&set,
+	    SIGTERM) == 1 || sigismember(&set, SIGHUP) == 1 ||
+	    sigismember(&set, SIGQUIT) == 1;
+}
 
 /* Tell shown; count the total first when it asks for it, once. */
 static void
@@ -179,6 +192,9 @@ copy_file(struct copy *c, int sdir, const char *name, int ddir,
 	    futimens(out, t) < 0)
 		return -errno;
 	tell(c);
+	/* Every 256 files: has the user asked to stop (a held signal)? */
+	if ((c->st->files & 255) == 0 && copy_stop_pending())
+		return -EINTR;
 	return 0;
 }
 

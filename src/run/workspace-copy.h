@@ -48,6 +48,13 @@ int	copy_tree(const char *src, const char *dst, char *const *except,
 	    FILE *dirs, struct copy_stats *, const char **where);
 
 /*
+ * Is a SIGINT, SIGTERM, SIGHUP or SIGQUIT held pending (the caller blocks
+ * them while it copies)?  A copy checks every 256 files and stops with
+ * -EINTR: the user asked to stop.
+ */
+bool	copy_stop_pending(void);
+
+/*
  * copy_tree(), telling shown(stats, arg) how it goes.  When shown asks
  * for it, the regular files the copy will have made are counted into
  * stats->total, from the names and types in the directories alone: no

@@ -13,7 +13,7 @@
 require_userns
 command -v python3 >/dev/null || skip_all "python3 is not installed"
 PTY_STDERR=$TESTS_SRCDIR/helpers/pty-stderr.py
-plan 7
+plan 8
 
 # What the tree at . is, in a form to compare: every entry's type, mode,
 # size and modification time, each link's target, each file's SHA-256.
@@ -262,6 +262,38 @@ t_progress_quiet() {
 	fi
 }
 
+# ^C while a large workspace is copied: the copy stops at it, the
+# half-made session is removed (nothing left for confine ls to show),
+# and confine dies of the signal as it would have; the command never
+# started.
+t_interrupt() {
+	not_on native "an overlay: no copy"
+	ws_new
+	python3 -c '
+import os, sys
+for d in range(60):
+    os.makedirs("%s/many/%d" % (sys.argv[1], d))
+    for i in range(500):
+        with open("%s/many/%d/%d" % (sys.argv[1], d, i), "w") as f:
+            f.write("%d %d\n" % (d, i))
+' "$WS" || fail "cannot make a large workspace"
+	WS_HASH=$(tree_hash "$WS")
+	(cd "$WS" && exec "$CONFINE" -- sh -c 'echo STARTED; exec sleep 600') \
+	    >"$OUT" 2>"$ERR" </dev/null &
+	pid=$!
+	track_pid "$pid"
+	# The copy has begun: the session's copy holds a first file.
+	wait_for 60 sh -c 'ls -d "$1"/*/upper/many/*/* >/dev/null 2>&1' sh \
+	    "$SESSIONS" || fail "the copy did not begin: $(cat "$ERR")"
+	kill -INT "$pid"
+	RC=0
+	wait "$pid" || RC=$?
+	assert_eq "$RC" 130 "confine's status (killed by SIGINT)"
+	assert_not_file_has_content "$OUT" STARTED
+	assert_eq "$(ls -A "$SESSIONS" 2>/dev/null)" "" "the sessions left"
+	assert_ws_unchanged
+}
+
 tcase "the copy is exact: contents, modes, links, empty directories, times" t_exact
 tcase "a write to the copy, in place or appended, leaves the host's files alone" t_real_copy
 tcase "a workspace on another filesystem than the session's is copied the same" t_other_fs
@@ -269,4 +301,5 @@ tcase "on a filesystem with reflinks (xfs), the copy shares extents and a write 
 tcase "on a terminal, a large copy shows a progress line, cleared when done" t_progress_pty
 tcase "stderr not a terminal: no progress line; with -v one line at the end" t_progress_not_tty
 tcase "-q on a terminal: no progress line" t_progress_quiet
+tcase "^C during the copy: it stops, the half-made session is removed" t_interrupt
 tap_done
