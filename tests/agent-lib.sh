@@ -28,7 +28,14 @@
 # - home_new: an empty fake home directory in AHOME, exported as HOME;
 # - the shipped profiles found by name, from a private XDG_CONFIG_HOME;
 # - a tmux pane for the interactive cases (pane_start, send, wait_pane,
-#   pane_quit).
+#   pane_quit);
+# - tool_prompt COMMAND: a prompt the fake endpoint answers with a call of
+#   the agent's shell tool running COMMAND; the output comes back to it as
+#   the tool's result ("  tool-result LINE" in its log);
+# - the cases every agent runs through its tool call: tool_git_commit,
+#   tool_local_server, tool_workspaces, mcp_stdio; each takes the name of
+#   a function of the script that runs the agent headless in the current
+#   directory with a prompt (AGENT_RUN, below).
 
 AGENTS_CACHE=${CONFINE_AGENTS_CACHE:-/var/tmp/confine-agents}
 # An agent is slower to start than a shell; still bounded.
@@ -295,6 +302,25 @@ model_calls() {
 # request carries it.
 prompt_marker() {
 	printf 'confine-prompt-%s\n' "$(unique_num)"
+}
+
+# ------------------------------------------------------------- tool calls
+
+# tool_prompt COMMAND: a prompt that makes the fake endpoint call the
+# agent's shell tool with COMMAND (one line), once.
+tool_prompt() {
+	printf 'run this (confine-tool-%s)\n' \
+	    "$(printf '%s' "$1" | base64 -w 0 | tr '+/' '-_' | tr -d '=')"
+}
+
+# assert_tool_result LINE: the fake endpoint got LINE, a whole line, as
+# the result of a tool call, since the mark.
+assert_tool_result() {
+	log_since
+	grep -q -x -F -e "  tool-result $1" "$SINCE" || {
+		diag_file "$SINCE" "the endpoint's log"
+		fail "no tool result '$1' reached the endpoint"
+	}
 }
 
 # ---------------------------------------------------------------- a case
