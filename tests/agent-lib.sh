@@ -315,11 +315,18 @@ tool_prompt() {
 	    "$(printf '%s' "$1" | base64 -w 0 | tr '+/' '-_' | tr -d '=')"
 }
 
-# assert_tool_result LINE: the fake endpoint got LINE, a whole line, as
-# the result of a tool call, since the mark.
+# assert_tool_result LINE: the fake endpoint got LINE, a whole line (or
+# the end of one after ": ", as Gemini CLI puts "Output: " before the
+# first), as the result of a tool call, since the mark.
 assert_tool_result() {
 	log_since
-	grep -q -x -F -e "  tool-result $1" "$SINCE" || {
+	awk -v l="$1" '
+	    index($0, "  tool-result ") == 1 {
+		t = substr($0, 15)
+		if (t == l || substr(t, length(t) - length(l) - 1) == ": " l)
+			found = 1
+	    }
+	    END { exit !found }' "$SINCE" || {
 		diag_file "$SINCE" "the endpoint's log"
 		fail "no tool result '$1' reached the endpoint"
 	}
@@ -556,20 +563,21 @@ s.serve_forever()' </dev/null >/dev/null 2>&1) &
 	assert_ws_unchanged
 }
 
-# tool_workspaces HOME-FN RUN-FN NAME: after the agent changed a file in
+# tool_workspaces HOME-FN RUN-FN NAME (the profile): after the agent changed a file in
 # each of two workspaces, and in the first changed nothing once more (no
 # session kept), confine ls in each lists its own session only; show and
 # diff without an id take the current workspace's latest; drop --empty
 # finds nothing to drop.
 tool_workspaces() {
 	agent_ws
-	_a=$WS
-	_ha=$WS_HASH
-	$1
-	agent_ws
 	_b=$WS
 	_hb=$WS_HASH
-	WS=$_a
+	agent_ws
+	_a=$WS
+	_ha=$WS_HASH
+	# HOME-FN may trust OTHER_WS too.
+	OTHER_WS=$_b
+	$1
 	$2 "$(tool_prompt 'echo a >from-a.txt')"
 	assert_status "$RC" 0
 	session_of
