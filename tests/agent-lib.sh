@@ -675,6 +675,36 @@ mcp_probe_write() {
 	assert_file_has_content "$TEST_TMP/probe.out" "$1"
 }
 
+# mcp_npx HOME-FN RUN-FN CONFIG-FN PROFILE: npx, which fetches its package from
+# the registry, fails without the network, with npm's own error naming
+# the registry (npm_config_fetch_retries=0 only shortens npm's retries,
+# which take a minute otherwise), in PROFILE; an MCP server the agent's settings
+# start with npx (CONFIG-FN, given MCP_COMMAND and MCP_ARGS, a JSON
+# array) fails too, and the agent answers without it.  MCP_ERR: the
+# agent's stderr.
+mcp_npx() {
+	command -v npx >/dev/null 2>&1 || skip_case "npx is not installed"
+	agent_ws
+	$1
+	_pkg=confine-test-no-such-package-$(unique_num)
+	# Before the first confined session, which copies ~/.claude.json.
+	MCP_COMMAND=npx
+	MCP_ARGS="[\"-y\", \"$_pkg\"]"
+	$3
+	run_confine -p "$4" --env npm_config_fetch_retries=0 -- sh -c \
+	    'npx -y "$1"; echo "npx $?"' sh "$_pkg"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^npx [1-9][0-9]*$'
+	assert_file_has_content "$ERR" \
+	    "^npm error request to https://registry\\.npmjs\\.org/$_pkg failed, reason: getaddrinfo [A-Z_]+ registry\\.npmjs\\.org\$"
+	$2 "say hello ($(prompt_marker))"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "$REPLY"
+	cp "$ERR" "$TEST_TMP/mcp.err"
+	MCP_ERR=$TEST_TMP/mcp.err
+	assert_ws_unchanged
+}
+
 # json_set FILE KEY JSON: FILE, a JSON object, with KEY set to JSON.
 json_set() {
 	python3 -c '
@@ -690,13 +720,15 @@ with open(path, "w", encoding="utf-8") as f:
 
 # mcp_stdio HOME-FN RUN-FN CONFIG-FN: an MCP server over stdio,
 # configured in the agent's own settings in the home (CONFIG-FN, given
-# MCP_PROBE), is started by the agent inside and answers: what it says
+# MCP_COMMAND, the probe, and MCP_ARGS, []), is started by the agent inside and answers: what it says
 # reaches the model.
 mcp_stdio() {
 	agent_ws
 	$1
 	_m=$(prompt_marker)
 	mcp_probe_write "$_m"
+	MCP_COMMAND=$MCP_PROBE
+	MCP_ARGS='[]'
 	$3
 	log_mark
 	$2 "say hello ($(prompt_marker))"

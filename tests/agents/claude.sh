@@ -19,7 +19,7 @@
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 agent_require claude $CLAUDE_PIN
-plan 13
+plan 14
 fake_start
 inject_profiles claude anthropic
 
@@ -58,10 +58,10 @@ claude_tool() {
 	claude_run -- claude -p --allowedTools Bash -- "$1"
 }
 
-# The MCP probe, a server of the user's (~/.claude.json).
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS (~/.claude.json).
 claude_mcp() {
 	json_set "$AHOME/.claude.json" mcpServers \
-	    "{\"probe\": {\"type\": \"stdio\", \"command\": \"$MCP_PROBE\"}}"
+	    "{\"probe\": {\"type\": \"stdio\", \"command\": \"$MCP_COMMAND\", \"args\": $MCP_ARGS}}"
 }
 
 t_headless() {
@@ -225,6 +225,14 @@ t_workspaces() {
 	tool_workspaces claude_home claude_tool claude
 }
 
+t_npx() {
+	mcp_npx claude_home claude_tool claude_mcp claude-test
+	# What claude says of it: claude mcp list (or /mcp in a session).
+	claude_run --env npm_config_fetch_retries=0 -- claude mcp list
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^probe: npx -y confine-test-no-such-package-[0-9]* - .*Failed to connect'
+}
+
 t_mcp() {
 	mcp_stdio claude_home claude_tool claude_mcp
 }
@@ -235,4 +243,5 @@ tcase "claude: its git commit, through its Bash tool, has the user's name and ad
 tcase "claude: a server on the sandbox's loopback answers its Bash tool; the host's does not" t_local_server
 tcase "claude: confine ls, drop --empty, show and diff per workspace after its runs" t_workspaces
 tcase "claude: an MCP server over stdio from its settings in the home starts inside and answers" t_mcp
+tcase "claude: npx without the network fails naming the registry; an MCP server started with it too" t_npx
 tap_done

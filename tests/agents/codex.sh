@@ -15,7 +15,7 @@ require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 require_node 16 "Codex CLI"
 agent_require codex $CODEX_PIN
-plan 10
+plan 11
 fake_start
 inject_profiles codex openai
 
@@ -137,12 +137,13 @@ codex_tool() {
 	run_confine -v -p codex-test -- codex exec "$1"
 }
 
-# The MCP probe, a server of the user's (~/.codex/config.toml).
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS (~/.codex/config.toml).
 codex_mcp() {
 	cat >>"$AHOME/.codex/config.toml" <<-EOF
 
 	[mcp_servers.probe]
-	command = "$MCP_PROBE"
+	command = "$MCP_COMMAND"
+	args = $MCP_ARGS
 	EOF
 }
 
@@ -166,6 +167,12 @@ t_workspaces() {
 	tool_workspaces codex_home codex_tool codex
 }
 
+t_npx() {
+	# codex exec says nothing of it; its terminal interface counts a
+	# warning.
+	mcp_npx codex_home codex_tool codex_mcp codex-test
+}
+
 t_mcp() {
 	mcp_stdio codex_home codex_tool codex_mcp
 }
@@ -180,4 +187,5 @@ tcase "codex: its git commit, through its shell tool, has the user's name and ad
 tcase "codex: a server on the sandbox's loopback answers its shell tool; the host's does not" t_local_server
 tcase "codex: confine ls, drop --empty, show and diff per workspace after its runs" t_workspaces
 tcase "codex: an MCP server over stdio from its settings in the home starts inside and answers" t_mcp
+tcase "codex: npx without the network fails naming the registry; an MCP server started with it too" t_npx
 tap_done

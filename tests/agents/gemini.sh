@@ -14,7 +14,7 @@ require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 require_node 20 "Gemini CLI"
 agent_require gemini $GEMINI_PIN
-plan 11
+plan 12
 fake_start
 inject_profiles gemini gemini
 
@@ -156,10 +156,10 @@ gemini_tool() {
 	run_confine -v -p gemini-test -- gemini --yolo -p "$1"
 }
 
-# The MCP probe, a server of the user's (~/.gemini/settings.json).
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS (~/.gemini/settings.json).
 gemini_mcp() {
 	json_set "$AHOME/.gemini/settings.json" mcpServers \
-	    "{\"probe\": {\"command\": \"$MCP_PROBE\"}}"
+	    "{\"probe\": {\"command\": \"$MCP_COMMAND\", \"args\": $MCP_ARGS}}"
 }
 
 t_resume_pane() {
@@ -182,6 +182,12 @@ t_workspaces() {
 	tool_workspaces gemini_home gemini_tool gemini
 }
 
+t_npx() {
+	mcp_npx gemini_home gemini_tool gemini_mcp gemini-test
+	# What gemini -p says of it.
+	assert_file_has_content "$MCP_ERR" '^MCP issues detected\. Run /mcp list for status\.$'
+}
+
 t_mcp() {
 	mcp_stdio gemini_home gemini_tool gemini_mcp
 }
@@ -198,4 +204,5 @@ tcase "gemini: its git commit, through its shell tool, has the user's name and a
 tcase "gemini: a server on the sandbox's loopback answers its shell tool; the host's does not" t_local_server
 tcase "gemini: confine ls, drop --empty, show and diff per workspace after its runs" t_workspaces
 tcase "gemini: an MCP server over stdio from its settings in the home starts inside and answers" t_mcp
+tcase "gemini: npx without the network fails naming the registry; an MCP server started with it too" t_npx
 tap_done
