@@ -400,13 +400,21 @@ tmux_cleanup() {
 }
 LIB_CLEANUP_HOOK=tmux_cleanup
 
+pane_first() {
+	T has-session -t first 2>/dev/null ||
+	    T new-session -d -s first "sleep $((CONFINE_TIMEOUT * 2))"
+}
+
 # pane_start VAR=VALUE...: a shell in a new 80x24 tmux pane, in WS, with
 # only these variables and those of a login; PANE_TTY.
 pane_start() {
 	command -v tmux >/dev/null 2>&1 || skip_case "tmux is not installed"
 	T kill-server 2>/dev/null || true
-	# A first session takes the lowest free pty.
-	T new-session -d -s first "sleep $((CONFINE_TIMEOUT * 2))" ||
+	wait_for 5 sh -c '! tmux -S "$1" -f /dev/null has-session 2>/dev/null' \
+	    sh "$SOCK" || true
+	# A first session takes the lowest free pty.  A server of an earlier
+	# case may still be exiting, and fails the first try.
+	wait_for 5 pane_first 2>/dev/null ||
 	    skip_case "tmux cannot start a session here"
 	_env=
 	for _v in "$@"; do

@@ -19,7 +19,7 @@
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 agent_require claude $CLAUDE_PIN
-plan 14
+plan 13
 fake_start
 inject_profiles claude anthropic
 
