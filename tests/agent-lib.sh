@@ -32,10 +32,10 @@
 # - tool_prompt COMMAND: a prompt the fake endpoint answers with a call of
 #   the agent's shell tool running COMMAND; the output comes back to it as
 #   the tool's result ("  tool-result LINE" in its log);
-# - the cases every agent runs through its tool call: tool_git_commit,
-#   tool_local_server, tool_workspaces, mcp_stdio; each takes the name of
-#   a function of the script that runs the agent headless in the current
-#   directory with a prompt (below);
+# - the cases every agent runs, through its tool call or its settings:
+#   tool_git_commit, tool_local_server, tool_workspaces, mcp_stdio,
+#   mcp_npx; each takes the names of functions of the script that make
+#   the agent's home and run it headless with a prompt (below);
 # - resume_in_pane: a conversation started in one confined session, in a
 #   tmux pane, resumed in the next.
 
@@ -400,6 +400,7 @@ tmux_cleanup() {
 }
 LIB_CLEANUP_HOOK=tmux_cleanup
 
+# pane_first: tmux's first session, unless there is one.
 pane_first() {
 	T has-session -t first 2>/dev/null ||
 	    T new-session -d -s first "sleep $((CONFINE_TIMEOUT * 2))"
@@ -571,11 +572,11 @@ s.serve_forever()' </dev/null >/dev/null 2>&1) &
 	assert_ws_unchanged
 }
 
-# tool_workspaces HOME-FN RUN-FN NAME (the profile): after the agent changed a file in
-# each of two workspaces, and in the first changed nothing once more (no
-# session kept), confine ls in each lists its own session only; show and
-# diff without an id take the current workspace's latest; drop --empty
-# finds nothing to drop.
+# tool_workspaces HOME-FN RUN-FN NAME (the profile): after the agent
+# changed a file in each of two workspaces, and in the first changed
+# nothing once more (no session kept), confine ls in each lists its own
+# session only; show and diff without an id take the current workspace's
+# latest; drop --empty finds nothing to drop.
 tool_workspaces() {
 	agent_ws
 	_b=$WS
@@ -683,13 +684,13 @@ mcp_probe_write() {
 	assert_file_has_content "$TEST_TMP/probe.out" "$1"
 }
 
-# mcp_npx HOME-FN RUN-FN CONFIG-FN PROFILE: npx, which fetches its package from
-# the registry, fails without the network, with npm's own error naming
-# the registry (npm_config_fetch_retries=0 only shortens npm's retries,
-# which take a minute otherwise), in PROFILE; an MCP server the agent's settings
-# start with npx (CONFIG-FN, given MCP_COMMAND and MCP_ARGS, a JSON
-# array) fails too, and the agent answers without it.  MCP_ERR: the
-# agent's stderr.
+# mcp_npx HOME-FN RUN-FN CONFIG-FN PROFILE: in PROFILE, npx, which
+# fetches its package from the registry, fails without the network, with
+# npm's own error naming the registry (npm_config_fetch_retries=0 only
+# shortens npm's retries, which take a minute otherwise); an MCP server
+# the agent's settings start with npx (CONFIG-FN, given MCP_COMMAND and
+# MCP_ARGS, a JSON array) fails too, and the agent answers without it.
+# MCP_ERR: the agent's stderr then.
 mcp_npx() {
 	command -v npx >/dev/null 2>&1 || skip_case "npx is not installed"
 	agent_ws
@@ -728,8 +729,8 @@ with open(path, "w", encoding="utf-8") as f:
 
 # mcp_stdio HOME-FN RUN-FN CONFIG-FN: an MCP server over stdio,
 # configured in the agent's own settings in the home (CONFIG-FN, given
-# MCP_COMMAND, the probe, and MCP_ARGS, []), is started by the agent inside and answers: what it says
-# reaches the model.
+# MCP_COMMAND, the probe, and MCP_ARGS, []), is started by the agent
+# inside and answers: what it says reaches the model.
 mcp_stdio() {
 	agent_ws
 	$1

@@ -58,7 +58,7 @@ claude_tool() {
 	claude_run -- claude -p --allowedTools Bash -- "$1"
 }
 
-# An MCP server of the user's, MCP_COMMAND with MCP_ARGS (~/.claude.json).
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in ~/.claude.json.
 claude_mcp() {
 	json_set "$AHOME/.claude.json" mcpServers \
 	    "{\"probe\": {\"type\": \"stdio\", \"command\": \"$MCP_COMMAND\", \"args\": $MCP_ARGS}}"

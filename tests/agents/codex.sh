@@ -10,6 +10,12 @@
 # refused; its own settings on the host stay unchanged whatever it
 # writes, and its changes to the workspace's agent files are flagged in
 # the report.
+# In a tmux pane, codex resume --last resumes the conversation of the last
+# confined session.  Through its shell tool (the fake endpoint's scripted
+# call): git commit with the user's identity, a server on the sandbox's
+# own loopback, confine ls, drop --empty and the defaults per workspace
+# after its runs; an MCP server over stdio from the home's settings
+# starts and answers, and npx, which needs the network, fails.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
@@ -137,7 +143,7 @@ codex_tool() {
 	run_confine -v -p codex-test -- codex exec "$1"
 }
 
-# An MCP server of the user's, MCP_COMMAND with MCP_ARGS (~/.codex/config.toml).
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in ~/.codex/config.toml.
 codex_mcp() {
 	cat >>"$AHOME/.codex/config.toml" <<-EOF
 

@@ -9,6 +9,12 @@
 # proxy is refused; its own settings on the host stay unchanged whatever
 # it writes, and its changes to the workspace's agent files are flagged
 # in the report.
+# In a tmux pane, gemini --resume latest resumes the conversation of the last
+# confined session.  Through its shell tool (the fake endpoint's scripted
+# call): git commit with the user's identity, a server on the sandbox's
+# own loopback, confine ls, drop --empty and the defaults per workspace
+# after its runs; an MCP server over stdio from the home's settings
+# starts and answers, and npx, which needs the network, fails.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
@@ -156,7 +162,7 @@ gemini_tool() {
 	run_confine -v -p gemini-test -- gemini --yolo -p "$1"
 }
 
-# An MCP server of the user's, MCP_COMMAND with MCP_ARGS (~/.gemini/settings.json).
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in ~/.gemini/settings.json.
 gemini_mcp() {
 	json_set "$AHOME/.gemini/settings.json" mcpServers \
 	    "{\"probe\": {\"command\": \"$MCP_COMMAND\", \"args\": $MCP_ARGS}}"
