@@ -143,7 +143,8 @@ codex_tool() {
 	run_confine -v -p codex-test -- codex exec "$1"
 }
 
-# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in ~/.codex/config.toml.
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in
+# ~/.codex/config.toml.
 codex_mcp() {
 	cat >>"$AHOME/.codex/config.toml" <<-EOF
 

@@ -162,7 +162,8 @@ gemini_tool() {
 	run_confine -v -p gemini-test -- gemini --yolo -p "$1"
 }
 
-# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in ~/.gemini/settings.json.
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in
+# ~/.gemini/settings.json.
 gemini_mcp() {
 	json_set "$AHOME/.gemini/settings.json" mcpServers \
 	    "{\"probe\": {\"command\": \"$MCP_COMMAND\", \"args\": $MCP_ARGS}}"
