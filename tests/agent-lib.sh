@@ -28,7 +28,16 @@
 # - home_new: an empty fake home directory in AHOME, exported as HOME;
 # - the shipped profiles found by name, from a private XDG_CONFIG_HOME;
 # - a tmux pane for the interactive cases (pane_start, send, wait_pane,
-#   pane_quit).
+#   pane_quit);
+# - tool_prompt COMMAND: a prompt the fake endpoint answers with a call of
+#   the agent's shell tool running COMMAND; the output comes back to it as
+#   the tool's result ("  tool-result LINE" in its log);
+# - the cases every agent runs, through its tool call or its settings:
+#   tool_git_commit, tool_local_server, tool_workspaces, mcp_stdio,
+#   mcp_npx; each takes the names of functions of the script that make
+#   the agent's home and run it headless with a prompt (below);
+# - resume_in_pane: a conversation started in one confined session, in a
+#   tmux pane, resumed in the next.
 
 AGENTS_CACHE=${CONFINE_AGENTS_CACHE:-/var/tmp/confine-agents}
 # An agent is slower to start than a shell; still bounded.
@@ -297,6 +306,32 @@ prompt_marker() {
 	printf 'confine-prompt-%s\n' "$(unique_num)"
 }
 
+# ------------------------------------------------------------- tool calls
+
+# tool_prompt COMMAND: a prompt that makes the fake endpoint call the
+# agent's shell tool with COMMAND (one line), once.
+tool_prompt() {
+	printf 'run this (confine-tool-%s)\n' \
+	    "$(printf '%s' "$1" | base64 -w 0 | tr '+/' '-_' | tr -d '=')"
+}
+
+# assert_tool_result LINE: the fake endpoint got LINE, a whole line (or
+# the end of one after ": ", as Gemini CLI puts "Output: " before the
+# first), as the result of a tool call, since the mark.
+assert_tool_result() {
+	log_since
+	awk -v l="$1" '
+	    index($0, "  tool-result ") == 1 {
+		t = substr($0, 15)
+		if (t == l || substr(t, length(t) - length(l) - 1) == ": " l)
+			found = 1
+	    }
+	    END { exit !found }' "$SINCE" || {
+		diag_file "$SINCE" "the endpoint's log"
+		fail "no tool result '$1' reached the endpoint"
+	}
+}
+
 # ---------------------------------------------------------------- a case
 
 # agent_ws: a workspace with the CA and the probe in it.
@@ -365,13 +400,22 @@ tmux_cleanup() {
 }
 LIB_CLEANUP_HOOK=tmux_cleanup
 
+# pane_first: tmux's first session, unless there is one.
+pane_first() {
+	T has-session -t first 2>/dev/null ||
+	    T new-session -d -s first "sleep $((CONFINE_TIMEOUT * 2))"
+}
+
 # pane_start VAR=VALUE...: a shell in a new 80x24 tmux pane, in WS, with
 # only these variables and those of a login; PANE_TTY.
 pane_start() {
 	command -v tmux >/dev/null 2>&1 || skip_case "tmux is not installed"
 	T kill-server 2>/dev/null || true
-	# A first session takes the lowest free pty.
-	T new-session -d -s first "sleep $((CONFINE_TIMEOUT * 2))" ||
+	wait_for 5 sh -c '! tmux -S "$1" -f /dev/null has-session 2>/dev/null' \
+	    sh "$SOCK" || true
+	# A first session takes the lowest free pty.  A server of an earlier
+	# case may still be exiting, and fails the first try.
+	wait_for 5 pane_first 2>/dev/null ||
 	    skip_case "tmux cannot start a session here"
 	_env=
 	for _v in "$@"; do
@@ -446,4 +490,311 @@ pane_quit() {
 	stty -g <"$PANE_TTY" >"$TEST_TMP/stty-after"
 	cmp -s "$TEST_TMP/stty-before" "$TEST_TMP/stty-after" ||
 	    fail "the terminal's modes are not restored"
+}
+
+# ------------------------------------------------- cases through the tool
+
+# The cases below take two functions of the script: HOME-FN, which makes
+# the agent's home (home_new and its settings, for the workspace WS), and
+# RUN-FN PROMPT, which runs the agent headless through run_confine in WS
+# (or RUN_CWD), its shell tool allowed without asking.  None uses $(...)
+# in the tool's command: Gemini CLI refuses a command with a substitution.
+
+# session_of: the id of the session the last run kept, from its exit
+# summary; SID.
+session_of() {
+	SID=$(sed -n 's/^confine: session \([^:]*\): [0-9]* files\{0,1\} changed$/\1/p' "$ERR")
+	[ -n "$SID" ] && [ -d "$SESSIONS/$SID" ] || fail "the run kept no session"
+}
+
+# tool_git_commit HOME-FN RUN-FN: the agent's git commit, through its
+# shell tool, works with the identity of the user's ~/.gitconfig (which
+# stays hidden inside): the tool's result, the commit confine exported and
+# confine diff --commits carry that name and address.
+tool_git_commit() {
+	agent_ws
+	$1
+	_n=$(unique_num)
+	git config --file "$AHOME/.gitconfig" user.name "Agent Tester $_n"
+	git config --file "$AHOME/.gitconfig" user.email "tester-$_n@example.org"
+	_who="Agent Tester $_n <tester-$_n@example.org>"
+	log_mark
+	$2 "$(tool_prompt 'echo agent >agent.txt && git add agent.txt && git commit -q -m agent-commit && git log -1 --format="COMMIT-BY %an <%ae> / %cn <%ce>"; test -e ~/.gitconfig || echo GITCONFIG-HIDDEN')"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "$REPLY"
+	assert_tool_result "COMMIT-BY $_who / $_who"
+	assert_tool_result GITCONFIG-HIDDEN
+	session_of
+	assert_file_has_content "$SESSIONS/$SID/commits/0001.meta" \
+	    "^author $_who [0-9]+ [-+][0-9]{4}\$"
+	run_confine diff --commits
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^commit 0001$'
+	assert_file_has_content "$OUT" "$_who"
+	assert_file_has_content "$OUT" '^agent-commit$'
+	assert_ws_unchanged
+}
+
+# tool_local_server HOME-FN RUN-FN: through the agent's shell tool, a
+# server on the sandbox's loopback (python3 -m http.server) answers a
+# client inside, while a server on the host's loopback on the same port
+# does not (the control: a client on the host gets its answer); the
+# answer reaches the model as the tool's result.
+tool_local_server() {
+	command -v curl >/dev/null 2>&1 || skip_case "curl is not installed"
+	agent_ws
+	$1
+	_n=$(unique_num)
+	mkdir -p "$TEST_TMP/host-srv"
+	echo "HOST-SERVED-$_n" >"$TEST_TMP/host-srv/probe"
+	(cd "$TEST_TMP/host-srv" && exec python3 -c '
+import functools, http.server, os, sys
+h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
+s = http.server.HTTPServer(("127.0.0.1", 0), h)
+open("port.tmp", "w").write("%d\n" % s.server_address[1])
+os.rename("port.tmp", "port")
+s.serve_forever()' </dev/null >/dev/null 2>&1) &
+	track_pid $!
+	wait_for 10 test -s "$TEST_TMP/host-srv/port" || fail "the host's server did not start"
+	_p=$(cat "$TEST_TMP/host-srv/port")
+	# Control: on the host's loopback, it answers.
+	curl -sS --noproxy '*' "http://127.0.0.1:$_p/probe" >"$TEST_TMP/control" ||
+	    fail "curl to the host's server"
+	assert_file_has_content "$TEST_TMP/control" "^HOST-SERVED-$_n\$"
+	_c="curl -sS --noproxy '*' --retry 100 --retry-connrefused --retry-delay 1 http://127.0.0.1:$_p/probe"
+	log_mark
+	$2 "$(tool_prompt "mkdir -p /tmp/srv && echo INSIDE-SERVED-$_n >/tmp/srv/probe && { curl -s --noproxy '*' -o /dev/null http://127.0.0.1:$_p/probe && echo HOST-ANSWERED || echo HOST-UNREACHABLE; } && { cd /tmp/srv && python3 -m http.server --bind 127.0.0.1 $_p >/dev/null 2>&1 & } && $_c; kill \$!")"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "$REPLY"
+	assert_tool_result HOST-UNREACHABLE
+	assert_tool_result "INSIDE-SERVED-$_n"
+	assert_not_file_has_content "$SINCE" "HOST-SERVED-$_n"
+	assert_ws_unchanged
+}
+
+# tool_workspaces HOME-FN RUN-FN NAME (the profile): after the agent
+# changed a file in each of two workspaces, and in the first changed
+# nothing once more (no session kept), confine ls in each lists its own
+# session only; show and diff without an id take the current workspace's
+# latest; drop --empty finds nothing to drop.
+tool_workspaces() {
+	agent_ws
+	_b=$WS
+	_hb=$WS_HASH
+	agent_ws
+	_a=$WS
+	_ha=$WS_HASH
+	# HOME-FN may trust OTHER_WS too.
+	OTHER_WS=$_b
+	$1
+	$2 "$(tool_prompt 'echo a >from-a.txt')"
+	assert_status "$RC" 0
+	session_of
+	_sa=$SID
+	WS=$_b
+	$2 "$(tool_prompt 'echo b >from-b.txt')"
+	assert_status "$RC" 0
+	session_of
+	_sb=$SID
+	# No change: nothing kept, nothing to review.
+	WS=$_a
+	$2 "say hello ($(prompt_marker))"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "$REPLY"
+	assert_not_file_has_content "$ERR" 'review:'
+	assert_eq "$(sessions | sort | tr '\n' ' ')" "$(printf '%s\n' "$_sa" "$_sb" | sort | tr '\n' ' ')" "the sessions kept"
+	run_confine ls
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "^$_sa .* 1 .* exported .*$3"
+	assert_not_file_has_content "$OUT" "$_sb"
+	RUN_CWD=$_b run_confine ls
+	assert_file_has_content "$OUT" "^$_sb .* 1 .* exported .*$3"
+	assert_not_file_has_content "$OUT" "$_sa"
+	run_confine ls --all
+	assert_file_has_content "$OUT" "^$_sa "
+	assert_file_has_content "$OUT" "^$_sb "
+	# The latest session is the second workspace's: from the first,
+	# show and diff take the first's.
+	run_confine show
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" 'from-a\.txt'
+	assert_not_file_has_content "$OUT" 'from-b\.txt'
+	RUN_CWD=$_b run_confine diff
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^\+\+\+ b/from-b\.txt$'
+	run_confine drop --empty
+	assert_status "$RC" 0
+	assert_file_has_content "$ERR" '^confine: no session to drop$'
+	assert_exists "$SESSIONS/$_sa"
+	assert_exists "$SESSIONS/$_sb"
+	assert_ws_unchanged "$_a" "$_ha"
+	assert_ws_unchanged "$_b" "$_hb"
+}
+
+# ------------------------------------------------------------ MCP servers
+
+# mcp_probe_write MARKER: MCP_PROBE, a tiny MCP server over stdio in
+# python3, installed where the agent profiles show programs of the home
+# (~/.local/bin, read-only); the instructions it gives and its one tool's
+# description carry MARKER, which the endpoint logs when a request of the
+# agent carries it: the agent started it inside and it answered.
+mcp_probe_write() {
+	mkdir -p "$AHOME/.local/bin"
+	MCP_PROBE=$AHOME/.local/bin/confine-mcp-probe
+	cat >"$MCP_PROBE" <<-EOF
+	#!/usr/bin/env python3
+	# An MCP server over stdio (one JSON-RPC message a line) with one tool.
+	import json, sys
+	MARK = "$1"
+	for line in sys.stdin:
+	    try:
+	        msg = json.loads(line)
+	    except ValueError:
+	        continue
+	    if not isinstance(msg, dict) or "id" not in msg:
+	        continue
+	    method = msg.get("method")
+	    params = msg.get("params") or {}
+	    if method == "initialize":
+	        res = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
+	               "capabilities": {"tools": {}},
+	               "serverInfo": {"name": "confine-probe", "version": "1"},
+	               "instructions": "The probe server (" + MARK + ")."}
+	    elif method == "tools/list":
+	        res = {"tools": [{"name": "confine_probe",
+	                          "description": "Answers " + MARK + ".",
+	                          "inputSchema": {"type": "object",
+	                                          "properties": {}}}]}
+	    elif method == "tools/call":
+	        res = {"content": [{"type": "text", "text": "PROBE-ANSWERED"}]}
+	    elif method == "ping":
+	        res = {}
+	    else:
+	        out = {"jsonrpc": "2.0", "id": msg["id"],
+	               "error": {"code": -32601, "message": "no such method"}}
+	        print(json.dumps(out), flush=True)
+	        continue
+	    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": res}),
+	          flush=True)
+	EOF
+	chmod 0755 "$MCP_PROBE"
+	# Control: on the host, it answers an initialize.
+	printf '%s\n' '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}' |
+	    "$MCP_PROBE" >"$TEST_TMP/probe.out" || fail "the MCP probe does not run"
+	assert_file_has_content "$TEST_TMP/probe.out" "$1"
+}
+
+# mcp_npx HOME-FN RUN-FN CONFIG-FN PROFILE: in PROFILE, npx, which
+# fetches its package from the registry, fails without the network, with
+# npm's own error naming the registry (npm_config_fetch_retries=0 only
+# shortens npm's retries, which take a minute otherwise); an MCP server
+# the agent's settings start with npx (CONFIG-FN, given MCP_COMMAND and
+# MCP_ARGS, a JSON array) fails too, and the agent answers without it.
+# MCP_ERR: the agent's stderr then.
+mcp_npx() {
+	command -v npx >/dev/null 2>&1 || skip_case "npx is not installed"
+	agent_ws
+	$1
+	_pkg=confine-test-no-such-package-$(unique_num)
+	# Before the first confined session, which copies ~/.claude.json.
+	MCP_COMMAND=npx
+	MCP_ARGS="[\"-y\", \"$_pkg\"]"
+	$3
+	run_confine -p "$4" --env npm_config_fetch_retries=0 -- sh -c \
+	    'npx -y "$1"; echo "npx $?"' sh "$_pkg"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^npx [1-9][0-9]*$'
+	assert_file_has_content "$ERR" \
+	    "^npm error request to https://registry\\.npmjs\\.org/$_pkg failed, reason: getaddrinfo [A-Z_]+ registry\\.npmjs\\.org\$"
+	$2 "say hello ($(prompt_marker))"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "$REPLY"
+	cp "$ERR" "$TEST_TMP/mcp.err"
+	MCP_ERR=$TEST_TMP/mcp.err
+	assert_ws_unchanged
+}
+
+# json_set FILE KEY JSON: FILE, a JSON object, with KEY set to JSON.
+json_set() {
+	python3 -c '
+import json, sys
+path, key, value = sys.argv[1:]
+with open(path, encoding="utf-8") as f:
+    obj = json.load(f)
+obj[key] = json.loads(value)
+with open(path, "w", encoding="utf-8") as f:
+    json.dump(obj, f)
+' "$@" || fail "cannot set $2 in $1"
+}
+
+# mcp_stdio HOME-FN RUN-FN CONFIG-FN: an MCP server over stdio,
+# configured in the agent's own settings in the home (CONFIG-FN, given
+# MCP_COMMAND, the probe, and MCP_ARGS, []), is started by the agent
+# inside and answers: what it says reaches the model.
+mcp_stdio() {
+	agent_ws
+	$1
+	_m=$(prompt_marker)
+	mcp_probe_write "$_m"
+	MCP_COMMAND=$MCP_PROBE
+	MCP_ARGS='[]'
+	$3
+	log_mark
+	$2 "say hello ($(prompt_marker))"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "$REPLY"
+	log_since
+	assert_file_has_content "$SINCE" "^  prompt $_m\$"
+	assert_ws_unchanged
+}
+
+# ------------------------------------------------------------- resuming
+
+# resume_in_pane KEYVAR=VALUE START READY RESUME: in a tmux pane (KEYVAR
+# the user's key), the command line START (confine and the agent) shows
+# the ERE READY, its input line; a prompt gets the reply; the agent quits;
+# then the command line RESUME, in a new confined session, shows the
+# first prompt again and sends a second: the request that carries the
+# second carries the first.  The host's home is never written.
+resume_in_pane() {
+	pane_start "$1"
+	_m1=$(prompt_marker)
+	send "$2"
+	wait_pane 30 "$3"
+	send "remember ($_m1)"
+	wait_pane 30 "$REPLY"
+	wait_for 10 grep -q -x -e "  prompt $_m1" "$FAKE_LOG" ||
+	    fail "the first prompt did not reach the endpoint"
+	pane_quit C-c C-c
+	pane | grep -q -E '^confine: agent state: kept in ' ||
+	    fail "the exit summary does not say where the conversation is kept"
+	send clear
+	wait_for 10 sh -c '[ -z "$(tmux -S "$1" -f /dev/null capture-pane -p -t t | tr -d " \n$")" ]' \
+	    sh "$SOCK" || true
+	T clear-history -t t
+	_m2=$(prompt_marker)
+	log_mark
+	send "$4"
+	wait_pane 30 "remember \\($_m1\\)"
+	wait_pane 30 "$3"
+	send "again ($_m2)"
+	wait_for 30 grep -q -x -e "  prompt $_m2" "$FAKE_LOG" || {
+		pane | grep -v '^$' | tail -n 30 | sed 's/^/# pane: /'
+		fail "the second prompt did not reach the endpoint"
+	}
+	wait_pane 30 "$REPLY"
+	pane_quit C-c C-c
+	log_since
+	# One request carries both: the resumed conversation went to the
+	# model.
+	awk -v m1="  prompt $_m1" -v m2="  prompt $_m2" '
+	    /^[A-Z]+ \// { a = b = 0 }
+	    $0 == m1 { a = 1 }
+	    $0 == m2 { b = 1 }
+	    a && b { found = 1 }
+	    END { exit !found }' "$SINCE" || {
+		diag_file "$SINCE" "the endpoint's log"
+		fail "no request of the resumed session carries the first prompt"
+	}
+	assert_eq "$(tree_hash "$AHOME")" "$HOME_HASH" "the home directory's hash"
 }

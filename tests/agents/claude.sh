@@ -9,12 +9,17 @@
 # confine's proxy is refused; its own settings on the host stay
 # unchanged whatever it writes, its changes to the workspace's agent
 # files are flagged in the report, and a conversation is resumed in the
-# next session.
+# next session, headless and in a tmux pane.  Through its Bash tool
+# (the fake endpoint's scripted call): git commit with the user's
+# identity, a server on the sandbox's own loopback, confine ls, drop
+# --empty and the defaults per workspace after its runs; an MCP server
+# over stdio from the home's settings starts and answers, and npx, which
+# needs the network, fails.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 agent_require claude $CLAUDE_PIN
-plan 7
+plan 13
 fake_start
 inject_profiles claude anthropic
 
@@ -46,6 +51,17 @@ claude_home() {
 
 claude_run() {
 	run_confine -v -p claude-test --env CLAUDE_CODE_MAX_RETRIES=0 "$@"
+}
+
+# claude_tool PROMPT: claude -p, its Bash tool allowed.
+claude_tool() {
+	claude_run -- claude -p --allowedTools Bash -- "$1"
+}
+
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in ~/.claude.json.
+claude_mcp() {
+	json_set "$AHOME/.claude.json" mcpServers \
+	    "{\"probe\": {\"type\": \"stdio\", \"command\": \"$MCP_COMMAND\", \"args\": $MCP_ARGS}}"
 }
 
 t_headless() {
@@ -189,5 +205,43 @@ tcase "claude: a CONNECT to the injected endpoint through the proxy is refused" 
 tcase "claude: its settings on the host stay unchanged; workspace agent files are flagged" t_own_config
 tcase "claude: the full-screen interface works in a terminal" t_interactive
 tcase "claude: installed in one of the profile's places, it runs; the missing ones are skipped" t_one_install_place
+t_resume_pane() {
+	agent_ws
+	claude_home
+	resume_in_pane "ANTHROPIC_API_KEY=$KEY" \
+	    "'$CONFINE' -p claude-test -- claude" '^❯' \
+	    "'$CONFINE' -p claude-test -- claude --continue"
+}
+
+t_git_commit() {
+	tool_git_commit claude_home claude_tool
+}
+
+t_local_server() {
+	tool_local_server claude_home claude_tool
+}
+
+t_workspaces() {
+	tool_workspaces claude_home claude_tool claude
+}
+
+t_npx() {
+	mcp_npx claude_home claude_tool claude_mcp claude-test
+	# What claude says of it: claude mcp list (or /mcp in a session).
+	claude_run --env npm_config_fetch_retries=0 -- claude mcp list
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^probe: npx -y confine-test-no-such-package-[0-9]* - .*Failed to connect'
+}
+
+t_mcp() {
+	mcp_stdio claude_home claude_tool claude_mcp
+}
+
 tcase "claude: a conversation started in one confined session is resumed in the next" t_resume
+tcase "claude: in a terminal, claude --continue resumes the last confined session's conversation" t_resume_pane
+tcase "claude: its git commit, through its Bash tool, has the user's name and address" t_git_commit
+tcase "claude: a server on the sandbox's loopback answers its Bash tool; the host's does not" t_local_server
+tcase "claude: confine ls, drop --empty, show and diff per workspace after its runs" t_workspaces
+tcase "claude: an MCP server over stdio from its settings in the home starts inside and answers" t_mcp
+tcase "claude: npx without the network fails naming the registry; an MCP server started with it too" t_npx
 tap_done

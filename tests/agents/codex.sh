@@ -10,12 +10,18 @@
 # refused; its own settings on the host stay unchanged whatever it
 # writes, and its changes to the workspace's agent files are flagged in
 # the report.
+# In a tmux pane, codex resume --last resumes the conversation of the last
+# confined session.  Through its shell tool (the fake endpoint's scripted
+# call): git commit with the user's identity, a server on the sandbox's
+# own loopback, confine ls, drop --empty and the defaults per workspace
+# after its runs; an MCP server over stdio from the home's settings
+# starts and answers, and npx, which needs the network, fails.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 require_node 16 "Codex CLI"
 agent_require codex $CODEX_PIN
-plan 5
+plan 11
 fake_start
 inject_profiles codex openai
 
@@ -132,9 +138,61 @@ t_interactive() {
 	assert_ws_unchanged
 }
 
+# codex_tool PROMPT: codex exec, its shell tool running without asking.
+codex_tool() {
+	run_confine -v -p codex-test -- codex exec "$1"
+}
+
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in
+# ~/.codex/config.toml.
+codex_mcp() {
+	cat >>"$AHOME/.codex/config.toml" <<-EOF
+
+	[mcp_servers.probe]
+	command = "$MCP_COMMAND"
+	args = $MCP_ARGS
+	EOF
+}
+
+t_resume_pane() {
+	agent_ws
+	codex_home
+	resume_in_pane "OPENAI_API_KEY=$KEY" \
+	    "'$CONFINE' -p codex-test -- codex" '^›' \
+	    "'$CONFINE' -p codex-test -- codex resume --last"
+}
+
+t_git_commit() {
+	tool_git_commit codex_home codex_tool
+}
+
+t_local_server() {
+	tool_local_server codex_home codex_tool
+}
+
+t_workspaces() {
+	tool_workspaces codex_home codex_tool codex
+}
+
+t_npx() {
+	# codex exec says nothing of it; its terminal interface counts a
+	# warning.
+	mcp_npx codex_home codex_tool codex_mcp codex-test
+}
+
+t_mcp() {
+	mcp_stdio codex_home codex_tool codex_mcp
+}
+
 tcase "codex exec: the reply comes back through the keyholder, which put the user's key on it" t_headless
 tcase "codex: nothing inside holds the key (environment, processes, files)" t_nothing_inside
 tcase "codex: a CONNECT to the injected endpoint through the proxy is refused" t_connect
 tcase "codex: its settings on the host stay unchanged; workspace agent files are flagged" t_own_config
 tcase "codex: the full-screen interface works in a terminal" t_interactive
+tcase "codex: in a terminal, codex resume --last resumes the last confined session's conversation" t_resume_pane
+tcase "codex: its git commit, through its shell tool, has the user's name and address" t_git_commit
+tcase "codex: a server on the sandbox's loopback answers its shell tool; the host's does not" t_local_server
+tcase "codex: confine ls, drop --empty, show and diff per workspace after its runs" t_workspaces
+tcase "codex: an MCP server over stdio from its settings in the home starts inside and answers" t_mcp
+tcase "codex: npx without the network fails naming the registry; an MCP server started with it too" t_npx
 tap_done

@@ -9,12 +9,18 @@
 # proxy is refused; its own settings on the host stay unchanged whatever
 # it writes, and its changes to the workspace's agent files are flagged
 # in the report.
+# In a tmux pane, gemini --resume latest resumes the conversation of the last
+# confined session.  Through its shell tool (the fake endpoint's scripted
+# call): git commit with the user's identity, a server on the sandbox's
+# own loopback, confine ls, drop --empty and the defaults per workspace
+# after its runs; an MCP server over stdio from the home's settings
+# starts and answers, and npx, which needs the network, fails.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 . "$TESTS_SRCDIR/agent-lib.sh"
 require_node 20 "Gemini CLI"
 agent_require gemini $GEMINI_PIN
-plan 6
+plan 12
 fake_start
 inject_profiles gemini gemini
 
@@ -28,7 +34,7 @@ export GEMINI_API_KEY
 # gemini_home [AUTH]: a home where Gemini CLI is set up: API-key
 # authentication (AUTH, when given, is the settings' auth object), one
 # attempt per request, no model named (its router's call comes first),
-# the workspace trusted; a login file.
+# the workspace trusted (and OTHER_WS, when set); a login file.
 gemini_home() {
 	_auth='{"selectedType": "gemini-api-key"}'
 	[ -z "${1:-}" ] || _auth=$1
@@ -38,7 +44,12 @@ gemini_home() {
 	{"security": {"auth": $_auth},
 	 "general": {"maxAttempts": 1}}
 	EOF
-	printf '{"%s": "TRUST_FOLDER"}\n' "$WS" >"$AHOME/.gemini/trustedFolders.json"
+	if [ -n "${OTHER_WS:-}" ]; then
+		printf '{"%s": "TRUST_FOLDER", "%s": "TRUST_FOLDER"}\n' "$WS" \
+		    "$OTHER_WS" >"$AHOME/.gemini/trustedFolders.json"
+	else
+		printf '{"%s": "TRUST_FOLDER"}\n' "$WS" >"$AHOME/.gemini/trustedFolders.json"
+	fi
 	printf '{"access_token": "%s", "refresh_token": "r-%s"}\n' "$LOGIN" \
 	    "$LOGIN" >"$AHOME/.gemini/oauth_creds.json"
 	chmod 0600 "$AHOME/.gemini/oauth_creds.json"
@@ -146,6 +157,48 @@ t_interactive() {
 	assert_ws_unchanged
 }
 
+# gemini_tool PROMPT: gemini -p, its shell tool running without asking.
+gemini_tool() {
+	run_confine -v -p gemini-test -- gemini --yolo -p "$1"
+}
+
+# An MCP server of the user's, MCP_COMMAND with MCP_ARGS, in
+# ~/.gemini/settings.json.
+gemini_mcp() {
+	json_set "$AHOME/.gemini/settings.json" mcpServers \
+	    "{\"probe\": {\"command\": \"$MCP_COMMAND\", \"args\": $MCP_ARGS}}"
+}
+
+t_resume_pane() {
+	agent_ws
+	gemini_home
+	resume_in_pane "GEMINI_API_KEY=$KEY" \
+	    "'$CONFINE' -p gemini-test -- gemini" 'Type your message' \
+	    "'$CONFINE' -p gemini-test -- gemini --resume latest"
+}
+
+t_git_commit() {
+	tool_git_commit gemini_home gemini_tool
+}
+
+t_local_server() {
+	tool_local_server gemini_home gemini_tool
+}
+
+t_workspaces() {
+	tool_workspaces gemini_home gemini_tool gemini
+}
+
+t_npx() {
+	mcp_npx gemini_home gemini_tool gemini_mcp gemini-test
+	# What gemini -p says of it.
+	assert_file_has_content "$MCP_ERR" '^MCP issues detected\. Run /mcp list for status\.$'
+}
+
+t_mcp() {
+	mcp_stdio gemini_home gemini_tool gemini_mcp
+}
+
 tcase "gemini -p: the reply comes back through the keyholder, which put the user's key on it" t_headless
 tcase_todo "the gemini profile selects no authentication: Gemini CLI takes the base URL for a gateway" \
     "gemini -p: works with settings that name no authentication" t_no_auth_type
@@ -153,4 +206,10 @@ tcase "gemini: nothing inside holds the key (environment, processes, files)" t_n
 tcase "gemini: a CONNECT to the injected endpoint through the proxy is refused" t_connect
 tcase "gemini: its settings on the host stay unchanged; workspace agent files are flagged" t_own_config
 tcase "gemini: the full-screen interface works in a terminal" t_interactive
+tcase "gemini: in a terminal, gemini --resume latest resumes the last confined session's conversation" t_resume_pane
+tcase "gemini: its git commit, through its shell tool, has the user's name and address" t_git_commit
+tcase "gemini: a server on the sandbox's loopback answers its shell tool; the host's does not" t_local_server
+tcase "gemini: confine ls, drop --empty, show and diff per workspace after its runs" t_workspaces
+tcase "gemini: an MCP server over stdio from its settings in the home starts inside and answers" t_mcp
+tcase "gemini: npx without the network fails naming the registry; an MCP server started with it too" t_npx
 tap_done

@@ -19,6 +19,16 @@ application/json) is answered with the smallest object of its schema,
 whose strings are REPLY.  Event streams are sent chunked, one chunk an
 event.
 
+A model call whose body holds a confine-tool-B64 marker (B64, a shell
+command in URL-safe base64 without padding) and no tool result yet, and
+that offers the agent's shell tool (Claude Code's Bash, Codex's
+shell_command, exec_command or shell, or, in its code mode, its exec
+tool, which runs JavaScript that calls exec_command; Gemini CLI's
+run_shell_command), is answered with one call of that tool running the
+command, logged as
+"  tool-call NAME"; a request that carries a tool result logs each line
+of it (the first 50) as "  tool-result LINE" and is answered with REPLY.
+
 With --hold DIR, a streamed reply to a request whose body holds a
 confine-hold-DIGITS marker stops after the event that carries REPLY and
 a newline, logs "  held MARKER", and waits for the file DIR/MARKER to
@@ -29,6 +39,7 @@ before the response ended.
 Runs until killed.
 """
 
+import base64
 import json
 import os
 import re
@@ -39,6 +50,19 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
+TOOL_MARK = re.compile(rb"confine-tool-([A-Za-z0-9_-]+)")
+# The shell tool of each agent, in the order one is taken when several
+# are offered, and the arguments it takes.
+SHELL_TOOLS = [
+    ("Bash", lambda c: {"command": c, "description": "confine test"}),
+    ("shell_command", lambda c: {"command": c}),
+    ("exec_command", lambda c: {"cmd": c}),
+    ("shell", lambda c: {"command": ["sh", "-c", c]}),
+    ("run_shell_command", lambda c: {"command": c}),
+    # Codex's code mode: JavaScript that calls its nested exec_command.
+    ("exec", lambda c: "text((await tools.exec_command({cmd: %s, "
+     "yield_time_ms: 30000})).output);" % json.dumps(c)),
+]
 HOLD_TAIL = "confine-stream-end"
 # Between two events of a stream: where a held stream waits.
 HOLD = object()
@@ -74,15 +98,110 @@ def deltas(parts, event):
     return out
 
 
+# ------------------------------------------------------------ tool calls
+
+def texts(value):
+    """The strings in a tool result, however it nests them."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [t for v in value for t in texts(v)]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() if k != "type"
+                for t in texts(v)]
+    return []
+
+
+def tool_results(req):
+    """The outputs of the tool calls a request carries, in each API's
+    form: Anthropic's tool_result blocks, the Responses API's
+    function_call_output items, Gemini's functionResponse parts."""
+    out = []
+    for m in req.get("messages") or []:
+        content = m.get("content") if isinstance(m, dict) else None
+        for b in content if isinstance(content, list) else []:
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                out += texts(b.get("content"))
+    for item in req.get("input") if isinstance(req.get("input"), list) else []:
+        if isinstance(item, dict) and item.get("type") in (
+                "function_call_output", "custom_tool_call_output"):
+            out += texts(item.get("output"))
+    for c in req.get("contents") or []:
+        parts = c.get("parts") if isinstance(c, dict) else None
+        for p in parts if isinstance(parts, list) else []:
+            if isinstance(p, dict) and "functionResponse" in p:
+                out += texts(p["functionResponse"].get("response"))
+    return out
+
+
+def offered_tools(req):
+    """The names of the tools a request offers: in its tools (Gemini's
+    in their functionDeclarations), or in the Responses API's
+    additional_tools input items, namespaces opened."""
+    names = set()
+    tools = list(req.get("tools") or [])
+    for item in req.get("input") if isinstance(req.get("input"), list) else []:
+        if isinstance(item, dict) and item.get("type") == "additional_tools":
+            tools += item.get("tools") or []
+    while tools:
+        t = tools.pop()
+        if not isinstance(t, dict):
+            continue
+        names.add(t.get("name"))
+        tools += t.get("tools") or []
+        tools += t.get("functionDeclarations") or []
+    return names
+
+
+def tool_call(req, raw):
+    """(name, arguments) of the shell tool call the request asks for, or
+    None."""
+    found = TOOL_MARK.search(raw)
+    if not found or tool_results(req):
+        return None
+    b64 = found.group(1).decode()
+    command = base64.urlsafe_b64decode(b64 + "=" * (-len(b64) % 4)).decode()
+    offered = offered_tools(req)
+    for name, args in SHELL_TOOLS:
+        if name in offered:
+            return name, args(command)
+    return None
+
+
 # ------------------------------------------------------------- Anthropic
 
-def anthropic(req, parts):
+def anthropic(req, parts, call=None):
     model = req.get("model", "claude-fake")
     usage = {"input_tokens": 10, "output_tokens": 5,
              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
     msg = {"id": "msg_fake", "type": "message", "role": "assistant",
            "model": model, "content": [], "stop_reason": None,
            "stop_sequence": None, "usage": usage}
+    if call:
+        block = {"type": "tool_use", "id": "toolu_fake", "name": call[0],
+                 "input": call[1]}
+        if not req.get("stream"):
+            msg["content"] = [block]
+            msg["stop_reason"] = "tool_use"
+            return "application/json", json.dumps(msg).encode()
+        return "text/event-stream", sse([
+            ("message_start", {"type": "message_start", "message": msg}),
+            ("content_block_start", {"type": "content_block_start",
+                                     "index": 0, "content_block":
+                                     dict(block, input={})}),
+            ("content_block_delta", {"type": "content_block_delta",
+                                     "index": 0, "delta": {
+                                         "type": "input_json_delta",
+                                         "partial_json":
+                                         json.dumps(call[1])}}),
+            ("content_block_stop", {"type": "content_block_stop",
+                                    "index": 0}),
+            ("message_delta", {"type": "message_delta",
+                               "delta": {"stop_reason": "tool_use",
+                                         "stop_sequence": None},
+                               "usage": {"output_tokens": 5}}),
+            ("message_stop", {"type": "message_stop"}),
+        ])
     if not req.get("stream"):
         msg["content"] = [{"type": "text", "text": "".join(parts)}]
         msg["stop_reason"] = "end_turn"
@@ -107,12 +226,22 @@ def anthropic(req, parts):
 
 # ---------------------------------------------------------------- OpenAI
 
-def responses(req, parts):
+def responses(req, parts, call=None):
     model = req.get("model", "gpt-fake")
     item = {"type": "message", "id": "msg_fake", "status": "completed",
             "role": "assistant",
             "content": [{"type": "output_text", "text": "".join(parts),
                          "annotations": []}]}
+    if call and isinstance(call[1], str):
+        item = {"type": "custom_tool_call", "id": "ctc_fake",
+                "call_id": "call_fake", "status": "completed",
+                "name": call[0], "input": call[1]}
+        parts = []
+    elif call:
+        item = {"type": "function_call", "id": "fc_fake",
+                "call_id": "call_fake", "status": "completed",
+                "name": call[0], "arguments": json.dumps(call[1])}
+        parts = []
     usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
              "output_tokens": 5,
              "output_tokens_details": {"reasoning_tokens": 0},
@@ -123,7 +252,9 @@ def responses(req, parts):
     done = dict(resp, status="completed", output=[item], usage=usage)
     if not req.get("stream"):
         return "application/json", json.dumps(done).encode()
-    started = dict(item, status="in_progress", content=[])
+    started = dict(item, status="in_progress")
+    if "content" in item:
+        started["content"] = []
     return "text/event-stream", sse([
         ("response.created", {"type": "response.created", "response": resp}),
         ("response.output_item.added", {"type": "response.output_item.added",
@@ -180,14 +311,17 @@ def from_schema(schema, reply, depth=0):
             "boolean": False}.get(kind)
 
 
-def gemini(req, parts, last=True):
+def gemini(req, parts, last=True, call=None):
     conf = req.get("generationConfig") or {}
     text = "".join(parts)
     if conf.get("responseMimeType") == "application/json":
         schema = conf.get("responseJsonSchema") or conf.get("responseSchema")
         text = json.dumps(from_schema(schema, text))
+    part = {"text": text}
+    if call:
+        part = {"functionCall": {"name": call[0], "args": call[1]}}
     out = {"candidates": [{"content": {"role": "model",
-                                       "parts": [{"text": text}]},
+                                       "parts": [part]},
                            "index": 0}],
            "modelVersion": "gemini-fake"}
     if last:
@@ -198,7 +332,10 @@ def gemini(req, parts, last=True):
     return out
 
 
-def gemini_stream(req, parts):
+def gemini_stream(req, parts, call=None):
+    if call:
+        return "text/event-stream", sse([(None, gemini(req, [], True,
+                                                       call))])
     return "text/event-stream", sse(deltas(range(len(parts)), lambda i: (
         None, gemini(req, [parts[i]], i == len(parts) - 1))))
 
@@ -284,19 +421,25 @@ class Handler(BaseHTTPRequestHandler):
         reply = self.server.reply
         parts = [reply + "\n", HOLD_TAIL] if hold else [reply]
         path = self.path.split("?", 1)[0]
+        for line in "\n".join(tool_results(req)).splitlines()[:50]:
+            log(self.server.log_path, "  tool-result " + line)
+        call = tool_call(req, raw)
+        if call:
+            log(self.server.log_path, "  tool-call " + call[0])
         out = None
         if path.endswith("/messages/count_tokens"):
             out = "application/json", b'{"input_tokens": 10}'
         elif path.endswith("/messages"):
-            out = anthropic(req, parts)
+            out = anthropic(req, parts, call)
         elif path.endswith("/responses"):
-            out = responses(req, parts)
+            out = responses(req, parts, call)
         elif path.endswith("/chat/completions"):
             out = chat(req, parts)
         elif path.endswith(":streamGenerateContent"):
-            out = gemini_stream(req, parts)
+            out = gemini_stream(req, parts, call)
         elif path.endswith(":generateContent"):
-            out = "application/json", json.dumps(gemini(req, parts)).encode()
+            out = "application/json", json.dumps(
+                gemini(req, parts, True, call)).encode()
         elif path.endswith(":countTokens"):
             out = "application/json", b'{"totalTokens": 10}'
         if out is None:
