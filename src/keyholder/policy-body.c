@@ -27,6 +27,8 @@ enum tool_kind {
 	TOOL_CLIENT,	/* run by the agent itself: allowed */
 	TOOL_SEARCH,	/* server-side web search: only with web-search */
 	TOOL_REFUSED,	/* server-side and reaching out: refused */
+	TOOL_CLIENT_EXEC, /* allowed when the request says the agent runs
+			   it ("execution": "client"), else refused */
 };
 
 /*
@@ -73,6 +75,9 @@ static const struct tool_rule responses_tools[] = {
 	{ "computer_use_preview", TOOL_CLIENT, NULL },
 	/* A group of tools: its own "tools" are judged by this table. */
 	{ "namespace", TOOL_CLIENT, NULL },
+	/* A search of the agent's own deferred tools, run by the agent
+	 * (Codex); run by the provider it searches the user's connectors. */
+	{ "tool_search", TOOL_CLIENT_EXEC, MCP },
 	{ "web_search", TOOL_SEARCH, NULL },
 	{ "web_search_preview", TOOL_SEARCH, NULL },
 	{ "web_search_####_##_##", TOOL_SEARCH, NULL },
@@ -231,6 +236,14 @@ typed_tools_check(json_t *body, const struct tool_rule *rules,
 			continue;
 		if (!json_is_string(type))
 			return why(ret, true, "confine: a tool has no type");
+		if (tool_rule_find(rules, json_string_value(type))->kind ==
+		    TOOL_CLIENT_EXEC) {
+			json_t *x = json_object_get(t, "execution");
+
+			if (json_is_string(x) &&
+			    streq(json_string_value(x), "client"))
+				continue;
+		}
 		if (tool_check(rules, p, json_string_value(type), ret) < 0)
 			return -1;
 	}

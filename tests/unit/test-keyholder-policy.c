@@ -418,6 +418,15 @@ static const struct body_case bodies[] = {
 	{ KH_OPENAI, O_CHAT, "{\"messages\":[{\"role\":\"user\","
 	    "\"content\":\"x\",\"tools\":[{\"type\":\"mcp\"}]}]}", false,
 	    false },
+	/* tool_search: the agent's own deferred tools, run by the agent. */
+	{ KH_OPENAI, O_RESP, "{\"tools\":[{\"type\":\"tool_search\","
+	    "\"execution\":\"client\"}]}", true, true },
+	{ KH_OPENAI, O_RESP, "{\"tools\":[{\"type\":\"tool_search\"}]}",
+	    false, false },
+	{ KH_OPENAI, O_RESP, "{\"tools\":[{\"type\":\"tool_search\","
+	    "\"execution\":\"server\"}]}", false, false },
+	{ KH_OPENAI, O_RESP, "{\"tools\":[{\"type\":\"tool_search\","
+	    "\"execution\":[\"client\"]}]}", false, false },
 	{ KH_OPENAI, O_RESP, "{\"background\":true}", false, false },
 	{ KH_OPENAI, O_RESP, "{\"background\":false}", true, true },
 	{ KH_OPENAI, O_RESP, "{\"input\":[{\"role\":\"user\",\"content\":["
