@@ -45,7 +45,7 @@ fuzz_keyholder_policy_fuzzer_LDADD = $(JANSSON_LIBS)
 # live in transport.c, which brings OpenSSL and threads along.
 fuzz_keyholder_http_fuzzer_SOURCES = fuzz/keyholder-http-fuzzer.c \
 	src/keyholder/transport.c src/keyholder/hook.c src/lib/util.c \
-	src/lib/log.c src/lib/term-escape.c
+	src/lib/log.c src/lib/term-escape.c src/lib/fdio.c
 fuzz_keyholder_http_fuzzer_CFLAGS = $(AM_CFLAGS) $(FUZZ_FLAGS) \
 	$(OPENSSL_CFLAGS)
 fuzz_keyholder_http_fuzzer_LDFLAGS = $(FUZZ_FLAGS)

@@ -189,8 +189,9 @@ check_user() {
 	# The installed keyholder: an agent profile with no credential to
 	# inject is refused by it, naming the sources it tried.
 	st=0
-	run_as "$u" "cd '$ws' && env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN \
-	    -u CLAUDE_CODE_OAUTH_TOKEN HOME='$ws/nohome' confine -p claude -- true" \
+	run_as "$u" "mkdir -p '$ws.home' && cd '$ws' &&
+	    env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN \
+	    -u CLAUDE_CODE_OAUTH_TOKEN HOME='$ws.home' confine -p claude -- true" \
 	    >"$ws.kh" 2>&1 || st=$?
 	[ "$st" -eq 125 ] && grep -q 'credential' "$ws.kh" &&
 	    grep -q 'ANTHROPIC_API_KEY' "$ws.kh" || {
@@ -201,7 +202,7 @@ check_user() {
 	run_as "$u" "cd '$ws' && confine diff" | grep -q '^+changed$' ||
 	    die "confine diff does not show the change (as $u)"
 	run_as "$u" "cd '$ws' && confine drop \$(confine ls | awk 'END { print \$1 }')" >/dev/null
-	rm -rf "$ws" "$ws.out" "$ws.err"
+	rm -rf "$ws" "$ws.out" "$ws.err" "$ws.home"
 	echo "ok: doctor, a confined run, its diff (as $u, home $home)"
 }
 

@@ -24,8 +24,12 @@ UDP_PORT=$(start_server udp udp "$UDP_LOG") || {
 ONLINE=$TEST_TMP/online.ini
 printf '[profile]\nquadrant = online\n[workspace]\nprivate = no\n' >"$ONLINE"
 
-# Empty the logs, for a case's control, then its attempt.
+# Empty the logs, for a case's control, then its attempt: once the TCP
+# listener has logged every connection it took (a late line of one case's
+# would be counted as the next case's).
 logs_clear() {
+	wait_for 10 grep -qx 0 "$TCP_LOG.busy" ||
+	    fail "the TCP listener still reads a connection"
 	: >"$TCP_LOG"
 	: >"$UDP_LOG"
 }

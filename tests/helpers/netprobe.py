@@ -36,6 +36,7 @@ import errno
 import os
 import socket
 import sys
+import threading
 import time
 
 
@@ -90,23 +91,46 @@ def serve_stream(s, readyfile, what):
 
 
 def serve_log(logfile, readyfile):
+    """Log each connection ("conn DATA"), read for a second at most.
+
+    LOGFILE.busy holds how many accepted connections are not logged yet:
+    a test empties the log only once it is 0, so that a late line of one
+    case's connection is never taken for the next case's.
+    """
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     # Accept TCP Fast Open data too (the queue length is the option value).
     s.setsockopt(socket.IPPROTO_TCP, getattr(socket, "TCP_FASTOPEN", 23), 16)
     s.bind(("127.0.0.1", 0))
     s.listen(64)
-    ready(readyfile, s.getsockname()[1])
-    while True:
-        c, _ = s.accept()
+    lock = threading.Lock()
+    busy = [0]
+
+    def note(delta):
+        with lock:
+            busy[0] += delta
+            with open(logfile + ".busy.tmp", "w") as f:
+                f.write("%d\n" % busy[0])
+            os.rename(logfile + ".busy.tmp", logfile + ".busy")
+
+    def one(c):
         c.settimeout(1)
         try:
             data = c.recv(256)
         except OSError:
             data = b""
         c.close()
-        with open(logfile, "ab") as f:
-            f.write(b"conn " + data.replace(b"\n", b" ") + b"\n")
+        with lock:
+            with open(logfile, "ab") as f:
+                f.write(b"conn " + data.replace(b"\n", b" ") + b"\n")
+        note(-1)
+
+    note(0)
+    ready(readyfile, s.getsockname()[1])
+    while True:
+        c, _ = s.accept()
+        note(1)
+        threading.Thread(target=one, args=(c,), daemon=True).start()
 
 
 def serve_sink(readyfile):
