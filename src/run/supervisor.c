@@ -522,18 +522,28 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	 * session is removed, and then it is taken as it would have been.
 	 */
 	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGQUIT);
+	{
+		/* Those the caller ignores stop nothing (a background job's
+		 * SIGINT and SIGQUIT, nohup's SIGHUP). */
+		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP,
+		    SIGQUIT };
+		struct sigaction sa;
+		size_t i;
+
+		for (i = 0; i < nitems(sigs); i++)
+			if (sigaction(sigs[i], NULL, &sa) == 0 &&
+			    sa.sa_handler != SIG_IGN)
+				sigaddset(&stop, sigs[i]);
+	}
+	copy_stop_watch(&stop);
 	sigprocmask(SIG_BLOCK, &stop, &held);
 	r = workspace_session_create(p, &where, &rs.start_after);
 	if (r < 0 || copy_stop_pending()) {
 		if (!p->reenter)
 			workspace_session_remove(p);
 		if (r == 0 || r == -EINTR) {
+			/* Taken now, as it would have been. */
 			sigprocmask(SIG_SETMASK, &held, NULL);
-			/* Ignored by the caller: nothing took it. */
 			exit(EXIT_CONFINE);
 		}
 		die_errno(-r, "session: cannot create '%s'", where);

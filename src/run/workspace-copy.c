@@ -74,16 +74,31 @@ own(int fd, const struct stat *st)
 
 static void	count_entry(struct copy *, int, const char *);
 
+/* The signals that stop a copy: none until copy_stop_watch(). */
+static sigset_t stop_set;
+static bool stop_set_on;
+
+void
+copy_stop_watch(const sigset_t *set)
+{
+	stop_set = *set;
+	stop_set_on = true;
+}
+
 bool
 copy_stop_pending(void)
 {
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	sigset_t set;
+	size_t i;
 
-	if (sigpending(&set) < 0)
+	if (!stop_set_on || sigpending(&set) < 0)
 		return false;
-	return sigismember(&set, SIGINT) == 1 || sigismember(&set,
-	    SIGTERM) == 1 || sigismember(&set, SIGHUP) == 1 ||
-	    sigismember(&set, SIGQUIT) == 1;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigismember(&stop_set, sigs[i]) == 1 &&
+		    sigismember(&set, sigs[i]) == 1)
+			return true;
+	return false;
 }
 
 /* Tell shown; count the total first when it asks for it, once. */

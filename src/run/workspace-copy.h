@@ -8,6 +8,7 @@
 #ifndef CONFINE_COPY_H
 #define CONFINE_COPY_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,8 +49,12 @@ int	copy_tree(const char *src, const char *dst, char *const *except,
 	    FILE *dirs, struct copy_stats *, const char **where);
 
 /*
- * Is a SIGINT, SIGTERM, SIGHUP or SIGQUIT held pending (the caller blocks
- * them while it copies)?  A copy checks every 256 files and stops with
+ * The signals of set (of SIGINT, SIGTERM, SIGHUP, SIGQUIT) that stop a
+ * copy when held pending: the caller blocks them while it copies.
+ */
+void	copy_stop_watch(const sigset_t *set);
+/*
+ * Is one of them pending?  A copy checks every 256 files and stops with
  * -EINTR: the user asked to stop.
  */
 bool	copy_stop_pending(void);
