@@ -172,6 +172,7 @@ FUZZ_CORPUS = \
 	fuzz/corpus/proxy/connect \
 	fuzz/corpus/proxy/connect-ipv6 \
 	fuzz/corpus/proxy/connect-upper \
+	fuzz/corpus/proxy/crash-line-ends-at-the-space \
 	fuzz/corpus/proxy/get \
 	fuzz/corpus/proxy/trailing-dot \
 	fuzz/corpus/commits/head-detached \

@@ -146,7 +146,8 @@ proxy_parse_connect(struct untrusted untrusted_head, char **ret_host,
 		*why = "a malformed request line";
 		return -1;
 	}
-	if (strncmp(sp, " HTTP/1.", 8) != 0) {
+	/* Within the line: the head is not NUL-terminated. */
+	if ((size_t)(end - sp) < 8 || memcmp(sp, " HTTP/1.", 8) != 0) {
 		*why = "not HTTP/1.x";
 		return -1;
 	}
