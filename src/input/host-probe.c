@@ -485,21 +485,25 @@ probe_git_value_why(const char *v, size_t len)
 	return NULL;
 }
 
+/* Both values, and the keys' lines around them: a few KiB at most. */
+#define GIT_IDENT_OUT	(4 * (HOST_GIT_IDENT_MAX + 16))
+
 /*
- * GIT_PATH config --includes --null --get key, from /, in envp: the
- * global files only, as git reads them (both ~/.gitconfig and
- * $XDG_CONFIG_HOME/git/config, where --global reads only the first of
- * them that exists, in git 2.39 at least), never the system's
+ * GIT_PATH config --includes --null --get-regexp of user.name and
+ * user.email, from /, in envp: one process for both (it is on every
+ * launch), the global files only, as git reads them (both ~/.gitconfig
+ * and $XDG_CONFIG_HOME/git/config, where --global reads only the first
+ * of them that exists, in git 2.39 at least), never the system's
  * (GIT_CONFIG_NOSYSTEM) or a repository's (GIT_DIR names none, so none
  * is looked for).  Its wait status, or -1 when it did not run; *ret_len
- * bytes of its output in out (at most outlen: more is a value too long).
+ * bytes of its output in out (at most outlen: more is too long).
  */
 static int
-git_config_get(const char *key, char *const *envp, char *out,
-    size_t outlen, size_t *ret_len)
+git_config_get(char *const *envp, char *out, size_t outlen, size_t *ret_len)
 {
 	const char *const argv[] = { GIT_PATH, "-C", "/", "config",
-	    "--includes", "--null", "--get", key, NULL };
+	    "--includes", "--null", "--get-regexp",
+	    "^user\\.(name|email)$", NULL };
 	autoclose int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct spawn_opts o = SPAWN_OPTS_INIT;
 	size_t len = 0;
@@ -529,37 +533,43 @@ git_config_get(const char *key, char *const *envp, char *out,
 	return status;
 }
 
-/* One value: NULL when unset; *why appended to when refused. */
-static char *
-git_value(const char *key, char *const *envp, char **why)
+/* *why appended to: "KEY: BAD". */
+static void
+git_refuse(char **why, const char *key, const char *bad)
 {
-	char out[HOST_GIT_IDENT_MAX + 2];
-	const char *bad;
-	char *w;
-	size_t len = 0;
-	int status = git_config_get(key, envp, out, sizeof(out), &len);
-
-	/* 1: not set; 127: no git after all. */
-	if (status < 0 || (WIFEXITED(status) && (WEXITSTATUS(status) == 1 ||
-	    WEXITSTATUS(status) == 127)))
-		return NULL;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		bad = "your global git configuration cannot be read (git "
-		    "config fails)";
-	else if (len == sizeof(out))
-		bad = "it is longer than " STR(HOST_GIT_IDENT_MAX)
-		    " bytes";
-	else if (len == 0 || out[len - 1] != '\0')
-		bad = "git's answer is not a value";
-	else
-		bad = probe_git_value_why(out, len - 1);
-	if (bad == NULL)
-		return xstrndup(out, len - 1);
-	w = xasprintf("%s%s%s: %s", *why ? *why : "", *why ? "; " : "",
+	char *w = xasprintf("%s%s%s: %s", *why ? *why : "", *why ? "; " : "",
 	    key, bad);
+
 	free(*why);
 	*why = w;
-	return NULL;
+}
+
+/*
+ * The value of key in git's answer ("KEY\nVALUE\0" an entry; the last
+ * entry of a key wins, as with --get): NULL when unset or refused.
+ */
+static char *
+git_value(const char *out, size_t len, const char *key, char **why)
+{
+	const char *e = out, *end = out + len, *nl, *nul, *v = NULL;
+	size_t klen = strlen(key), vlen = 0;
+	const char *bad;
+
+	while (e < end && (nul = memchr(e, '\0', (size_t)(end - e)))) {
+		if ((nl = memchr(e, '\n', (size_t)(nul - e))) != NULL &&
+		    (size_t)(nl - e) == klen && memcmp(e, key, klen) == 0) {
+			v = nl + 1;
+			vlen = (size_t)(nul - v);
+		}
+		e = nul + 1;
+	}
+	if (v == NULL)
+		return NULL;
+	if ((bad = probe_git_value_why(v, vlen)) != NULL) {
+		git_refuse(why, key, bad);
+		return NULL;
+	}
+	return xstrndup(v, vlen);
 }
 
 void
@@ -569,8 +579,10 @@ probe_git_identity(struct host *h, char *const *env)
 	autofree char *xdg = xasprintf("XDG_CONFIG_HOME=%s", h->config_home);
 	autofree char *global = NULL;
 	char *envp[6] = { home, xdg, NULL, NULL, NULL, NULL };
-	const char *s;
-	size_t n = 2;
+	char out[GIT_IDENT_OUT];
+	const char *s, *bad = NULL;
+	size_t n = 2, len = 0;
+	int status;
 
 	if (access(GIT_PATH, X_OK) < 0)
 		return;
@@ -582,8 +594,24 @@ probe_git_identity(struct host *h, char *const *env)
 	envp[n++] = (char *)"GIT_CONFIG_NOSYSTEM=1";
 	/* Not a repository: git looks for none, reads no local scope. */
 	envp[n++] = (char *)"GIT_DIR=/dev/null";
-	h->git_name = git_value("user.name", envp, &h->git_why);
-	h->git_email = git_value("user.email", envp, &h->git_why);
+	status = git_config_get(envp, out, sizeof(out), &len);
+	/* 1: neither is set; 127: no git after all. */
+	if (status < 0 || (WIFEXITED(status) && (WEXITSTATUS(status) == 1 ||
+	    WEXITSTATUS(status) == 127)))
+		return;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		bad = "your global git configuration cannot be read (git "
+		    "config fails)";
+	else if (len == sizeof(out))
+		bad = "it is longer than " STR(HOST_GIT_IDENT_MAX) " bytes";
+	else if (len == 0 || out[len - 1] != '\0')
+		bad = "git's answer is not a value";
+	if (bad) {
+		git_refuse(&h->git_why, "user.name and user.email", bad);
+		return;
+	}
+	h->git_name = git_value(out, len, "user.name", &h->git_why);
+	h->git_email = git_value(out, len, "user.email", &h->git_why);
 }
 
 static bool
