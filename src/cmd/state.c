@@ -36,6 +36,7 @@
 #include "lib/util.h"
 #include "run/agent-state.h"
 #include "run/session-dir.h"
+#include "store/session-store.h"
 
 /* Deeper than any agent's state; a tree past it is not walked further. */
 #define DEPTH_MAX	128
@@ -67,38 +68,15 @@ where_free(struct where *w)
 }
 
 /* The bytes a tree takes, not following links. */
-static unsigned long long
-tree_size(int at, const char *name, int depth)
-{
-	unsigned long long n = 0;
-	struct stat st;
-	struct dirent *e;
-	DIR *d;
-	int fd;
-
-	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return 0;
-	n = (unsigned long long)st.st_blocks * 512;
-	if (!S_ISDIR(st.st_mode) || depth > DEPTH_MAX ||
-	    (fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
-		return n;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return n;
-	}
-	while ((e = readdir(d)) != NULL)
-		if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
-			n += tree_size(dirfd(d), e->d_name, depth + 1);
-	closedir(d);
-	return n;
-}
-
+/* The disk a tree takes (the walk confine ls makes of a session). */
 static char *
-human(unsigned long long n)
+human(int at, const char *name)
 {
+	uint64_t n = session_disk_walk(at, name);
+
 	if (n < 1024 * 1024)
-		return xasprintf("%llu KiB", (n + 1023) / 1024);
+		return xasprintf("%llu KiB", (unsigned long long)(n + 1023) /
+		    1024);
 	if (n < 1024ULL * 1024 * 1024)
 		return xasprintf("%.1f MiB", (double)n / (1024 * 1024));
 	return xasprintf("%.1f GiB", (double)n / (1024 * 1024 * 1024));
@@ -179,7 +157,7 @@ state_ls(char *const *env)
 			    O_NOFOLLOW | O_CLOEXEC);
 
 			if (fd >= 0) {
-				size = human(tree_size(sfd, name, 0));
+				size = human(sfd, name);
 				close(sfd);
 				sfd = fd;
 				last_use(sfd, when);
@@ -360,7 +338,7 @@ state_show(const struct cli_opts *o, char *const *env)
 		autoclose int up = open(w.root, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC);
 
-		size = human(up >= 0 ? tree_size(up, o->argv[0], 0) : 0);
+		size = up >= 0 ? human(up, o->argv[0]) : xstrdup("0 KiB");
 	}
 	last_use(sfd, when);
 	busy = holder(sfd);
@@ -410,7 +388,7 @@ state_drop(const struct cli_opts *o, char *const *env)
 		    "ended", "state of %s in use by %s", name, busy ? busy :
 		    "another session");
 	}
-	size = human(tree_size(up, name, 0));
+	size = human(up, name);
 	if (!o->yes) {
 		char answer[16] = "";
 

@@ -1170,17 +1170,11 @@ inject_env_filter(const struct plan *p, char *const *host_env)
 	for (i = 0; host_env && host_env[i]; i++) {
 		bool drop = false;
 
-		for (j = 0; p->inject.sources && p->inject.sources[j]; j++) {
-			const char *s = p->inject.sources[j], *name;
-			size_t len;
+		for (j = 0; p->inject.variables && p->inject.variables[j]; j++) {
+			size_t len = strlen(p->inject.variables[j]);
 
-			if ((name = strstr(s, " variable ")) == NULL ||
-			    name != strchr(s, ' '))
-				continue;
-			name += strlen(" variable ");
-			len = strlen(name);
-			if (strncmp(host_env[i], name, len) == 0 &&
-			    host_env[i][len] == '=')
+			if (strncmp(host_env[i], p->inject.variables[j],
+			    len) == 0 && host_env[i][len] == '=')
 				drop = true;
 		}
 		if (!drop)
@@ -1220,7 +1214,7 @@ inject_plan(struct plan *p, const struct eff *e, char **cause, char **hint)
 	const char *const wayname[] = { "network.endpoint", "network.allow" };
 	autofree char *prov = NULL, *up = NULL, *why = NULL;
 	bool login = false;
-	size_t i, j, n = 0, ns = 0;
+	size_t i, j, n = 0, ns = 0, nv = 0;
 
 	if (e->inject.value == NULL) {
 		/* Read only for an injected credential: say so. */
@@ -1324,6 +1318,9 @@ inject_plan(struct plan *p, const struct eff *e, char **cause, char **hint)
 			p->inject.args[n++] = xstrdup(src.field);
 		}
 		p->inject.sources[ns++] = xstrdup(v->value);
+		if (src.type == SOURCE_VARIABLE)
+			strv_push(&p->inject.variables, &nv,
+			    xstrdup(src.spec));
 		syntax_source_free(&src);
 	}
 	if (login) {

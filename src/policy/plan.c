@@ -108,6 +108,7 @@ plan_free(struct plan *p)
 	free(p->inject.upstream);
 	strv_free(p->inject.args);
 	strv_free(p->inject.sources);
+	strv_free(p->inject.variables);
 	strv_free(p->weaker);
 	free(p->bwrap);
 	free(p->home);

@@ -156,6 +156,8 @@ struct plan_inject {
 					   control fd: provider, upstream, CA,
 					   the sources in order */
 	char		**sources;	/* for --dry-run: "KIND TYPE SPEC" */
+	char		**variables;	/* the sources' variables: never in
+					   the sandbox's environment */
 };
 
 #define PLAN_LEG_A	(1U << 0)	/* untrusted input */

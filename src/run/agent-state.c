@@ -35,30 +35,10 @@
 #include "run/agent-state.h"
 #include "run/session-dir.h"
 #include "run/workspace-copy.h"
+#include "store/session-meta.h"
 
 /* A session id, as the lock holds it: what policy_compute() makes. */
 #define HOLDER_MAX	64
-
-/* Write text to name in dirfd, under a temporary name first. */
-static int
-put(int dirfd, const char *name, const char *text)
-{
-	autofree char *tmp = xasprintf("%s.tmp", name);
-	size_t len = strlen(text);
-	int fd, r = 0;
-
-	unlinkat(dirfd, tmp, 0);
-	if ((fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-	    O_CLOEXEC | O_NOFOLLOW, 0600)) < 0)
-		return -errno;
-	if (write(fd, text, len) != (ssize_t)len)
-		r = -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-		r = -errno;
-	return r;
-}
 
 int
 agent_state_lock(struct host *h, const struct profile *pr, int *fd)
@@ -171,7 +151,7 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	    (efd = open(m->state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return -errno;
-	if ((r = put(efd, AGENT_STATE_PATH, m->dst)) < 0)
+	if ((r = session_file_put(m->state, AGENT_STATE_PATH, m->dst)) < 0)
 		return r;
 	on_host = stat(m->dst, &host) == 0;
 	if (!on_host && errno != ENOENT) {

@@ -185,6 +185,20 @@ read_mem(pid_t pid, uint64_t addr, void *untrusted_buf, size_t len)
  * such fd), -EPERM (the command made itself non-dumpable: refused, as
  * nothing can be decided), -ESRCH (gone).
  */
+/* Read a small /proc file whole; its length, or -1. */
+static ssize_t
+read_small(const char *path, char *buf, size_t size)
+{
+	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	/* Bounded: size, the caller's sizeof. */
+	if (fd < 0 || (n = read(fd, buf, size - 1)) < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
 /*
  * A pidfd of the process of thread pid.  A notification names the
  * calling thread, which need not be its process's leader (a connect from
@@ -196,21 +210,17 @@ read_mem(pid_t pid, uint64_t addr, void *untrusted_buf, size_t len)
 static int
 process_pidfd(pid_t pid)
 {
-	autofree char *buf = NULL;
-	autoclose int fd = -1;
-	char path[64];
+	char path[64], buf[4096];
 	const char *t;
 	long tgid;
+	int fd;
 
 	/* Not a leader: EINVAL, or ENOENT since Linux 6.9. */
 	if ((fd = sys_pidfd_open(pid, 0)) >= 0 ||
 	    (errno != EINVAL && errno != ENOENT))
-		return steal_fd(&fd);
+		return fd;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	/* The kernel's own text, a few hundred bytes. */
-	if (fd_read_all(fd, 16384, &buf) < 0 ||
+	if (read_small(path, buf, sizeof(buf)) < 0 ||
 	    (t = strstr(buf, "\nTgid:")) == NULL ||
 	    (tgid = strtol(t + 6, NULL, 10)) <= 0 || tgid == pid) {
 		errno = ESRCH;
@@ -565,20 +575,6 @@ take_held(const char *pid, ino_t pidns, const struct cand *c)
 		s = -1;
 	}
 	return s;
-}
-
-/* Read a small /proc file whole; its length, or -1. */
-static ssize_t
-read_small(const char *path, char *buf, size_t size)
-{
-	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	/* Bounded: size, the caller's sizeof. */
-	if (fd < 0 || (n = read(fd, buf, size - 1)) < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
 }
 
 /*

@@ -462,25 +462,30 @@ workspace_remove_tree(int dirfd, const char *name)
 	remove_tree(dirfd, name, 0);
 }
 
+char *
+workspace_network_line(const struct net_note *n)
+{
+	autofree char *failed = n->failed == 0 ? xstrdup("") :
+	    xasprintf(", %u upstream failure%s", n->failed,
+	    n->failed == 1 ? "" : "s");
+
+	return xasprintf("network: %u connection%s through the proxy, %u "
+	    "refused%s", n->allowed, n->allowed == 1 ? "" : "s", n->refused,
+	    failed);
+}
+
 void
 workspace_note_network(const struct plan *p, const struct net_note *n)
 {
 	autofree char *text = NULL, *counts = NULL, *more = NULL;
+	autofree char *line = p->net != PLAN_NET_PROXY ? NULL :
+	    workspace_network_line(n);
 	char *const *lists[] = { n->refusals, n->failures };
 	const char *const verb[] = { "refused", "failed" };
 	size_t i, j, listed = 0;
 	int r;
 
-	text = p->net != PLAN_NET_PROXY ? xstrdup("") : xasprintf("network: "
-	    "%u connection%s through the proxy, %u refused%s\n", n->allowed,
-	    n->allowed == 1 ? "" : "s", n->refused, n->failed == 0 ? "" :
-	    n->failed == 1 ? ", 1 upstream failure" : "");
-	if (n->failed > 1) {
-		more = xasprintf("%.*s, %u upstream failures\n",
-		    (int)strlen(text) - 1, text, n->failed);
-		free(text);
-		text = steal_ptr(&more);
-	}
+	text = line ? xasprintf("%s\n", line) : xstrdup("");
 	/* Names the proxy parsed: printable ASCII only, by its rules; the
 	 * errors are strerror's. */
 	for (j = 0; j < nitems(lists); j++)

@@ -54,6 +54,9 @@ struct net_note {
 	const char	*inference;	/* the keyholder's line, or NULL */
 };
 void	workspace_note_network(const struct plan *, const struct net_note *);
+/* "network: N connections through the proxy, M refused[, F upstream
+ * failures]": the exit line and the note's first. */
+char	*workspace_network_line(const struct net_note *);
 
 /*
  * Run the export program on the session (confine-export, next to this

@@ -172,7 +172,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	bool want_kh = p->keyholder_port != 0;
 	autofree char *kh_line = NULL;
 	struct net_note note = { 0 };
-	autofree char *failed = NULL;
+	autofree char *line = NULL;
 	int wstatus = 0, master = f->master, listener = -1, ready;
 	pid_t keeper;
 	autofree char *tmp = path_join(p->session_dir, "tmp");
@@ -310,16 +310,12 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		proxy_counts(px, &note.allowed, &note.refused, &note.failed);
 		note.refusals = proxy_refusals(px);
 		note.failures = proxy_failures(px);
-		if (note.failed)
-			failed = xasprintf(", %u upstream failure%s",
-			    note.failed, note.failed == 1 ? "" : "s");
-		if (note.allowed || note.refused || note.failed)
-			log_msg("network: %u connection%s through the proxy, "
-			    "%u refused%s%s", note.allowed,
-			    note.allowed == 1 ? "" : "s", note.refused,
-			    failed ? failed : "", (note.refused || note.failed) &&
+		if (note.allowed || note.refused || note.failed) {
+			line = workspace_network_line(&note);
+			log_msg("%s%s", line, (note.refused || note.failed) &&
 			    log_get_level() < LOG_VERBOSE ? " (-v names them)" :
 			    "");
+		}
 	}
 	note.inference = kh_line;
 	if (note.allowed || note.refused || note.failed || kh_line)
@@ -522,20 +518,10 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	 * session is removed, and then it is taken as it would have been.
 	 */
 	sigemptyset(&stop);
-	{
-		/* Those the caller ignores stop nothing (a background job's
-		 * SIGINT and SIGQUIT, nohup's SIGHUP). */
-		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP,
-		    SIGQUIT };
-		struct sigaction sa;
-		size_t i;
-
-		for (i = 0; i < nitems(sigs); i++)
-			if (sigaction(sigs[i], NULL, &sa) == 0 &&
-			    sa.sa_handler != SIG_IGN)
-				sigaddset(&stop, sigs[i]);
-	}
-	copy_stop_watch(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &stop, &held);
 	r = workspace_session_create(p, &where, &rs.start_after);
 	if (r < 0 || copy_stop_pending()) {

@@ -74,29 +74,21 @@ own(int fd, const struct stat *st)
 
 static void	count_entry(struct copy *, int, const char *);
 
-/* The signals that stop a copy: none until copy_stop_watch(). */
-static sigset_t stop_set;
-static bool stop_set_on;
-
-void
-copy_stop_watch(const sigset_t *set)
-{
-	stop_set = *set;
-	stop_set_on = true;
-}
-
 bool
 copy_stop_pending(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
 	sigset_t set;
 	size_t i;
 
-	if (!stop_set_on || sigpending(&set) < 0)
+	if (sigpending(&set) < 0)
 		return false;
+	/* One the caller ignores is held too, and stops nothing. */
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigismember(&stop_set, sigs[i]) == 1 &&
-		    sigismember(&set, sigs[i]) == 1)
+		if (sigismember(&set, sigs[i]) == 1 &&
+		    sigaction(sigs[i], NULL, &sa) == 0 &&
+		    sa.sa_handler != SIG_IGN)
 			return true;
 	return false;
 }

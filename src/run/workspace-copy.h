@@ -49,13 +49,9 @@ int	copy_tree(const char *src, const char *dst, char *const *except,
 	    FILE *dirs, struct copy_stats *, const char **where);
 
 /*
- * The signals of set (of SIGINT, SIGTERM, SIGHUP, SIGQUIT) that stop a
- * copy when held pending: the caller blocks them while it copies.
- */
-void	copy_stop_watch(const sigset_t *set);
-/*
- * Is one of them pending?  A copy checks every 256 files and stops with
- * -EINTR: the user asked to stop.
+ * Is a SIGINT, SIGTERM, SIGHUP or SIGQUIT that the caller does not ignore
+ * held pending (the caller blocks them while it copies)?  A copy checks
+ * every 256 files and stops with -EINTR: the user asked to stop.
  */
 bool	copy_stop_pending(void);
 
