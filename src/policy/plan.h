@@ -160,6 +160,30 @@ struct plan_inject {
 					   the sandbox's environment */
 };
 
+/*
+ * Resource limits (confine(1) LIMITS, confine-profile(5) [limits]): what
+ * the sandbox may take of the host.  0 in a field: none (lifted by "none",
+ * or no default).  A limit in `asked` came from an option or a profile: it
+ * is applied, or the run is refused (125) naming it; the others are the
+ * defaults and fall back to what the host gives without cgroups (said by
+ * --dry-run and doctor).
+ */
+#define PLAN_LIMIT_MEMORY	(1U << 0)
+#define PLAN_LIMIT_TASKS	(1U << 1)
+#define PLAN_LIMIT_CPUS		(1U << 2)
+#define PLAN_LIMIT_DISK		(1U << 3)
+
+struct plan_limits {
+	uint64_t	 memory;	/* bytes: processes, every tmpfs of the
+					   sandbox, the pages of its files */
+	uint64_t	 tasks;		/* processes and threads at once */
+	uint64_t	 cpu_millis;	/* CPU time per second, in
+					   thousandths of a CPU (cpus 1.5: 1500) */
+	uint64_t	 disk;		/* bytes the session may write (its
+					   upper or copy, and kept state) */
+	unsigned int	 asked;		/* PLAN_LIMIT_* given explicitly */
+};
+
 #define PLAN_LEG_A	(1U << 0)	/* untrusted input */
 #define PLAN_LEG_B	(1U << 1)	/* private data */
 #define PLAN_LEG_C	(1U << 2)	/* external communication */
@@ -209,6 +233,7 @@ struct plan {
 	struct plan_landlock	landlock;
 	struct plan_syscalls	sys;
 	struct plan_tty		tty;
+	struct plan_limits	limits;
 	char		**degraded;	/* one line per missing kernel feature */
 	size_t		 ndegraded;
 	char		**weaker;	/* what this backend does not give */
