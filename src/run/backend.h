@@ -49,6 +49,11 @@ struct run_state {
 	/* The caller's SIGPIPE disposition, for the command (saved before
 	 * the supervisor ignores SIGPIPE). */
 	struct sigaction sigpipe;
+	/* Limits reached (run/limits.c and the supervisor's watch): one line
+	 * each, indexed by the PLAN_LIMIT_* bit's position ("memory limit
+	 * 4 GiB reached: the command was killed by the OOM killer"); an
+	 * empty string: not reached.  Said at exit and kept in the session. */
+	char		 limit_hit[4][192];
 };
 
 /* What the supervisor must make or do for a backend, around its start. */
