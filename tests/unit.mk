@@ -50,6 +50,12 @@ EXTRA_DIST += tests/unit/tap.h tests/check-layering.sh \
 # after adding a file, regenerate the list with:
 #   find tests/data/profiles -type f ! -name .gitattributes | LC_ALL=C sort
 PROFILE_TEST_FILES = \
+	tests/data/profiles/bad/argument-alone.err \
+	tests/data/profiles/bad/argument-alone.ini \
+	tests/data/profiles/bad/argument-name.err \
+	tests/data/profiles/bad/argument-name.ini \
+	tests/data/profiles/bad/argument-path.err \
+	tests/data/profiles/bad/argument-path.ini \
 	tests/data/profiles/bad/backend-bad.err \
 	tests/data/profiles/bad/backend-bad.ini \
 	tests/data/profiles/bad/bool-private.err \
@@ -62,8 +68,14 @@ PROFILE_TEST_FILES = \
 	tests/data/profiles/bad/continuation-indented-key.ini \
 	tests/data/profiles/bad/continuation-scalar.err \
 	tests/data/profiles/bad/continuation-scalar.ini \
+	tests/data/profiles/bad/cr-inside.err \
+	tests/data/profiles/bad/cr-inside.ini \
+	tests/data/profiles/bad/cr-line-endings.err \
+	tests/data/profiles/bad/cr-line-endings.ini \
 	tests/data/profiles/bad/credential-variable-glob.err \
 	tests/data/profiles/bad/credential-variable-glob.ini \
+	tests/data/profiles/bad/credential-web-search.err \
+	tests/data/profiles/bad/credential-web-search.ini \
 	tests/data/profiles/bad/empty-scalar.err \
 	tests/data/profiles/bad/empty-scalar.ini \
 	tests/data/profiles/bad/env-dash.err \
@@ -146,12 +158,40 @@ PROFILE_TEST_FILES = \
 	tests/data/profiles/bad/host-underscore.ini \
 	tests/data/profiles/bad/host-upper-case.err \
 	tests/data/profiles/bad/host-upper-case.ini \
+	tests/data/profiles/bad/inject-no-host.err \
+	tests/data/profiles/bad/inject-no-host.ini \
+	tests/data/profiles/bad/inject-pattern.err \
+	tests/data/profiles/bad/inject-pattern.ini \
+	tests/data/profiles/bad/inject-port.err \
+	tests/data/profiles/bad/inject-port.ini \
+	tests/data/profiles/bad/inject-provider.err \
+	tests/data/profiles/bad/inject-provider.ini \
 	tests/data/profiles/bad/inline-hash.err \
 	tests/data/profiles/bad/inline-hash.ini \
 	tests/data/profiles/bad/inline-semicolon.err \
 	tests/data/profiles/bad/inline-semicolon.ini \
 	tests/data/profiles/bad/key-outside-section.err \
 	tests/data/profiles/bad/key-outside-section.ini \
+	tests/data/profiles/bad/limits-cpus-decimals.err \
+	tests/data/profiles/bad/limits-cpus-decimals.ini \
+	tests/data/profiles/bad/limits-cpus-zero.err \
+	tests/data/profiles/bad/limits-cpus-zero.ini \
+	tests/data/profiles/bad/limits-disk-overflow.err \
+	tests/data/profiles/bad/limits-disk-overflow.ini \
+	tests/data/profiles/bad/limits-disk-too-large.err \
+	tests/data/profiles/bad/limits-disk-too-large.ini \
+	tests/data/profiles/bad/limits-memory-small.err \
+	tests/data/profiles/bad/limits-memory-small.ini \
+	tests/data/profiles/bad/limits-memory-unit.err \
+	tests/data/profiles/bad/limits-memory-unit.ini \
+	tests/data/profiles/bad/limits-tasks-negative.err \
+	tests/data/profiles/bad/limits-tasks-negative.ini \
+	tests/data/profiles/bad/limits-tasks-zero.err \
+	tests/data/profiles/bad/limits-tasks-zero.ini \
+	tests/data/profiles/bad/limits-twice.err \
+	tests/data/profiles/bad/limits-twice.ini \
+	tests/data/profiles/bad/limits-unknown-key.err \
+	tests/data/profiles/bad/limits-unknown-key.ini \
 	tests/data/profiles/bad/line-too-long.err \
 	tests/data/profiles/bad/line-too-long.ini \
 	tests/data/profiles/bad/missing-bracket.err \
@@ -190,6 +230,26 @@ PROFILE_TEST_FILES = \
 	tests/data/profiles/bad/scalar-twice.ini \
 	tests/data/profiles/bad/section-spaces.err \
 	tests/data/profiles/bad/section-spaces.ini \
+	tests/data/profiles/bad/section-trailing-text.err \
+	tests/data/profiles/bad/section-trailing-text.ini \
+	tests/data/profiles/bad/source-extra.err \
+	tests/data/profiles/bad/source-extra.ini \
+	tests/data/profiles/bad/source-field.err \
+	tests/data/profiles/bad/source-field.ini \
+	tests/data/profiles/bad/source-kind.err \
+	tests/data/profiles/bad/source-kind.ini \
+	tests/data/profiles/bad/source-login-command.err \
+	tests/data/profiles/bad/source-login-command.ini \
+	tests/data/profiles/bad/source-login-nofield.err \
+	tests/data/profiles/bad/source-login-nofield.ini \
+	tests/data/profiles/bad/source-missing.err \
+	tests/data/profiles/bad/source-missing.ini \
+	tests/data/profiles/bad/source-relative.err \
+	tests/data/profiles/bad/source-relative.ini \
+	tests/data/profiles/bad/source-type.err \
+	tests/data/profiles/bad/source-type.ini \
+	tests/data/profiles/bad/source-var-name.err \
+	tests/data/profiles/bad/source-var-name.ini \
 	tests/data/profiles/bad/unknown-key-case.err \
 	tests/data/profiles/bad/unknown-key-case.ini \
 	tests/data/profiles/bad/unknown-key-credential.err \
@@ -264,6 +324,8 @@ PROFILE_TEST_FILES = \
 	tests/data/profiles/good/extends-shadowed.ini \
 	tests/data/profiles/good/home-paths.expect \
 	tests/data/profiles/good/home-paths.ini \
+	tests/data/profiles/good/limits.expect \
+	tests/data/profiles/good/limits.ini \
 	tests/data/profiles/good/long-line.expect \
 	tests/data/profiles/good/long-line.ini \
 	tests/data/profiles/good/network.expect \
