@@ -61,6 +61,16 @@ struct host {
 	char		*git_email;
 	char		*git_why;	/* why a value set there was refused,
 					   or NULL */
+	/* The resources the limits' defaults are taken from, read once: 0
+	 * when unknown. */
+	uint64_t	 mem_total;	/* bytes of RAM (sysinfo(2)) */
+	unsigned int	 ncpus;		/* CPUs online */
+	uint64_t	 store_free;	/* bytes an unprivileged user may still
+					   write on the session store's
+					   filesystem (statvfs f_bavail) */
+	uint64_t	 store_size;	/* that filesystem's size in bytes */
+	char		*store_why;	/* why it could not be measured, or
+					   NULL */
 	int		 landlock_abi;	/* 0: none */
 	int		 landlock_errno;	/* why not, when 0 */
 	bool		 is_tty[3];

@@ -98,6 +98,10 @@ struct plan_mounts {
 	struct plan_mount	*v;
 	size_t			 n;
 	char			**dev_nodes;	/* names under /dev bound from the host */
+	/* Every tmpfs of the sandbox is made with these (the memory limit;
+	 * confine(1), LIMITS); 0: the kernel's default. */
+	uint64_t		 tmpfs_size;	/* size=, bytes */
+	uint64_t		 tmpfs_inodes;	/* nr_inodes= */
 };
 
 struct plan_path {
@@ -182,7 +186,31 @@ struct plan_limits {
 	uint64_t	 disk;		/* bytes the session may write (its
 					   upper or copy, and kept state) */
 	unsigned int	 asked;		/* PLAN_LIMIT_* given explicitly */
+	char		*origin[4];	/* where each came from, indexed by
+					   the PLAN_LIMIT_* bit's position:
+					   "option --memory", "FILE:LINE",
+					   "built-in default: ..." */
+	uint64_t	 disk_reserve;	/* bytes of the session store's
+					   filesystem never written: the
+					   smaller of 5% of it and 1 GiB; 0:
+					   unknown */
+	/* The kernel's own bounds, set in the sandbox by the limits step
+	 * (enforce/rlimits.c), whatever the engine: */
+	uint64_t	 nproc;		/* RLIMIT_NPROC (tasks), where the
+					   command has a user namespace of its
+					   own (it counts per user namespace);
+					   0: not set */
+	int		 nice;		/* added to the sandbox's nice value:
+					   the default cpus none lowers its
+					   share; 0: left as it is */
 };
+
+/* The index of a PLAN_LIMIT_* bit in origin[] (and run_state.limit_hit). */
+#define PLAN_LIMIT_INDEX(bit)	((unsigned int)__builtin_ctz(bit))
+/* The default nice increment, the tmpfs inodes per byte of memory. */
+#define PLAN_LIMIT_NICE		5
+#define PLAN_TMPFS_INODE_BYTES	(16U << 10)
+#define PLAN_TMPFS_INODES_MIN	65536U
 
 #define PLAN_LEG_A	(1U << 0)	/* untrusted input */
 #define PLAN_LEG_B	(1U << 1)	/* private data */
@@ -262,6 +290,12 @@ void	plan_dump(const struct plan *, FILE *);
 void	plan_dump_policy(const struct plan *, FILE *);
 const char *plan_net_name(enum plan_net);
 const char *plan_access_name(unsigned int access, char buf[8]);
+/* "4 GiB", "7.8 GiB", "512 MiB"; "none" for 0. */
+const char *plan_size_name(uint64_t bytes, char buf[32]);
+/* "1.5", "2", "0.25" CPUs; "none" for 0. */
+const char *plan_cpus_name(uint64_t millis, char buf[32]);
+/* A limit's value (bit: PLAN_LIMIT_*) in the words above; "none" for 0. */
+const char *plan_limit_name(unsigned int bit, uint64_t v, char buf[32]);
 /* "A+B", "B+C", "none". */
 const char *plan_legs_name(unsigned int legs, char buf[8]);
 
