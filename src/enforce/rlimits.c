@@ -8,8 +8,9 @@
  * alone, threads included, its first process too.  The kernel ignores it
  * for a task with CAP_SYS_RESOURCE or CAP_SYS_ADMIN in the initial user
  * namespace, which no task in a user namespace of its own has; none can
- * raise the hard limit back for the same reason.  policy/limits.c sets
- * nproc only where the sandbox has such a namespace.
+ * raise the hard limit back for the same reason.  It never applies to
+ * the host's uid 0.  policy/limits.c sets nproc only where the sandbox
+ * has such a namespace and the caller is not root.
  *
  * Runs in: the sandbox's set-up process, before the command exists.
  * MUST: lower, never raise: a hard limit lower than the plan's is kept.

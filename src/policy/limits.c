@@ -170,9 +170,11 @@ policy_limits(struct plan *p, const struct cli_opts *o,
 	 * RLIMIT_NPROC counts the processes of a user in a user namespace
 	 * (since Linux 5.14): in the sandbox's own, the sandbox's alone.
 	 * Without one (setuid bwrap, landlock) it would count every process
-	 * of the user on the host: not set there.
+	 * of the user on the host: not set there.  The kernel never applies
+	 * it to the host's uid 0 (copy_process(): INIT_USER), namespace or
+	 * not: not set for a root caller either.
 	 */
-	if (l->tasks && (p->backend == PLAN_BACKEND_NATIVE ||
+	if (l->tasks && p->uid != 0 && (p->backend == PLAN_BACKEND_NATIVE ||
 	    (p->backend == PLAN_BACKEND_BWRAP && p->bwrap_unshare_user)))
 		l->nproc = l->tasks;
 	/* The default: no quota, a smaller share when CPUs are contended. */

@@ -446,6 +446,9 @@ dump_limits(const struct plan *p, FILE *f)
 	if (l->nproc)
 		fprintf(f, "    RLIMIT_NPROC %llu (counted in the sandbox's own "
 		    "user namespace)\n", (unsigned long long)l->nproc);
+	else if (l->tasks && p->uid == 0)
+		fprintf(f, "    RLIMIT_NPROC: not set (the kernel exempts the "
+		    "host's uid 0 from it)\n");
 	else if (l->tasks)
 		fprintf(f, "    RLIMIT_NPROC: not set (no user namespace of the "
 		    "sandbox's own: it would count every process of the "

@@ -3723,7 +3723,15 @@ test_limits(void)
 		plan_free(&p);
 	}
 
-	/* RLIMIT_NPROC only where the sandbox has a user namespace. */
+	/* RLIMIT_NPROC only where the sandbox has a user namespace, and
+	 * not for root, whom the kernel exempts. */
+	h = base_host();
+	h.uid = 0;
+	if (compute(&h, &o, NULL, &p, "limits: root")) {
+		ok(p.limits.nproc == 0 && p.limits.tasks == 4096,
+		    "root: tasks 4096, no RLIMIT_NPROC");
+		plan_free(&p);
+	}
 	h = base_host();
 	h.bwrap.found = h.bwrap.probed = true;
 	o.backend_set = true;
