@@ -167,6 +167,7 @@ t_fork_bomb() {
 	ws_new
 	nproc_set || skip_case "$(grep '^    RLIMIT_NPROC' "$OUT" | sed 's/^ *//')"
 	cp "$PROCS" "$WS/.t/procs"
+	WS_HASH=$(tree_hash "$WS")
 	run_confine --tasks none -- "$WS/.t/procs" forks 200
 	assert_status "$RC" 0
 	assert_eq "$(cat "$OUT")" "forks made 200 refused 0" "control: without the limit"
