@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "policy/limits-engine.h"
 #include "policy/plan.h"
 
 const char *
@@ -121,6 +122,7 @@ plan_free(struct plan *p)
 	free(p->profile_arg);
 	strv_free(p->view);
 	free(p->run_refused);
+	plan_engine_free(&p->limits_engine);
 	for (i = 0; i < p->mounts.n; i++) {
 		free(p->mounts.v[i].dst);
 		free(p->mounts.v[i].src);
@@ -416,6 +418,7 @@ plan_dump(const struct plan *p, FILE *f)
 		    p->state_dir);
 	if (p->state_busy)
 		fprintf(f, "agent state: %s\n", p->state_busy);
+	limits_engine_dump(&p->limits_engine, f);
 	fprintf(f, "%s:\n", p->backend == PLAN_BACKEND_LANDLOCK ?
 	    "prepared in the session (no mount namespace)" : "mounts");
 	for (i = 0; i < p->mounts.n; i++)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/sys.h"
 #include "lib/util.h"
 #include "run/backend.h"
 #include "run/command-exec.h"
@@ -64,6 +65,11 @@ sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f)
 	char ready = REC_READY;
 	pid_t cmd;
 
+	/* Its cgroup is the supervisor's to write, not the sandbox's. */
+	if (rs->cgroup_fd >= 0) {
+		close(rs->cgroup_fd);
+		close(rs->cgroup_procs);
+	}
 	steps_ctx_run(&c, p, rs, f);
 	steps_run(&c, STEP_IN_SETUP);
 
@@ -86,13 +92,25 @@ static pid_t
 native_start(const struct plan *p, const struct run_state *rs, struct fds *f,
     const char **where)
 {
-	/* fork-like clone(2): no new stack, the child returns here too. */
-	pid_t child = (pid_t)syscall(SYS_clone, (unsigned long)p->clone_flags |
-	    SIGCHLD, NULL, NULL, NULL, 0);
+	pid_t child;
 
-	*where = NULL;
+	/*
+	 * fork-like clone(2): no new stack, the child returns here too.
+	 * With a cgroup, clone3(2) makes the child in it (CLONE_INTO_CGROUP):
+	 * the sandbox is in its cgroup from its first instruction.
+	 */
+	if (rs->cgroup_fd >= 0) {
+		*where = "clone3 into the sandbox's cgroup";
+		child = sys_clone_into_cgroup((unsigned long)p->clone_flags,
+		    rs->cgroup_fd);
+	} else {
+		*where = NULL;
+		child = (pid_t)syscall(SYS_clone, (unsigned long)p->clone_flags |
+		    SIGCHLD, NULL, NULL, NULL, 0);
+	}
 	if (child < 0)
 		return -errno;
+	*where = NULL;
 	if (child == 0)
 		sandbox_init(p, rs, f);
 	return child;
