@@ -49,7 +49,9 @@ systemd_bin=/lib/systemd/systemd
 
 # The cgroup2 hierarchy's mount point: the unified one of a hybrid host,
 # or /sys/fs/cgroup itself.
-cgroot=$(awk '$9 == "cgroup2" && $4 == "/" { print $5; exit }' /proc/self/mountinfo)
+cgroot=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+	if ($(i + 1) == "cgroup2" && $4 == "/") { print $5; exit }
+	break } }' /proc/self/mountinfo)
 [ -n "$cgroot" ] || die "no cgroup2 hierarchy mounted"
 cg=$cgroot/$name
 
