@@ -295,7 +295,8 @@ engine_try(const struct plan *p, enum plan_engine_kind kind,
     struct limits_run *lr, unsigned int *have, char **why)
 {
 	const struct plan_engine *e = &p->limits_engine;
-	unsigned int want = wanted(&p->limits);
+	/* cpu too without a quota: its weight is lowered (cpu.weight). */
+	unsigned int want = wanted(&p->limits) | PLAN_LIMIT_CPUS;
 	autofree char *name = NULL;
 
 	*have = 0;
