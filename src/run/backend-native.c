@@ -99,18 +99,20 @@ native_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	 * With a cgroup, clone3(2) makes the child in it (CLONE_INTO_CGROUP):
 	 * the sandbox is in its cgroup from its first instruction.
 	 */
+	*where = NULL;
 	if (rs->cgroup_fd >= 0) {
-		*where = "clone3 into the sandbox's cgroup";
 		child = sys_clone_into_cgroup((unsigned long)p->clone_flags,
 		    rs->cgroup_fd);
-	} else {
-		*where = NULL;
-		child = (pid_t)syscall(SYS_clone, (unsigned long)p->clone_flags |
-		    SIGCHLD, NULL, NULL, NULL, 0);
-	}
+		/* The cgroup's refusals (and no clone3), not the namespaces'. */
+		if (child < 0 && (errno == ENOSYS || errno == EACCES ||
+		    errno == EBUSY || errno == EOPNOTSUPP || errno == EBADF))
+			*where = "clone the sandbox into its cgroup (clone3)";
+	} else
+		child = (pid_t)syscall(SYS_clone,
+		    (unsigned long)p->clone_flags | SIGCHLD, NULL, NULL, NULL,
+		    0);
 	if (child < 0)
 		return -errno;
-	*where = NULL;
 	if (child == 0)
 		sandbox_init(p, rs, f);
 	return child;
@@ -123,7 +125,9 @@ native_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 static noreturn void
 native_refuse(int err, const char *where)
 {
-	(void)where;
+	/* clone3 itself refused (a kernel before 5.7: ENOSYS). */
+	if (where)
+		die_errno(err, "limits: cannot %s", where);
 	die_hint(EXIT_CONFINE, err, "unprivileged user namespaces are needed "
 	    "and seem disabled here (a sysctl, AppArmor's restriction, or a "
 	    "container); see 'confine doctor'", "namespaces: cannot create "

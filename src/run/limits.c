@@ -446,17 +446,13 @@ limits_start(const struct plan *p, struct run_state *rs,
 		    lr->sandbox_path);
 	} else
 		log_info("limits: %s", lr->line);
-	/* Defaults the cgroup does not enforce: the kernel's means. */
-	if ((p->limits.memory && !(rs->limits_cgroup & PLAN_LIMIT_MEMORY)) ||
-	    (p->limits.tasks && !(rs->limits_cgroup & PLAN_LIMIT_TASKS)))
-		log_info("limits: %s%s%s by the kernel's means (no controller "
-		    "for %s here)", p->limits.memory && !(rs->limits_cgroup &
-		    PLAN_LIMIT_MEMORY) ? "memory" : "", p->limits.memory &&
-		    p->limits.tasks && !(rs->limits_cgroup & (PLAN_LIMIT_MEMORY |
-		    PLAN_LIMIT_TASKS)) ? " and " : "", p->limits.tasks &&
-		    !(rs->limits_cgroup & PLAN_LIMIT_TASKS) ? "tasks" : "",
-		    p->limits.memory && p->limits.tasks && !(rs->limits_cgroup &
-		    (PLAN_LIMIT_MEMORY | PLAN_LIMIT_TASKS)) ? "them" : "it");
+	/* Limits the cgroup does not enforce: the kernel's means. */
+	if (p->limits.memory && !(rs->limits_cgroup & PLAN_LIMIT_MEMORY))
+		log_info("limits: memory by the kernel's means (no memory "
+		    "controller here)");
+	if (p->limits.tasks && !(rs->limits_cgroup & PLAN_LIMIT_TASKS))
+		log_info("limits: tasks by the kernel's means (no pids "
+		    "controller here)");
 	note(p, rs, lr);
 }
 
