@@ -305,10 +305,15 @@ engine_try(const struct plan *p, enum plan_engine_kind kind,
 #ifdef WITH_SYSTEMD
 		if (scope_start(p, why) < 0)
 			return -1;
+		/* Only the scope asked for, whatever else confine is in. */
+		name = xasprintf("/confine-%s.scope", p->session_id);
 		if ((lr->top_path = own_cgroup(e->mount)) == NULL ||
-		    !path_has_prefix(lr->top_path, e->mount)) {
-			*why = xstrdup("the scope's cgroup is not in the "
-			    "cgroup2 hierarchy");
+		    !path_has_prefix(lr->top_path, e->mount) ||
+		    strlen(lr->top_path) < strlen(name) ||
+		    !streq(lr->top_path + strlen(lr->top_path) - strlen(name),
+		    name)) {
+			*why = xasprintf("confine is not in the scope's cgroup "
+			    "(%s)", lr->top_path ? lr->top_path : "none");
 			return -1;
 		}
 		return delegated_setup(lr, "sandbox", want, have, why);
