@@ -424,8 +424,14 @@ limits_start(const struct plan *p, struct run_state *rs,
 		die("%s: no cpu controller in the cgroup confine was given "
 		    "(%s); see confine doctor", v, why ? why : "none");
 	}
-	lr->line = xstrdup(lr->kind == e->kind ? e->line : lr->kind ==
-	    e->next && e->next_line ? e->next_line : "kernel");
+	if (lr->kind == e->kind)
+		lr->line = xstrdup(e->line);
+	else if (lr->kind == e->next && e->next_line)
+		lr->line = xstrdup(e->next_line);
+	else
+		lr->line = xasprintf("kernel (no cgroup could be had: %s): "
+		    "tmpfs sizes, RLIMIT_NPROC, nice, the supervisor's watch",
+		    why ? why : "none");
 	if (lr->sandbox >= 0) {
 		have &= wanted(&p->limits) | (p->limits.cpu_millis ? 0 :
 		    PLAN_LIMIT_CPUS);
