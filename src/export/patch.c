@@ -456,6 +456,8 @@ limits(const struct export_opts *o, FILE *report)
 	    "cgroup");
 	autostrv char **reached = session_file_all(o->session_dir, "limits",
 	    "reached");
+	autostrv char **how = session_file_all(o->session_dir, "limits",
+	    "how");
 	size_t i;
 
 	if (line == NULL)
@@ -463,6 +465,8 @@ limits(const struct export_opts *o, FILE *report)
 	fprintf(report, "limits: %s\n", line);
 	if (cgroup)
 		fprintf(report, "  cgroup: %s\n", cgroup);
+	for (i = 0; how[i]; i++)
+		fprintf(report, "  %s\n", how[i]);
 	for (i = 0; reached[i]; i++)
 		fprintf(report, "  %s\n", reached[i]);
 	if (reached[0] == NULL)

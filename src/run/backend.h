@@ -60,8 +60,9 @@ struct run_state {
 	 * both: none, the kernel engine.  Close-on-exec. */
 	int		 cgroup_fd;
 	int		 cgroup_procs;
-	/* PLAN_LIMIT_* the cgroup's controllers enforce; the others are the
-	 * kernel's means (tmpfs sizes, rlimits, the supervisor's watch). */
+	/* PLAN_LIMIT_* the cgroup's controllers enforce (CPUS: cpu.max, or
+	 * cpu.weight 50 without a quota); the others are the kernel's means
+	 * (tmpfs sizes, rlimits, the supervisor's watch; nice 5 for cpu). */
 	unsigned int	 limits_cgroup;
 };
 

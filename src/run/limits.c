@@ -365,10 +365,22 @@ note(const struct plan *p, const struct run_state *rs,
 	    limits_engine_word(lr->kind), lr->line, lr->sandbox_path ?
 	    "cgroup=" : "", lr->sandbox_path ? lr->sandbox_path : "",
 	    lr->sandbox_path ? "\n" : "");
+	const struct plan_limits *l = &p->limits;
+	unsigned int cg = rs->limits_cgroup;
 	char *more;
 	size_t i;
 	int r;
 
+	/* How each limit is enforced, as it turned out here. */
+	more = xasprintf("%show=memory: %s\nhow=tasks: %s\nhow=cpus: %s\n",
+	    text, !l->memory ? "none" : (cg & PLAN_LIMIT_MEMORY) ?
+	    "memory.max" : "the kernel's means (no memory controller)",
+	    !l->tasks ? "none" : (cg & PLAN_LIMIT_TASKS) ? "pids.max" :
+	    "the kernel's means (no pids controller)", l->cpu_millis ?
+	    "cpu.max" : lr->sandbox >= 0 && (cg & PLAN_LIMIT_CPUS) ?
+	    "none; cpu.weight 50" : "none; nice 5");
+	free(text);
+	text = more;
 	for (i = 0; i < nitems(rs->limit_hit); i++) {
 		if (rs->limit_hit[i][0] == '\0')
 			continue;
@@ -452,7 +464,7 @@ limits_start(const struct plan *p, struct run_state *rs,
 			    lr->sandbox_path);
 		}
 		rs->cgroup_fd = lr->sandbox;
-		rs->limits_cgroup = have & wanted(&p->limits);
+		rs->limits_cgroup = have;
 		log_info("limits: %s, the command in '%s'", lr->line,
 		    lr->sandbox_path);
 	} else

@@ -29,7 +29,9 @@
  *			report) and cmd/.  engine=systemd|cgroup|kernel;
  *			engine_line= (the engine in words, as --dry-run says
  *			it); cgroup= (the command's cgroup, a host path;
- *			absent: none); reached= (repeated: a limit reached,
+ *			absent: none); how= (repeated: "memory: memory.max",
+ *			how each limit was enforced); reached= (repeated: a
+ *			limit reached,
  *			"memory limit 4 GiB reached: the command was killed
  *			by the OOM killer").
  *   disk		written by cmd/ when the run ends (and by the cap's
