@@ -11,7 +11,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/limits-lib.sh"
 require_userns
-plan 10
+plan 11
 
 ENGINE=$(engine_without_bus)
 
@@ -170,6 +170,14 @@ t_bus_gone() {
 	assert_file_has_content "$ERR" "^confine: limits: $ENGINE "
 }
 
+# confine doctor: the build, the facts, and the same engine.
+t_doctor() {
+	no_bus "$CONFINE" doctor >"$OUT" 2>"$ERR" || :
+	assert_file_has_content "$OUT" '^limits: built with systemd \(sd-bus\): (yes|no)'
+	assert_file_has_content "$OUT" '^  systemd: '
+	assert_file_has_content "$OUT" "^limits engine: $ENGINE "
+}
+
 # No limit reached: the report says so, and stderr says nothing of it.
 t_none_reached() {
 	ws_new
@@ -188,5 +196,6 @@ tcase "a memory hog is killed by the OOM killer, and the line says so" t_memory
 tcase "a fork bomb is bounded, and the line counts the forks refused" t_tasks
 tcase "a spinner is throttled, and the line says by how much" t_cpus
 tcase "systemd's bus gone: the next engine ($ENGINE), said at -v" t_bus_gone
+tcase "confine doctor names the engine ($ENGINE) and why" t_doctor
 tcase "no limit reached: the report says so" t_none_reached
 tap_done
