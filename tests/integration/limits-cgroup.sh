@@ -11,7 +11,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/limits-lib.sh"
 require_userns
-plan 11
+plan 12
 
 ENGINE=$(engine_without_bus)
 
@@ -170,6 +170,21 @@ t_bus_gone() {
 	assert_file_has_content "$ERR" "^confine: limits: $ENGINE "
 }
 
+# The command cannot move itself out of its cgroup into confine's (and so
+# out of cgroup.kill's reach).
+t_stay_in() {
+	[ "$ENGINE" = cgroup ] ||
+	    skip_case "no cgroup of confine's own here: the kernel engine"
+	ws_new
+	# The control: outside, this user moves a process into that cgroup.
+	sh -c "echo \$\$ >'$CG_SELF/cgroup.procs'" ||
+	    fail "control: cannot write $CG_SELF/cgroup.procs"
+	run_confine_no_bus -- sh -c "echo \$\$ >'$CG_SELF/cgroup.procs' && echo moved"
+	assert_status "$RC" 2
+	assert_file_has_content "$ERR" "cannot create $CG_SELF/cgroup.procs: (Permission denied|Read-only file system|Directory nonexistent)"
+	assert_not_file_has_content "$OUT" moved
+}
+
 # confine doctor: the build, the facts, and the same engine.
 t_doctor() {
 	no_bus "$CONFINE" doctor >"$OUT" 2>"$ERR" || :
@@ -196,6 +211,7 @@ tcase "a memory hog is killed by the OOM killer, and the line says so" t_memory
 tcase "a fork bomb is bounded, and the line counts the forks refused" t_tasks
 tcase "a spinner is throttled, and the line says by how much" t_cpus
 tcase "systemd's bus gone: the next engine ($ENGINE), said at -v" t_bus_gone
+tcase "the command cannot move itself out of its cgroup" t_stay_in
 tcase "confine doctor names the engine ($ENGINE) and why" t_doctor
 tcase "no limit reached: the report says so" t_none_reached
 tap_done
