@@ -69,6 +69,7 @@ run_close(struct limits_run *lr)
 	lr->sandbox = lr->top = lr->parent = -1;
 }
 
+#ifdef WITH_SYSTEMD
 /* confine's cgroup now, as a host path (the scope systemd moved it to). */
 static char *
 own_cgroup(const char *mount)
@@ -89,7 +90,6 @@ own_cgroup(const char *mount)
 	return NULL;
 }
 
-#ifdef WITH_SYSTEMD
 struct job_wait {
 	const char	*unit;
 	bool		 done;
