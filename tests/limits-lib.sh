@@ -90,3 +90,11 @@ engine_applies() {
 	(cd "$WS" && "$CONFINE" "$@" --dry-run -- true 2>/dev/null) |
 	    grep -q "^  $_l: \(memory\|pids\|cpu\)\.max"
 }
+
+# The case needs the limits' options (--memory, --tasks, --cpus).
+require_limit_options() {
+	if (cd "$WS" && "$CONFINE" --cpus none --dry-run -- true 2>&1 >/dev/null) |
+	    grep -q "unknown option"; then
+		skip_case "this confine has no --memory, --tasks or --cpus option"
+	fi
+}
