@@ -308,3 +308,10 @@ check_PROGRAMS += tests/unit/test-limits-engine
 tests_unit_test_limits_engine_SOURCES = tests/unit/test-limits-engine.c
 tests_unit_test_limits_engine_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_limits_engine_LDADD = src/libconfine.a
+
+# enforce/cgroup: a cgroup's files, on a directory laid out as one.
+UNIT_TESTS += tests/unit/test-cgroup
+check_PROGRAMS += tests/unit/test-cgroup
+tests_unit_test_cgroup_SOURCES = tests/unit/test-cgroup.c
+tests_unit_test_cgroup_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_cgroup_LDADD = src/libconfine.a
