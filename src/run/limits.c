@@ -278,7 +278,12 @@ child_setup(const struct plan *p, struct limits_run *lr, unsigned int *have,
 		    strerror(-lr->parent));
 		return -1;
 	}
-	if ((lr->top = lr->sandbox = cgroup_mkdir(lr->parent, name)) < 0) {
+	/* Left by a run of this session that was killed (the session's run
+	 * lock is held: no other runs it): empty, it goes. */
+	lr->top = lr->sandbox = cgroup_mkdir(lr->parent, name);
+	if (lr->top == -EEXIST && cgroup_rmdir(lr->parent, name) == 0)
+		lr->top = lr->sandbox = cgroup_mkdir(lr->parent, name);
+	if (lr->top < 0) {
 		*why = xasprintf("cannot make '%s/%s': %s", lr->top_path, name,
 		    strerror(-lr->top));
 		return -1;
