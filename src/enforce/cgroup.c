@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "enforce/cgroup.h"
@@ -48,6 +50,56 @@ cgroup_mkdir(int dirfd, const char *name)
 	if (mkdirat(dirfd, name, 0755) < 0)
 		return -errno;
 	return fd_open_at(dirfd, name, O_RDONLY | O_DIRECTORY, 0, FD_BENEATH);
+}
+
+#define MAKER_XATTR	"user.confine.maker"
+
+int
+cgroup_mark(int dirfd, pid_t pid, unsigned long long start)
+{
+	char v[48];
+	int n = snprintf(v, sizeof(v), "%d %llu", (int)pid, start);
+
+	return fsetxattr(dirfd, MAKER_XATTR, v, (size_t)n, 0) < 0 ? -errno : 0;
+}
+
+int
+cgroup_maker(int dirfd, pid_t *ret_pid, unsigned long long *ret_start)
+{
+	char v[48];
+	ssize_t n = fgetxattr(dirfd, MAKER_XATTR, v, sizeof(v) - 1);
+	unsigned long long start;
+	int pid;
+
+	if (n < 0)
+		return -errno;
+	v[n] = '\0';
+	if (sscanf(v, "%d %llu", &pid, &start) != 2 || pid <= 0)
+		return -EINVAL;
+	*ret_pid = (pid_t)pid;
+	*ret_start = start;
+	return 0;
+}
+
+char **
+cgroup_children(int dirfd, const char *prefix)
+{
+	int fd = fd_open_at(dirfd, ".", O_RDONLY | O_DIRECTORY, 0, FD_BENEATH);
+	char **v = NULL;
+	size_t n = 0, plen = strlen(prefix);
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return xcalloc(1, sizeof(*v));
+	}
+	while ((e = readdir(d)) != NULL)
+		if (e->d_type == DT_DIR && strncmp(e->d_name, prefix, plen) == 0)
+			strv_push(&v, &n, xstrdup(e->d_name));
+	closedir(d);
+	return v ? v : xcalloc(1, sizeof(*v));
 }
 
 int

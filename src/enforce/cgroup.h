@@ -19,6 +19,19 @@ int	cgroup_open(const char *path);
 /* Make the child name of dirfd (mode 0755) and open it: the fd, or -errno;
  * -EEXIST when it is there already. */
 int	cgroup_mkdir(int dirfd, const char *name);
+/*
+ * Mark dirfd as made by the process pid that started at start (its
+ * starttime in /proc/PID/stat), in the user.confine.maker attribute: so
+ * that one left by a confine that was killed is known as such.  0 or
+ * -errno.  cgroup_maker() reads it: 0, -ENODATA when there is none.
+ */
+int	cgroup_mark(int dirfd, pid_t pid, unsigned long long start);
+int	cgroup_maker(int dirfd, pid_t *ret_pid, unsigned long long *ret_start);
+/*
+ * The children of dirfd named prefix*, a NULL-terminated list (empty on
+ * an error); strv_free() it.
+ */
+char	**cgroup_children(int dirfd, const char *prefix);
 /* Remove the empty child name of dirfd: 0 or -errno. */
 int	cgroup_rmdir(int dirfd, const char *name);
 

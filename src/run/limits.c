@@ -215,6 +215,68 @@ scope_start(const struct plan *p, char **why)
 }
 #endif
 
+/* When pid started (proc_pid_stat(5), starttime); 0: no such process. */
+static unsigned long long
+proc_start(pid_t pid)
+{
+	autofree char *path = xasprintf("/proc/%d/stat", (int)pid);
+	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
+	autofree char *buf = NULL;
+	unsigned long long start = 0;
+	char *s;
+	ssize_t n;
+	int field;
+
+	if (fd < 0 || (n = fd_read_all(fd, 4096, &buf)) < 0)
+		return 0;
+	buf[n] = '\0';
+	/* After the command's name, in parentheses, which may hold any
+	 * byte: field 3 on, starttime the 22nd. */
+	if ((s = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (field = 2; s && field < 22; field++)
+		s = strchr(s + 1, ' ');
+	if (s == NULL || sscanf(s + 1, "%llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+/*
+ * The confine-* cgroups a confine killed left in parent (SIGKILL leaves
+ * no time to remove them): empty, and their maker gone.  One made a
+ * moment ago is marked by a running confine, or not marked yet: kept.
+ */
+static void
+sweep(int parent)
+{
+	autostrv char **v = cgroup_children(parent, "confine-");
+	unsigned long long start;
+	pid_t pid;
+	size_t i;
+
+	for (i = 0; v[i]; i++) {
+		autoclose int fd = fd_open_at(parent, v[i], O_RDONLY |
+		    O_DIRECTORY, 0, FD_BENEATH);
+
+		if (fd < 0 || cgroup_maker(fd, &pid, &start) < 0 ||
+		    cgroup_populated(fd) != 0 || proc_start(pid) == start)
+			continue;
+		if (cgroup_rmdir(parent, v[i]) == 0)
+			log_debug("limits: removed '%s', left by a confine "
+			    "that was killed", v[i]);
+	}
+}
+
+/* Mark the cgroup as this confine's; said at -vv when it cannot be. */
+static void
+mark(int fd)
+{
+	int r = cgroup_mark(fd, getpid(), proc_start(getpid()));
+
+	if (r < 0)
+		log_debug("limits: cannot mark the cgroup: %s", strerror(-r));
+}
+
 /*
  * In X (the scope, or the delegated cgroup): the supervisor moves to
  * X/supervisor, X's controllers are enabled for its children, and the
@@ -255,11 +317,15 @@ delegated_setup(struct limits_run *lr, const char *name, unsigned int want,
 	if ((r = cgroup_enable(lr->top, avail & want)) < 0)
 		log_info("limits: cannot enable the controllers of '%s': %s",
 		    lr->top_path, strerror(-r));
+	/* A delegated cgroup outlives confine: what a killed one left. */
+	if (!streq(name, "sandbox"))
+		sweep(lr->top);
 	if ((lr->sandbox = cgroup_mkdir(lr->top, name)) < 0) {
 		*why = xasprintf("cannot make '%s/%s': %s", lr->top_path, name,
 		    strerror(-lr->sandbox));
 		return -1;
 	}
+	mark(lr->sandbox);
 	lr->sandbox_path = path_join(lr->top_path, name);
 	return cgroup_controllers(lr->sandbox, "cgroup.controllers", have) < 0 ?
 	    (*have = 0, 0) : 0;
@@ -280,6 +346,7 @@ child_setup(const struct plan *p, struct limits_run *lr, unsigned int *have,
 	}
 	/* Left by a run of this session that was killed (the session's run
 	 * lock is held: no other runs it): empty, it goes. */
+	sweep(lr->parent);
 	lr->top = lr->sandbox = cgroup_mkdir(lr->parent, name);
 	if (lr->top == -EEXIST && cgroup_rmdir(lr->parent, name) == 0)
 		lr->top = lr->sandbox = cgroup_mkdir(lr->parent, name);
@@ -288,6 +355,7 @@ child_setup(const struct plan *p, struct limits_run *lr, unsigned int *have,
 		    strerror(-lr->top));
 		return -1;
 	}
+	mark(lr->sandbox);
 	lr->sandbox_path = path_join(lr->top_path, name);
 	if (cgroup_controllers(lr->sandbox, "cgroup.controllers", have) < 0)
 		*have = 0;

@@ -11,7 +11,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/limits-lib.sh"
 require_userns
-plan 12
+plan 13
 
 ENGINE=$(engine_without_bus)
 
@@ -174,6 +174,24 @@ t_bus_gone() {
 	assert_file_has_content "$ERR" "^confine: limits: $ENGINE "
 }
 
+# A confine killed (SIGKILL) cannot remove its cgroup: the next run does,
+# once it is empty and its maker gone.
+t_killed() {
+	[ "$ENGINE" = cgroup ] ||
+	    skip_case "no cgroup of confine's own here: the kernel engine"
+	ws_new
+	bg_confine_no_bus -- sh -c 'echo x >made; exec sleep 1000'
+	bg_wait_cgroup
+	kill -9 "$BG_PID"
+	{ wait "$BG_PID"; } 2>/dev/null || :
+	wait_for 30 sh -c "grep -q '^populated 0' '$BG_CGROUP/cgroup.events'" ||
+	    fail "the sandbox outlived confine's SIGKILL"
+	[ -d "$BG_CGROUP" ] || fail "control: the killed confine's cgroup is gone already"
+	run_confine_no_bus -- true
+	assert_status "$RC" 0
+	[ ! -e "$BG_CGROUP" ] || fail "$BG_CGROUP is left after the next run"
+}
+
 # The command cannot move itself out of its cgroup into confine's (and so
 # out of cgroup.kill's reach).
 t_stay_in() {
@@ -215,6 +233,7 @@ tcase "a memory hog is killed by the OOM killer, and the line says so" t_memory
 tcase "a fork bomb is bounded, and the line counts the forks refused" t_tasks
 tcase "a spinner is throttled, and the line says by how much" t_cpus
 tcase "systemd's bus gone: the next engine ($ENGINE), said at -v" t_bus_gone
+tcase "a killed confine's cgroup is removed by the next run" t_killed
 tcase "the command cannot move itself out of its cgroup" t_stay_in
 tcase "confine doctor names the engine ($ENGINE) and why" t_doctor
 tcase "no limit reached: the report says so" t_none_reached
