@@ -720,6 +720,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	h.landlock_abi = landlock_abi(&h.landlock_errno);
 	h.userns_why = probe_userns_why(h.uid);
 	probe_bwrap_found(&h);
+	probe_cgroup(&h.cgroup, env, h.uid);
 	for (i = 0; i < 3; i++)
 		h.is_tty[i] = isatty(i);
 	for (i = 0; i < 3; i++) {
@@ -763,5 +764,6 @@ host_free(struct host *h)
 	free(h->git_name);
 	free(h->git_email);
 	free(h->git_why);
+	host_cgroup_free(&h->cgroup);
 	memset(h, 0, sizeof(*h));
 }

@@ -26,6 +26,7 @@
 #include "policy/compute.h"
 #include "policy/git-identity.h"
 #include "policy/limits.h"
+#include "policy/limits-engine.h"
 #include "policy/rule-of-two.h"
 #include "policy/sequence.h"
 
@@ -1694,6 +1695,11 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	env_plan(&p, h, host_env, &e);
 	policy_git_identity(&p, h);
 	policy_sequence(&p);
+#ifdef WITH_SYSTEMD
+	limits_engine_plan(&p, &h->cgroup, true);
+#else
+	limits_engine_plan(&p, &h->cgroup, false);
+#endif
 	*ret = p;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "policy/limits-engine.h"
 #include "policy/plan.h"
 
 const char *
@@ -178,6 +179,7 @@ plan_free(struct plan *p)
 	free(p->profile_arg);
 	strv_free(p->view);
 	free(p->run_refused);
+	plan_engine_free(&p->limits_engine);
 	for (i = 0; i < p->mounts.n; i++) {
 		free(p->mounts.v[i].dst);
 		free(p->mounts.v[i].src);
@@ -529,6 +531,7 @@ plan_dump(const struct plan *p, FILE *f)
 	if (p->state_busy)
 		fprintf(f, "agent state: %s\n", p->state_busy);
 	dump_limits(p, f);
+	limits_engine_dump(&p->limits_engine, f);
 	fprintf(f, "%s:\n", p->backend == PLAN_BACKEND_LANDLOCK ?
 	    "prepared in the session (no mount namespace)" : "mounts");
 	for (i = 0; i < p->mounts.n; i++)

@@ -212,6 +212,45 @@ struct plan_limits {
 #define PLAN_TMPFS_INODE_BYTES	(16U << 10)
 #define PLAN_TMPFS_INODES_MIN	65536U
 
+/*
+ * How the limits are enforced here (policy/limits-engine.c): the engine
+ * tried first, and the one a failure falls to.  Chosen from the host's
+ * facts; run/limits.c tries them at run time.
+ */
+enum plan_engine_kind {
+	PLAN_ENGINE_KERNEL,	/* no cgroup: tmpfs sizes, rlimits, nice,
+				   the supervisor's watch */
+	PLAN_ENGINE_SYSTEMD,	/* a transient scope confine-ID.scope with
+				   Delegate=yes, asked of systemd */
+	PLAN_ENGINE_DELEGATED,	/* the cgroup confine runs in was delegated
+				   to it (Delegate=yes) */
+	PLAN_ENGINE_CHILD,	/* no systemd: a child confine-ID of the
+				   cgroup confine runs in, which it may
+				   write; no controller enabled by confine */
+};
+
+struct plan_engine {
+	enum plan_engine_kind	 kind;	/* tried first */
+	enum plan_engine_kind	 next;	/* if kind cannot be had: kernel,
+					   delegated or child */
+	bool		 system_bus;	/* systemd: the system manager's */
+	char		*bus;		/* systemd, the user's: the bus address */
+	char		*mount;		/* the cgroup2 mount point, or NULL */
+	char		*cgroup;	/* confine's own cgroup (host path), or
+					   NULL */
+	unsigned int	 expect;	/* PLAN_LIMIT_* the first engine's
+					   controllers are expected to enforce
+					   (checked again at run time) */
+	unsigned int	 expect_next;	/* and the next's */
+	char		*line;		/* the engine, in words, for --dry-run,
+					   doctor and the session */
+	char		*next_line;	/* the next, in words */
+	char		**how;		/* per limit: "memory: memory.max" */
+	char		*refused;	/* an asked limit no engine here can
+					   apply: the line; the run exits 125
+					   before anything is made */
+};
+
 #define PLAN_LEG_A	(1U << 0)	/* untrusted input */
 #define PLAN_LEG_B	(1U << 1)	/* private data */
 #define PLAN_LEG_C	(1U << 2)	/* external communication */
@@ -262,6 +301,7 @@ struct plan {
 	struct plan_syscalls	sys;
 	struct plan_tty		tty;
 	struct plan_limits	limits;
+	struct plan_engine	limits_engine;
 	char		**degraded;	/* one line per missing kernel feature */
 	size_t		 ndegraded;
 	char		**weaker;	/* what this backend does not give */

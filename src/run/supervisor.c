@@ -36,6 +36,7 @@
 #include "run/backend.h"
 #include "run/command-exec.h"
 #include "run/job-control.h"
+#include "run/limits.h"
 #include "run/notify-meta.h"
 #include "run/notify.h"
 #include "run/inject.h"
@@ -498,7 +499,9 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	struct fds f = { .status = { -1, -1 }, .bpf = { -1, -1 },
 	    .ptysock = { -1, -1 }, .proxysock = { -1, -1 }, .master = -1,
 	    .slave = -1, .notify = { -1, -1 } };
-	struct run_state rs = { .env_area = *area };
+	struct run_state rs = { .env_area = *area, .cgroup_fd = -1,
+	    .cgroup_procs = -1 };
+	struct limits_run lr;
 	struct record rec = { 0 };
 	struct inject kh = { .pid = -1, .ctl = -1 };
 	const char *where = NULL;
@@ -540,6 +543,8 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 			workspace_session_remove(p);
 		die_errno(-r, "session: cannot create '%s'", where);
 	}
+	/* The sandbox's cgroup, before anything of the command runs. */
+	limits_start(p, &rs, &lr);
 	if (p->patch_from)
 		seed_patch(p, ops, &rs);
 	/*
@@ -557,6 +562,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		log_set_exit_hook(NULL);
 		workspace_session_finish(p, &rs.start_after);
+		limits_end(p, &rs, &lr);
 		if (!p->reenter)
 			workspace_session_remove(p);
 		ops->refuse((int)-rs.child, where);
@@ -572,6 +578,8 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	}
 	pty_restore();
 	log_set_exit_hook(NULL);
+	/* Nothing of the command is left; what it reached is said. */
+	limits_end(p, &rs, &lr);
 
 	agent_state_collect(p);
 	/* again after enter: its export is updated */
