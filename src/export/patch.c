@@ -443,6 +443,32 @@ network(const struct export_opts *o, int sdir, FILE *report,
 		c->refused = strtol(refused, NULL, 10);
 }
 
+/* The most the supervisor's "limits" file holds: four lines of 192. */
+#define LIMITS_MAX	1024
+
+/*
+ * The limits the run reached, which the supervisor noted (run/watch.c),
+ * into the report as they are; nothing when none was.
+ */
+static void
+limits(int sdir, FILE *report)
+{
+	autoclose int fd = openat(sdir, "limits", O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	autofree char *buf = NULL;
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	if ((n = fd_read_all(fd, LIMITS_MAX, &buf)) < 0) {
+		fprintf(report, "limits: cannot read the supervisor's record: "
+		    "%s\n", n == -EFBIG ? "larger than 1 KiB" :
+		    strerror((int)-n));
+		return;
+	}
+	fwrite(buf, 1, (size_t)n, report);
+}
+
 /* Open NAME.tmp in the session for writing; renamed by commit_file(). */
 static FILE *
 tmp_file(int dirfd, const char *name)
@@ -1350,6 +1376,7 @@ run(const struct export_opts *o, git_repository *repo,
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",
 	    cnt.ignored);
 	network(o, sdir, report, &cnt);
+	limits(sdir, report);
 	fprintf(report, "skipped:\n");
 	for (i = 0; i < ch.nskipped; i++) {
 		const char *untrusted_s = ch.untrusted_skipped[i];

@@ -30,6 +30,9 @@
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr		442
 #endif
+#ifndef __NR_quotactl_fd
+#define __NR_quotactl_fd		443
+#endif
 
 int
 sys_landlock_create_ruleset(const struct confine_ll_ruleset_attr *attr,
@@ -62,6 +65,12 @@ int
 sys_pidfd_open(pid_t pid, unsigned int flags)
 {
 	return (int)syscall(__NR_pidfd_open, pid, flags);
+}
+
+int
+sys_quotactl_fd(int fd, unsigned int cmd, int id, void *addr)
+{
+	return (int)syscall(__NR_quotactl_fd, fd, cmd, id, addr);
 }
 
 int

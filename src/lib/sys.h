@@ -84,6 +84,8 @@ char	**sys_net_dirs(const char *sys);
 int	sys_mkdirs(const char *);
 int	sys_pidfd_open(pid_t, unsigned int);
 int	sys_close_range(unsigned int, unsigned int, unsigned int);
+/* quotactl_fd(2) (Linux 5.14): quotactl(2) on the filesystem of fd. */
+int	sys_quotactl_fd(int fd, unsigned int cmd, int id, void *addr);
 
 /* mount_setattr(2), Linux 5.12. */
 struct confine_mount_attr {

@@ -24,6 +24,10 @@
  *			skipped=N; refused=N (network refusals); review=0|1
  *			(1: something to review; 0: confine-export exits
  *			WORKSPACE_EXPORT_NOTHING).
+ *   limits		written by run/watch.c when the run reached a limit;
+ *			copied into the report by confine-export: one line
+ *			per limit reached, for people ("disk budget 10 GiB
+ *			reached: writes refused with ENOSPC").
  *   disk		written by cmd/ when the run ends (and by the cap's
  *			count for a session that has none); read by cmd/.
  *			bytes=N (the session's disk use).
