@@ -62,7 +62,9 @@ INTEGRATION_TESTS = \
 	tests/integration/review-large.sh \
 	tests/integration/review-terminal.sh \
 	tests/integration/review-flags.sh \
-	tests/integration/diffstat.sh
+	tests/integration/diffstat.sh \
+	tests/integration/limits-disk.sh \
+	tests/integration/limits-watch.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh tests/tls-lib.sh $(INTEGRATION_TESTS)
@@ -140,6 +142,8 @@ BACKEND_TESTS = \
 	tests/bwrap/review-terminal.bwrap \
 	tests/bwrap/review-flags.bwrap \
 	tests/bwrap/diffstat.bwrap \
+	tests/bwrap/limits-disk.bwrap \
+	tests/bwrap/limits-watch.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -175,7 +179,9 @@ BACKEND_TESTS = \
 	tests/landlock/review-large.landlock \
 	tests/landlock/review-terminal.landlock \
 	tests/landlock/review-flags.landlock \
-	tests/landlock/diffstat.landlock
+	tests/landlock/diffstat.landlock \
+	tests/landlock/limits-disk.landlock \
+	tests/landlock/limits-watch.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock

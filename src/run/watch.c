@@ -431,8 +431,23 @@ tick_disk(struct watch *w, struct run_state *rs)
 			return;
 		}
 	}
-	if (w->q.on)
+	if (w->q.on) {
+		/* The quota refuses past its limit; usage past it means it
+		 * was not applied to some writer (ext4 lets CAP_SYS_RESOURCE
+		 * pass): the watch stops it. */
+		if (w->free_last - avail < STEP_MIN)
+			return;
+		w->free_last = avail;
+		if ((used = disk_quota_used(&w->q)) >= 0 &&
+		    (uint64_t)used > w->q.limit) {
+			size_words(w->budget, words, sizeof(words));
+			snprintf(line, sizeof(line), "disk budget %s reached "
+			    "(watched: past the project quota): the command "
+			    "was stopped", words);
+			hit(w, rs, HIT_DISK, line);
+		}
 		return;
+	}
 	left = w->budget > w->growth ? w->budget - w->growth : 0;
 	step = left / 16 < STEP_MIN ? STEP_MIN : left / 16;
 	/* Near the budget, whatever fell may be the session's last bytes. */
