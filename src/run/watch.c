@@ -581,10 +581,29 @@ watch_tick(struct watch *w, struct run_state *rs)
 void
 watch_end(struct watch *w, struct run_state *rs)
 {
+	uint64_t avail = 0;
 	char words[32];
+	struct usage u;
 
 	if (w == NULL)
 		return;
+	/*
+	 * A burst between two looks, and the command ended: passed all the
+	 * same, and said.  A walk only when the filesystem's fall allows it.
+	 */
+	if (w->tfd >= 0 && w->budget && !w->q.on && !w->stopped &&
+	    fs_space(w->p->session_dir, &avail, NULL) == 0 &&
+	    w->free_start > avail && w->free_start - avail >= w->budget) {
+		u = session_usage(w);
+		if (u.bytes > w->used_start &&
+		    u.bytes - w->used_start >= w->budget) {
+			size_words(w->budget, words, sizeof(words));
+			snprintf(rs->limit_hit[HIT_DISK],
+			    sizeof(rs->limit_hit[0]), "disk budget %s passed "
+			    "(watched, no project quota here): the command "
+			    "ended before the watch could stop it", words);
+		}
+	}
 	if (w->q.on && disk_quota_end(&w->q) &&
 	    rs->limit_hit[HIT_DISK][0] == '\0') {
 		size_words(w->budget, words, sizeof(words));

@@ -15,7 +15,7 @@
 # that, not for a time.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 3
+plan 4
 
 MOUNTS=$TEST_TMP/.mounts
 : >"$MOUNTS"
@@ -92,6 +92,24 @@ t_watch() {
 	    fail "free space not back after drop: $before before, $after after"
 }
 
+# A burst that ends before the watch looks: said all the same.
+t_burst() {
+	ws_new
+	run_confine --disk 64M -- sh -c 'head -c 100663296 /dev/zero >big'
+	if grep -q 'writes refused with ENOSPC' "$ERR"; then
+		skip_case "the test directory's filesystem has project quotas: the quota, not the watch, took the budget"
+	fi
+	if [ "$RC" -eq 137 ]; then
+		# The watch looked during the burst.
+		assert_file_has_content "$ERR" '^confine: disk budget 64 MiB reached \(watched, no project quota here\): the command was stopped$'
+	else
+		assert_status "$RC" 0
+		assert_file_has_content "$ERR" '^confine: disk budget 64 MiB passed \(watched, no project quota here\): the command ended before the watch could stop it$'
+	fi
+	sid=$(sessions)
+	assert_file_has_content "$SESSIONS/$sid/report" '^disk budget 64 MiB (passed|reached)'
+}
+
 t_reserve() {
 	[ "$(id -u)" -eq 0 ] ||
 	    skip_case "a small filesystem for the sessions needs root to mount (running as $(id -un))"
@@ -161,6 +179,7 @@ t_quota() {
 }
 
 tcase "the watch stops a writer at the disk budget" t_watch
+tcase "a burst past the disk budget is said" t_burst
 tcase "the reserve stops a writer before the filesystem fills" t_reserve
 tcase "a project quota refuses writes at the budget; the command runs on" t_quota
 tap_done
