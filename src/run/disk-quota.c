@@ -160,8 +160,8 @@ tag_session(int sdir, uint32_t id, dev_t dev)
 
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISDIR(st.st_mode))
+		if (fstatat(dirfd(d), e->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		if (st.st_dev != dev)
 			r = -EXDEV;

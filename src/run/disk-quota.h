@@ -25,9 +25,9 @@
 
 struct disk_quota {
 	bool		 on;	/* the quota is in place */
-	const char	*dir;	/* the session directory: its filesystem's
-				   quotas (borrowed; no fd is kept, none
-				   reaches the sandbox) */
+	const char	*dir;	/* the session directory: its
+				   filesystem's quotas (borrowed; no fd
+				   is kept, none reaches the sandbox) */
 	uint32_t	 id;	/* the session's project id */
 	uint64_t	 start;	/* bytes the project held at start */
 	uint64_t	 limit;	/* bytes: its hard block limit */

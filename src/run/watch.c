@@ -74,7 +74,7 @@ struct watch {
 	uint64_t	 budget;	/* bytes the session may add */
 	uint64_t	 reserve;	/* bytes that stay free */
 	uint64_t	 free_start;
-	uint64_t	 free_last;	/* at the last walk, or higher since */
+	uint64_t	 free_last;	/* at the last walk, or higher */
 	uint64_t	 used_start;	/* the trees, at start */
 	uint64_t	 growth;	/* at the last walk */
 	struct disk_quota q;		/* !q.on: no quota */
@@ -383,8 +383,8 @@ tick_procs(struct watch *w, struct run_state *rs)
 	if ((r = procs_measure(w, rs->child, &tasks, &rss)) < 0) {
 		/* Gone: the supervisor reaps it.  Else say once. */
 		if (r != -ENOENT && !w->proc_warned)
-			log_warn("limits: cannot watch the sandbox's processes: "
-			    "%s", strerror(-r));
+			log_warn("limits: cannot watch the sandbox's "
+			    "processes: %s", strerror(-r));
 		w->proc_warned = true;
 		return;
 	}
@@ -475,7 +475,7 @@ disk_prepare(struct watch *w)
 {
 	const struct plan *p = w->p;
 	uint64_t size = 0, room;
-	const char *why = NULL;
+	const char *why = "cannot open the session directory";
 	autoclose int sdir = -1;
 	struct usage u;
 	size_t i;
@@ -508,9 +508,10 @@ disk_prepare(struct watch *w)
 	log_info("disk: %s (%s): the supervisor watches the budget", why,
 	    strerror(-r));
 	for (i = 0; i < p->mounts.n; i++) {
+		const char *work = p->mounts.v[i].work;
 		struct stat st;
 
-		if (p->mounts.v[i].work && stat(p->mounts.v[i].work, &st) == 0) {
+		if (work && stat(work, &st) == 0) {
 			w->work = xreallocarray(w->work, w->nwork + 1,
 			    sizeof(*w->work));
 			w->work[w->nwork++] = st;

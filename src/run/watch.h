@@ -50,6 +50,7 @@ void		 watch_end(struct watch *, struct run_state *);
  * The limits reached, one line each, on stderr and in the session (its
  * "limits" file, which confine-export copies into the report).
  */
-void		 watch_report(const struct plan *, const struct run_state *);
+void		 watch_report(const struct plan *,
+		    const struct run_state *);
 
 #endif
