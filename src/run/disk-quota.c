@@ -141,38 +141,41 @@ tag_tree(int dfd, uint32_t id, int depth)
 	return r;
 }
 
-/* Tag every directory in the session directory (not its own files). */
+/*
+ * The session directory's trees the command writes (run/session-dir.c):
+ * the upper layer or the copy, overlayfs's work directory (its copy-up
+ * renames into the upper layer, which a project boundary would refuse),
+ * the scratch paths' layers or copies, and the landlock backend's home
+ * and /tmp.  Not its own files, nor commits/ (the export's).
+ */
+static const char *const writable[] = { "upper", "work", "scratch", "home",
+    "tmp" };
+
+/* Tag the session's writable trees that are there. */
 static int
 tag_session(int sdir, uint32_t id, dev_t dev)
 {
-	autoclose int fd = -1;
-	DIR *d;
-	struct dirent *e;
-	int r = 0, sub;
+	struct stat st;
+	size_t i;
+	int r, fd;
 
-	if ((fd = dup(sdir)) < 0 || lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	if ((d = fdopendir(fd)) == NULL)
-		return -errno;
-	fd = -1;
-	while (r == 0 && (e = readdir(d)) != NULL) {
-		struct stat st;
-
-		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
-			continue;
-		if (fstatat(dirfd(d), e->d_name, &st,
-		    AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
-			continue;
+	for (i = 0; i < nitems(writable); i++) {
+		if (fstatat(sdir, writable[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -errno;
+		}
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
 		if (st.st_dev != dev)
-			r = -EXDEV;
-		else if ((sub = openat(dirfd(d), e->d_name, O_RDONLY |
-		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-			r = -errno;
-		else
-			r = tag_tree(sub, id, TAG_DEPTH);
+			return -EXDEV;
+		if ((fd = openat(sdir, writable[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return -errno;
+		if ((r = tag_tree(fd, id, TAG_DEPTH)) < 0)
+			return r;
 	}
-	closedir(d);
-	return r;
+	return 0;
 }
 
 int

@@ -34,9 +34,9 @@ struct disk_quota {
 };
 
 /*
- * Give the session's writable directories (every directory in the
- * session directory, and the profile's kept state, when the plan has
- * one) a project id of their own and a hard block limit of what they hold
+ * Give the session's writable directories (upper, work, scratch, home
+ * and tmp in the session directory, and the profile's kept state, when
+ * the plan has one) a project id of their own and a hard block limit of what they hold
  * now plus budget bytes.  sdir: the session directory (its filesystem's
  * quotas are used).  0, with *q filled; or -errno with *why a few words
  * (the quota is not used: no project quota here, not root, another
