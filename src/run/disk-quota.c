@@ -47,16 +47,21 @@ qctl(int fd, unsigned int cmd, uint32_t id, void *addr)
 	return 0;
 }
 
-/* The id's usage and limits are all zero, or it has none recorded. */
-static bool
-id_unused(int fd, uint32_t id)
+/*
+ * 1: the id has nothing recorded, or its usage and limits are all zero;
+ * 0: it is in use; -errno (-EPERM: not root).
+ */
+static int
+id_free(int fd, uint32_t id)
 {
 	struct dqblk d = { 0 };
 	int r;
 
-	if ((r = qctl(fd, Q_GETQUOTA, id, &d)) == -ENOENT || r == -ESRCH)
-		return true;
-	return r == 0 && d.dqb_curspace == 0 && d.dqb_curinodes == 0 &&
+	if ((r = qctl(fd, Q_GETQUOTA, id, &d)) == -ENOENT)
+		return 1;
+	if (r < 0)
+		return r;
+	return d.dqb_curspace == 0 && d.dqb_curinodes == 0 &&
 	    d.dqb_bhardlimit == 0 && d.dqb_bsoftlimit == 0 &&
 	    d.dqb_ihardlimit == 0 && d.dqb_isoftlimit == 0;
 }
@@ -196,8 +201,10 @@ disk_quota_start(const struct plan *p, int sdir, uint64_t budget,
 		return -errno;
 	if ((r = qctl(fd, Q_XGETQSTATV, 0, &sv)) < 0)
 		return r;
-	if (!(sv.qs_flags & FS_QUOTA_PDQ_ENFD))
+	if (!(sv.qs_flags & FS_QUOTA_PDQ_ENFD)) {
+		*why = "project quotas are not enforced here";
 		return -EOPNOTSUPP;
+	}
 	if (p->state_dir) {
 		*why = "the profile's kept state is on another filesystem";
 		if ((state = open(p->state_dir, O_RDONLY | O_DIRECTORY |
@@ -208,13 +215,18 @@ disk_quota_start(const struct plan *p, int sdir, uint64_t budget,
 	}
 	*why = "no project id free";
 	first = id = first_id(p->session_id);
-	for (tries = 0; !id_unused(fd, id); tries++) {
+	for (tries = 0; (r = id_free(fd, id)) == 0; tries++) {
 		if (tries == 64)
 			return -EBUSY;
 		id = DISK_QUOTA_ID_BASE + (id - DISK_QUOTA_ID_BASE + 1) %
 		    DISK_QUOTA_IDS;
 		if (id == first)
 			return -EBUSY;
+	}
+	if (r < 0) {
+		*why = r == -EPERM ? "not root: no project quota" :
+		    "cannot read the project quotas";
+		return r;
 	}
 	/* Setting a limit needs CAP_SYS_ADMIN: find out before tagging. */
 	*why = "cannot set a project quota";
