@@ -24,10 +24,12 @@
 #include <fcntl.h>
 #include <linux/dqblk_xfs.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/quota.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "lib/log.h"
@@ -191,13 +193,14 @@ disk_quota_start(const struct plan *p, int sdir, uint64_t budget,
 	struct fs_quota_statv sv = { .qs_version = FS_QSTATV_VERSION1 };
 	struct dqblk d = { 0 };
 	struct stat st, sst;
+	struct statfs sf;
 	uint32_t id, first;
 	size_t tries;
 	int r;
 
 	*why = "no project quota here";
 	if ((fd = openat(sdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-	    fstat(fd, &st) < 0)
+	    fstat(fd, &st) < 0 || fstatfs(fd, &sf) < 0)
 		return -errno;
 	if ((r = qctl(fd, Q_XGETQSTATV, 0, &sv)) < 0)
 		return r;
@@ -254,6 +257,9 @@ disk_quota_start(const struct plan *p, int sdir, uint64_t budget,
 		return r;
 	q->id = id;
 	q->dir = p->session_dir;
+	/* XFS refuses past a project's limit with ENOSPC; the VFS quotas
+	 * (ext4) with EDQUOT. */
+	q->refusal = sf.f_type == XFS_SUPER_MAGIC ? "ENOSPC" : "EDQUOT";
 	q->on = true;
 	return 0;
 }

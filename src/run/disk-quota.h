@@ -31,6 +31,8 @@ struct disk_quota {
 	uint32_t	 id;	/* the session's project id */
 	uint64_t	 start;	/* bytes the project held at start */
 	uint64_t	 limit;	/* bytes: its hard block limit */
+	const char	*refusal; /* the errno a write past it gets: "ENOSPC"
+				   (XFS), "EDQUOT" (ext4) */
 };
 
 /*

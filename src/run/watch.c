@@ -609,8 +609,8 @@ watch_end(struct watch *w, struct run_state *rs)
 	    rs->limit_hit[HIT_DISK][0] == '\0') {
 		size_words(w->budget, words, sizeof(words));
 		snprintf(rs->limit_hit[HIT_DISK], sizeof(rs->limit_hit[0]),
-		    "disk budget %s reached: writes refused with ENOSPC",
-		    words);
+		    "disk budget %s reached: writes refused with %s", words,
+		    w->q.refusal);
 	}
 	if (w->tfd >= 0)
 		close(w->tfd);
