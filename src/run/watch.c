@@ -237,7 +237,8 @@ listed(const char *list, pid_t pid)
  * with it (--die-with-parent).  landlock: the keeper ends the session
  * (kill(-1) in its domain) when its command dies: the keeper's children
  * are killed, each through a pidfd taken while it was still listed as
- * the keeper's child.
+ * the keeper's child (the command comes first: the keeper forks it before
+ * anything else is there).
  */
 static void
 stop_sandbox(const struct watch *w, pid_t child)
@@ -279,10 +280,11 @@ stop_sandbox(const struct watch *w, pid_t child)
 			    0);
 		close(pidfd[i]);
 	}
-	/* No child listed (it was between a fork and its exec?): the
-	 * keeper's own end kills the session. */
-	if (n == 0)
-		kill(child, SIGKILL);
+	/*
+	 * No child listed: the command is gone, and the keeper is ending the
+	 * session.  Never the keeper itself: its orphans would go to the
+	 * host's init, out of reach.
+	 */
 }
 
 /* At a limit: its line (which: the PLAN_LIMIT_* bit's position). */
