@@ -447,8 +447,8 @@ network(const struct export_opts *o, int sdir, FILE *report,
 #define LIMITS_MAX	1024
 
 /*
- * The limits the run reached, which the supervisor noted (run/watch.c),
- * into the report as they are; nothing when none was.
+ * The limits the run reached, which the supervisor noted ("limits",
+ * store/session-meta.h), one line each; nothing when none was.
  */
 static void
 limits(int sdir, FILE *report)
@@ -456,7 +456,9 @@ limits(int sdir, FILE *report)
 	autoclose int fd = openat(sdir, "limits", O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	autofree char *buf = NULL;
+	autostrv char **reached = NULL;
 	ssize_t n;
+	size_t i;
 
 	if (fd < 0)
 		return;
@@ -466,7 +468,10 @@ limits(int sdir, FILE *report)
 		    strerror((int)-n));
 		return;
 	}
-	fwrite(buf, 1, (size_t)n, report);
+	reached = session_file_parse(buf, (size_t)n, "reached", true);
+	fprintf(report, "limits:\n");
+	for (i = 0; reached[i]; i++)
+		fprintf(report, "  %s\n", reached[i]);
 }
 
 /* Open NAME.tmp in the session for writing; renamed by commit_file(). */

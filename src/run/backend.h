@@ -54,10 +54,10 @@ struct run_state {
 	 * 4 GiB reached: the command was killed by the OOM killer"); an
 	 * empty string: not reached.  Said at exit and kept in the session. */
 	char		 limit_hit[4][192];
-	/* The sandbox's cgroup enforces the memory and task limits itself
-	 * (set by run/limits.c before the start); false: the supervisor's
-	 * watch does (run/watch.c, the kernel engine). */
-	bool		 cgroup_limits;
+	/* PLAN_LIMIT_* the cgroup's controllers enforce (CPUS: cpu.max, or
+	 * cpu.weight 50 without a quota); the others are the kernel's means
+	 * (tmpfs sizes, rlimits, the supervisor's watch; nice 5 for cpu). */
+	unsigned int	 limits_cgroup;
 };
 
 /* What the supervisor must make or do for a backend, around its start. */

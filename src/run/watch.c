@@ -549,10 +549,11 @@ watch_start(struct watch *w, const struct run_state *rs)
 
 	if (w == NULL)
 		return;
-	if (!rs->cgroup_limits) {
+	/* What no cgroup's controller enforces, the watch does. */
+	if (!(rs->limits_cgroup & PLAN_LIMIT_TASKS))
 		w->tasks = w->p->limits.tasks;
+	if (!(rs->limits_cgroup & PLAN_LIMIT_MEMORY))
 		w->memory = w->p->limits.memory;
-	}
 	if (w->tasks || w->memory)
 		w->pids = xreallocarray(NULL, PROCS_MAX, sizeof(*w->pids));
 	if (w->budget == 0 && w->tasks == 0 && w->memory == 0)
@@ -632,7 +633,7 @@ watch_report(const struct plan *p, const struct run_state *rs)
 		if (rs->limit_hit[i][0] == '\0')
 			continue;
 		log_msg("%s", rs->limit_hit[i]);
-		more = xasprintf("%s%s\n", text, rs->limit_hit[i]);
+		more = xasprintf("%sreached=%s\n", text, rs->limit_hit[i]);
 		free(text);
 		text = steal_ptr(&more);
 	}

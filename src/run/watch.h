@@ -28,7 +28,7 @@ struct watch;
  */
 struct watch	*watch_new(const struct plan *);
 
-/* The sandbox started (rs->child, rs->cgroup_limits set): start ticking. */
+/* The sandbox started (rs->child, rs->limits_cgroup set): start ticking. */
 void		 watch_start(struct watch *, const struct run_state *);
 
 /* The timer's fd for poll(2), or -1 when there is nothing to tick for. */
@@ -48,7 +48,8 @@ void		 watch_end(struct watch *, struct run_state *);
 
 /*
  * The limits reached, one line each, on stderr and in the session (its
- * "limits" file, which confine-export copies into the report).
+ * "limits" file, reached=LINE each, which confine-export puts in the
+ * report).
  */
 void		 watch_report(const struct plan *,
 		    const struct run_state *);

@@ -25,9 +25,10 @@
  *			(1: something to review; 0: confine-export exits
  *			WORKSPACE_EXPORT_NOTHING).
  *   limits		written by run/watch.c when the run reached a limit;
- *			copied into the report by confine-export: one line
- *			per limit reached, for people ("disk budget 10 GiB
- *			reached: writes refused with ENOSPC").
+ *			read by confine-export into the report.  reached
+ *			(repeated): one line per limit reached, for people
+ *			("disk budget 10 GiB reached: writes refused with
+ *			ENOSPC").
  *   disk		written by cmd/ when the run ends (and by the cap's
  *			count for a session that has none); read by cmd/.
  *			bytes=N (the session's disk use).

@@ -77,7 +77,7 @@ t_watch() {
 	assert_nothing_left "$mark"
 	sid=$(sessions)
 	[ -n "$sid" ] || fail "the session was not kept"
-	assert_file_has_content "$SESSIONS/$sid/report" '^disk budget 64 MiB reached \(watched, no project quota here\): the command was stopped$'
+	assert_file_has_content "$SESSIONS/$sid/report" '^  disk budget 64 MiB reached \(watched, no project quota here\): the command was stopped$'
 	assert_file_has_content "$SESSIONS/$sid/report" 'big'
 	size=$(stat -c %s "$SESSIONS/$sid/upper/big")
 	[ "$size" -ge $((64 * MiB)) ] ||
@@ -107,7 +107,7 @@ t_burst() {
 		assert_file_has_content "$ERR" '^confine: disk budget 64 MiB passed \(watched, no project quota here\): the command ended before the watch could stop it$'
 	fi
 	sid=$(sessions)
-	assert_file_has_content "$SESSIONS/$sid/report" '^disk budget 64 MiB (passed|reached)'
+	assert_file_has_content "$SESSIONS/$sid/report" '^  disk budget 64 MiB (passed|reached)'
 }
 
 t_reserve() {
@@ -137,7 +137,7 @@ t_reserve() {
 	assert_nothing_left "$mark"
 	sid=$(sessions)
 	[ -n "$sid" ] || fail "the session was not kept"
-	assert_file_has_content "$SESSIONS/$sid/report" '^disk reserve reached'
+	assert_file_has_content "$SESSIONS/$sid/report" '^  disk reserve reached'
 }
 
 t_quota() {
@@ -162,7 +162,7 @@ t_quota() {
 	assert_file_has_content "$ERR" 'No space left on device'
 	assert_file_has_content "$ERR" '^confine: disk budget 64 MiB reached: writes refused with ENOSPC$'
 	sid=$(sessions)
-	assert_file_has_content "$SESSIONS/$sid/report" '^disk budget 64 MiB reached: writes refused with ENOSPC$'
+	assert_file_has_content "$SESSIONS/$sid/report" '^  disk budget 64 MiB reached: writes refused with ENOSPC$'
 	assert_file_has_content "$SESSIONS/$sid/report" 'big'
 	size=$(stat -c %s "$SESSIONS/$sid/upper/big")
 	[ "$size" -le $((64 * MiB)) ] && [ "$size" -ge $((60 * MiB)) ] ||

@@ -65,7 +65,7 @@ t_memory() {
 	assert_nothing_left "$mark"
 	sid=$(sessions)
 	[ -n "$sid" ] || fail "the session was not kept"
-	assert_file_has_content "$SESSIONS/$sid/report" '^memory limit 64 MiB reached \(watched by the supervisor\)'
+	assert_file_has_content "$SESSIONS/$sid/report" '^  memory limit 64 MiB reached \(watched by the supervisor\)'
 	after=$(mem_available)
 	diag "the host's available memory: $before before the hog, $after after"
 	assert_ws_unchanged
@@ -89,7 +89,7 @@ t_tasks() {
 		assert_file_has_content "$ERR" '^confine: task limit 64 reached \(watched\): the command was stopped$'
 		sid=$(sessions)
 		[ -n "$sid" ] || fail "the session was not kept"
-		assert_file_has_content "$SESSIONS/$sid/report" '^task limit 64 reached \(watched\)'
+		assert_file_has_content "$SESSIONS/$sid/report" '^  task limit 64 reached \(watched\)'
 	fi
 	assert_nothing_left "$mark"
 	assert_ws_unchanged
