@@ -18,7 +18,7 @@ require_userns
 _d=$(mktemp -d "$TEST_TMP/opts.XXXXXX")
 if (cd "$_d" && "$CONFINE" --memory none --tasks none --dry-run -- true 2>&1 >/dev/null) |
     grep -q "unknown option"; then
-	skip_all "this confine has no --memory, --tasks option"
+	skip_all "this confine has no --memory or --tasks option"
 fi
 plan 2
 
