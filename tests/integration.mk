@@ -65,7 +65,9 @@ INTEGRATION_TESTS = \
 	tests/integration/diffstat.sh \
 	tests/integration/limits.sh \
 	tests/integration/limits-cgroup.sh \
-	tests/integration/limits-cgroup-systemd.sh
+	tests/integration/limits-cgroup-systemd.sh \
+	tests/integration/limits-disk.sh \
+	tests/integration/limits-watch.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh tests/tls-lib.sh $(INTEGRATION_TESTS)
@@ -149,6 +151,8 @@ BACKEND_TESTS = \
 	tests/bwrap/limits.bwrap \
 	tests/bwrap/limits-cgroup.bwrap \
 	tests/bwrap/limits-cgroup-systemd.bwrap \
+	tests/bwrap/limits-disk.bwrap \
+	tests/bwrap/limits-watch.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -187,7 +191,9 @@ BACKEND_TESTS = \
 	tests/landlock/diffstat.landlock \
 	tests/landlock/limits.landlock \
 	tests/landlock/limits-cgroup.landlock \
-	tests/landlock/limits-cgroup-systemd.landlock
+	tests/landlock/limits-cgroup-systemd.landlock \
+	tests/landlock/limits-disk.landlock \
+	tests/landlock/limits-watch.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock

@@ -32,6 +32,9 @@
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr		442
 #endif
+#ifndef __NR_quotactl_fd
+#define __NR_quotactl_fd		443
+#endif
 
 int
 sys_landlock_create_ruleset(const struct confine_ll_ruleset_attr *attr,
@@ -92,6 +95,12 @@ sys_clone_into_cgroup(unsigned long flags, int cgroup_fd)
 	};
 
 	return (pid_t)syscall(__NR_clone3, &a, sizeof(a));
+}
+
+int
+sys_quotactl_fd(int fd, unsigned int cmd, int id, void *addr)
+{
+	return (int)syscall(__NR_quotactl_fd, fd, cmd, id, addr);
 }
 
 int

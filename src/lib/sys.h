@@ -90,6 +90,8 @@ int	sys_close_range(unsigned int, unsigned int, unsigned int);
  * cgroup_fd (CLONE_INTO_CGROUP, Linux 5.7).  The pid, or -1 with errno.
  */
 pid_t	sys_clone_into_cgroup(unsigned long flags, int cgroup_fd);
+/* quotactl_fd(2) (Linux 5.14): quotactl(2) on the filesystem of fd. */
+int	sys_quotactl_fd(int fd, unsigned int cmd, int id, void *addr);
 
 /* mount_setattr(2), Linux 5.12. */
 struct confine_mount_attr {

@@ -44,6 +44,7 @@
 #include "run/session-dir.h"
 #include "run/workspace-copy.h"
 #include "run/supervisor.h"
+#include "run/watch.h"
 #include "store/session-meta.h"
 
 static void
@@ -153,9 +154,11 @@ suspend_if_stopped(struct pty_relay *relay, int master)
  * sandbox's first process.
  */
 static int
-supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
-    struct fds *f, struct record *rec, struct inject *kh)
+supervise(const struct plan *p, const struct backend_ops *ops,
+    struct run_state *rs, struct fds *f, struct record *rec,
+    struct inject *kh, struct watch *w)
 {
+	const pid_t child = rs->child;
 	/*
 	 * Ours; enforce/pty.c points at it (for pty_restore() on die()'s
 	 * exit hook) from relay_start() until relaying ends, which calls
@@ -188,7 +191,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	while (!done || relaying || status_open) {
 		struct pollfd pfd[10 + 2 * 256 + 1];
 		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0, xfd = 0;
-		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0;
+		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0, wfd = 0;
 
 		pfd[sfd = n++] = (struct pollfd){ .fd = f->sigfd,
 		    .events = POLLIN };
@@ -206,6 +209,9 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			    .fd = f->notify[0], .events = POLLIN };
 		if (listener >= 0)
 			pfd[nlfd = n++] = (struct pollfd){ .fd = listener,
+			    .events = POLLIN };
+		if (!done && watch_fd(w) >= 0)
+			pfd[wfd = n++] = (struct pollfd){ .fd = watch_fd(w),
 			    .events = POLLIN };
 		rfd = n;
 		if (relaying)
@@ -238,6 +244,8 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 		}
 		if (stfd && pfd[stfd].revents)
 			read_record(f->status[0], rec, &status_open);
+		if (wfd && pfd[wfd].revents)
+			watch_tick(w, rs);
 		if (psfd && pfd[psfd].revents) {
 			master = pty_recv_fd(f->ptysock[0]);
 			close(f->ptysock[0]);
@@ -326,15 +334,19 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	return wstatus;
 }
 
-/* Export the session's changes; on failure the layers stay for later. */
+/*
+ * Export the session's changes; on failure the layers stay for later.
+ * keep: a limit was reached, the session stays even with nothing to
+ * review (its report says which).
+ */
 static void
-export_run(const struct plan *p)
+export_run(const struct plan *p, bool keep)
 {
 	int r = workspace_export(p->session_dir, log_get_level() < 0);
 
 	if (r == WORKSPACE_EXPORT_NOTHING) {
 		/* Nothing to review (a refreshed .git/index, a touch). */
-		if (!p->reenter) {
+		if (!p->reenter && !keep) {
 			workspace_session_remove(p);
 			log_info("session %s: nothing to review, removed",
 			    p->session_id);
@@ -472,6 +484,17 @@ close_sandbox_ends(const struct plan *p, const struct backend_ops *ops,
 	return filter_err;
 }
 
+static bool
+limit_reached(const struct run_state *rs)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(rs->limit_hit); i++)
+		if (rs->limit_hit[i][0])
+			return true;
+	return false;
+}
+
 /* confine's exit status, from the status record and the wait status. */
 static int
 exit_status(const struct record *rec, int wstatus)
@@ -505,6 +528,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	struct record rec = { 0 };
 	struct inject kh = { .pid = -1, .ctl = -1 };
 	const char *where = NULL;
+	struct watch *w = NULL;
 	sigset_t set, stop, held;
 	int r, wstatus, filter_err;
 
@@ -547,6 +571,9 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	limits_start(p, &rs, &lr);
 	if (p->patch_from)
 		seed_patch(p, ops, &rs);
+	/* The disk budget is measured from here (a project quota, or the
+	 * watch): what the session holds now is not the command's. */
+	w = watch_new(p);
 	/*
 	 * A sandbox that fails early closes the filter pipe: take EPIPE, not
 	 * SIGPIPE, and read its reason.  The command gets the caller's own
@@ -561,7 +588,8 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		sandbox_sigset(&set);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		log_set_exit_hook(NULL);
-		workspace_session_finish(p, &rs.start_after);
+		workspace_session_finish(p, false, &rs.start_after);
+		watch_end(w, &rs);
 		limits_end(p, &rs, &lr);
 		if (!p->reenter)
 			workspace_session_remove(p);
@@ -569,7 +597,8 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		exit(EXIT_CONFINE);
 	}
 	filter_err = close_sandbox_ends(p, ops, &f, &where);
-	wstatus = supervise(p, ops, rs.child, &f, &rec, &kh);
+	watch_start(w, &rs);
+	wstatus = supervise(p, ops, &rs, &f, &rec, &kh, w);
 	if (filter_err < 0 && (rec.code == 0 ||
 	    strncmp(rec.msg, "seccomp: no filter", 18) == 0)) {
 		snprintf(rec.msg, sizeof(rec.msg), "seccomp: cannot build the "
@@ -578,13 +607,14 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	}
 	pty_restore();
 	log_set_exit_hook(NULL);
+	watch_end(w, &rs);
 	/* Nothing of the command is left; what it reached is said. */
 	limits_end(p, &rs, &lr);
 
 	agent_state_collect(p);
 	/* again after enter: its export is updated */
-	if (workspace_session_finish(p, &rs.start_after))
-		export_run(p);
+	if (workspace_session_finish(p, limit_reached(&rs), &rs.start_after))
+		export_run(p, limit_reached(&rs));
 	agent_state_finish(p);
 	return exit_status(&rec, wstatus);
 }
