@@ -30,6 +30,7 @@
 #include "lib/util.h"
 #include "policy/compute.h"
 #include "policy/limits-engine.h"
+#include "policy/limits.h"
 
 /*
  * Can an unprivileged user namespace mount an overlay with user xattrs,
@@ -247,10 +248,39 @@ limits_report(void)
 {
 	extern char **environ;
 	struct host_cgroup c;
-	struct plan p = { .session_id = (char *)"ID",
-	    .limits = { .memory = 1, .tasks = 4096 } };
-	autofree char *ctl = NULL, *avail = NULL;
+	struct plan p = { .session_id = (char *)"ID" };
+	struct cli_opts o = { 0 };
+	struct profile pr = { 0 };
+	struct host h;
+	autofree char *ctl = NULL, *avail = NULL, *cause = NULL, *hint = NULL;
+	char b[5][32];
+	size_t i;
 
+	/* The defaults a run here starts from (no option, no profile). */
+	if (probe_host(environ, NULL, &h, &cause) < 0) {
+		printf("limits: defaults unknown: %s\n", cause);
+		p.limits.memory = 1;
+		p.limits.tasks = 1;
+	} else {
+		p.backend = PLAN_BACKEND_NATIVE;
+		p.uid = h.uid;
+		if (policy_limits(&p, &o, &pr, &h, &cause, &hint) < 0)
+			printf("limits: %s\n", cause);
+		else
+			printf("limits (the defaults here, before any profile "
+			    "or option): memory %s, tasks %s, cpus %s, disk "
+			    "%s (the store keeps %s free)\n",
+			    plan_limit_name(PLAN_LIMIT_MEMORY, p.limits.memory,
+			    b[0]), plan_limit_name(PLAN_LIMIT_TASKS,
+			    p.limits.tasks, b[1]), plan_limit_name(
+			    PLAN_LIMIT_CPUS, p.limits.cpu_millis, b[2]),
+			    plan_limit_name(PLAN_LIMIT_DISK, p.limits.disk, b[3]),
+			    plan_size_name(p.limits.disk_reserve, b[4]));
+		for (i = 0; i < nitems(p.limits.origin); i++)
+			free(p.limits.origin[i]);
+		strv_free(p.explain);
+		host_free(&h);
+	}
 	probe_cgroup(&c, environ, getuid());
 #ifdef WITH_SYSTEMD
 	printf("limits: built with systemd (sd-bus): yes\n");

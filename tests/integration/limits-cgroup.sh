@@ -213,6 +213,14 @@ t_doctor() {
 	assert_file_has_content "$OUT" '^limits: built with systemd \(sd-bus\): (yes|no)'
 	assert_file_has_content "$OUT" '^  systemd: '
 	assert_file_has_content "$OUT" "^limits engine: $ENGINE "
+	# The defaults a run starts from: half the host's memory, 4096 tasks.
+	half=$(awk '/^MemTotal:/ { printf "%d", $2 / 2 / 1024 }' /proc/meminfo)
+	assert_file_has_content "$OUT" '^limits \(the defaults here, before any profile or option\): memory [0-9.]+ [KMGT]iB, tasks 4096, cpus none, disk [0-9.]+ [KMGT]iB \(the store keeps [0-9.]+ [KMGT]iB free\)$'
+	mem=$(sed -n 's/^limits (the defaults.*: memory \([0-9.]*\) \([KMGT]\)iB,.*/\1 \2/p' "$OUT")
+	mib=$(echo "$mem" | awk '{ m = $1; if ($2 == "G") m *= 1024; else if ($2 == "T") m *= 1048576; else if ($2 == "K") m /= 1024; printf "%d", m }')
+	# Printed to a tenth of a GiB: within 1% of half of MemTotal.
+	[ $((mib * 100 / half)) -ge 95 ] && [ $((mib * 100 / half)) -le 105 ] ||
+	    fail "doctor's default memory $mem is not half of MemTotal ($half MiB)"
 }
 
 # No limit reached: the report says so, and stderr says nothing of it.
