@@ -329,8 +329,8 @@ forks(long n)
 
 		if (pid == 0) {
 			close(fd[1]);
-			(void)read(fd[0], &c, 1);
-			_exit(0);
+			/* Until the parent closes the pipe: EOF, or an error. */
+			_exit(read(fd[0], &c, 1) < 0 ? 1 : 0);
 		}
 		if (pid < 0) {
 			refused++;
