@@ -91,10 +91,3 @@ engine_applies() {
 	    grep -q "^  $_l: \(memory\|pids\|cpu\)\.max"
 }
 
-# The case needs the limits' options (--memory, --tasks, --cpus).
-require_limit_options() {
-	if (cd "$WS" && "$CONFINE" --cpus none --dry-run -- true 2>&1 >/dev/null) |
-	    grep -q "unknown option"; then
-		skip_case "this confine has no --memory, --tasks or --cpus option"
-	fi
-}

@@ -96,7 +96,6 @@ t_nothing_left() {
 # An asked limit the engine cannot apply: 125 before anything is made.
 t_cpus_refused() {
 	ws_new
-	require_limit_options
 	if engine_applies cpus --cpus 1; then
 		skip_case "this host gives confine a cpu controller"
 	fi
@@ -112,7 +111,6 @@ t_cpus_refused() {
 # A memory hog: the OOM killer, the command's own status (137), the line.
 t_memory() {
 	ws_new
-	require_limit_options
 	engine_applies memory --memory 64M ||
 	    skip_case "no memory controller in the cgroup confine is given here (memory.max cannot be set: $(grep '^memory:' "$(dry_run_out --memory 64M)"))"
 	run_confine --memory 64M -- sh -c 'echo x >made; tail /dev/zero'
@@ -131,7 +129,6 @@ dry_run_out() {
 # A fork bomb, bounded: forks refused, counted.
 t_tasks() {
 	ws_new
-	require_limit_options
 	engine_applies tasks --tasks 32 ||
 	    skip_case "no pids controller in the cgroup confine is given here (pids.max cannot be set: $(grep '^tasks:' "$(dry_run_out --tasks 32)"))"
 	run_confine --tasks 32 -- sh -c 'echo x >made
@@ -145,7 +142,6 @@ t_tasks() {
 # A spinner under a tenth of a CPU: throttled.
 t_cpus() {
 	ws_new
-	require_limit_options
 	engine_applies cpus --cpus 0.1 ||
 	    skip_case "no cpu controller in the cgroup confine is given here (cpu.max cannot be set: $(grep '^cpus:' "$(dry_run_out --cpus 0.1)"))"
 	run_confine --cpus 0.1 -- sh -c 'echo x >made

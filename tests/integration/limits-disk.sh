@@ -15,13 +15,6 @@
 # that, not for a time.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-# The limits' options come with the policy's limits: a confine without
-# them skips, saying so.
-_d=$(mktemp -d "$TEST_TMP/opts.XXXXXX")
-if (cd "$_d" && "$CONFINE" --disk none --dry-run -- true 2>&1 >/dev/null) |
-    grep -q "unknown option"; then
-	skip_all "this confine has no --disk option"
-fi
 plan 4
 
 MOUNTS=$TEST_TMP/.mounts
