@@ -254,6 +254,20 @@ limits_engine_plan(struct plan *p, const struct host_cgroup *c,
 		    "may use" : "no cgroup2 mounted") : e.cgroup && e.kind !=
 		    PLAN_ENGINE_SYSTEMD ? e.cgroup : c->mount);
 	}
+	/* Without a memory controller the tmpfs sizes bound what the watch
+	 * cannot see (a tmpfs's pages are no process's): a setuid bwrap
+	 * has none. */
+	if (e.refused == NULL && (p->limits.asked & PLAN_LIMIT_MEMORY) &&
+	    p->limits.memory && p->backend == PLAN_BACKEND_BWRAP &&
+	    p->bwrap_setuid && !((e.expect | e.expect_next) &
+	    PLAN_LIMIT_MEMORY)) {
+		autofree char *v = limits_engine_value(PLAN_LIMIT_MEMORY,
+		    &p->limits);
+
+		e.refused = xasprintf("%s: a setuid bwrap cannot bound its "
+		    "tmpfs (it refuses --size) and no memory controller is "
+		    "given here; see confine doctor", v);
+	}
 	plan_engine_free(&p->limits_engine);
 	p->limits_engine = e;
 }
