@@ -21,6 +21,11 @@ prof_file() {
 	printf '%s\n' "$1"
 }
 
+# --dry-run's limits: block alone (the engine's block follows it).
+limits_block() {
+	awk '/^limits:$/ { on = 1; print; next } on && /^[a-z]/ { exit } on' "$OUT"
+}
+
 # The --dry-run block: each limit with its origin, and this backend's
 # kernel bounds.
 t_dry_run() {
@@ -31,12 +36,13 @@ t_dry_run() {
 	if bwrap_setuid && ! grep -q '^  memory: memory\.max' "$OUT"; then
 		# Its tmpfs cannot be bounded, and no memory controller here:
 		# the asked memory is refused, the plan still printed.
-		assert_status "$RC" 125
+		# --dry-run prints the plan and its refusal; a run exits 125.
+		assert_status "$RC" 0
 		assert_file_has_content "$OUT" '^  refused: --memory 48M: a setuid bwrap cannot bound its tmpfs'
 	else
 		assert_status "$RC" 0
 	fi
-	sed -n '/^limits:/,/^[a-z]/p' "$OUT" >"$TEST_TMP/block"
+	limits_block >"$TEST_TMP/block"
 	assert_file_has_content "$TEST_TMP/block" "^  memory 48 MiB \\($prof:4\\)\$"
 	assert_file_has_content "$TEST_TMP/block" '^  tasks 200 \(option --tasks\)$'
 	assert_file_has_content "$TEST_TMP/block" "^  cpus none \\($prof:6\\)\$"
@@ -232,7 +238,7 @@ t_none() {
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" '^  memory none \(option --memory\)$'
 	assert_file_has_content "$OUT" '^  tasks none \(option --tasks\)$'
-	sed -n '/^limits:/,/^[a-z]/p' "$OUT" >"$TEST_TMP/block"
+	limits_block >"$TEST_TMP/block"
 	assert_not_file_has_content "$TEST_TMP/block" 'RLIMIT_NPROC'
 	[ "$BACKEND" = landlock ] ||
 	    assert_file_has_content "$OUT" '^    every tmpfs: the kernel.s default size'
