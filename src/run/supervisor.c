@@ -23,6 +23,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,12 +45,112 @@
 #include "run/workspace-copy.h"
 #include "run/supervisor.h"
 #include "store/session-meta.h"
+#include "store/session-running.h"
 
 static void
 forward(pid_t child, int sig)
 {
 	if (child > 0)
 		kill(child, sig);
+}
+
+/* How long the command has to end on SIGTERM after "confine stop". */
+#define STOP_GRACE_SEC	5
+
+/* "confine stop": asked, and the sandbox killed once the grace ran out. */
+struct stop {
+	bool	asked;
+	bool	killed;
+	int	timer;		/* timerfd, armed when asked; else -1 */
+};
+
+/*
+ * The stop request: SIGTERM to the command (as a forwarded SIGTERM goes),
+ * and the sandbox killed if it is still there after STOP_GRACE_SEC.
+ */
+static void
+stop_ask(const struct plan *p, struct stop *st, pid_t child)
+{
+	struct itimerspec when = { .it_value = { .tv_sec = STOP_GRACE_SEC } };
+
+	if (st->asked)
+		return;
+	st->asked = true;
+	log_msg("session %s: stopped by 'confine stop': SIGTERM to the "
+	    "command, everything killed after %d s", p->session_id,
+	    STOP_GRACE_SEC);
+	forward(child, SIGTERM);
+	if ((st->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC |
+	    TFD_NONBLOCK)) < 0 || timerfd_settime(st->timer, 0, &when,
+	    NULL) < 0)
+		die_errno(errno, "timerfd");
+}
+
+/*
+ * The grace is over: kill the whole sandbox, through its cgroup when it
+ * has one (cgroup.kill: every process in it, at once), and as its
+ * backend ends it in any case.
+ */
+static void
+stop_kill(const struct plan *p, const struct backend_ops *ops,
+    struct stop *st, pid_t child)
+{
+	struct session_running r = { 0 };
+
+	close(st->timer);
+	st->timer = -1;
+	st->killed = true;
+	if (session_running_get(p->session_dir, &r) == 0 && r.cgroup) {
+		autofree char *path = path_join(r.cgroup, "cgroup.kill");
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || write(fd, "1", 1) != 1)
+			log_warn("cannot kill the cgroup '%s': %s", r.cgroup,
+			    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	session_running_free(&r);
+	ops->kill(child);
+}
+
+/* What the session keeps of a stop: the report says it (confine-export). */
+static void
+stop_note(const struct plan *p, const struct stop *st)
+{
+	autofree char *text = NULL;
+	int r;
+
+	if (!st->asked)
+		return;
+	text = xasprintf("by=confine stop\nkilled=%d\ngrace=%d\n",
+	    st->killed ? 1 : 0, STOP_GRACE_SEC);
+	if ((r = session_file_put(p->session_dir, "stopped", text)) < 0)
+		log_warn("session %s: cannot note the stop: %s", p->session_id,
+		    strerror(-r));
+	if (st->killed)
+		log_msg("session %s: stopped by 'confine stop': still running "
+		    "%d s after SIGTERM, killed", p->session_id, STOP_GRACE_SEC);
+	else
+		log_msg("session %s: stopped by 'confine stop': ended within "
+		    "%d s of SIGTERM", p->session_id, STOP_GRACE_SEC);
+}
+
+/*
+ * The running record (store/session-running.h): the supervisor and the
+ * sandbox's first process, for "confine ls" and "confine stop".
+ */
+static void
+running_put(const struct plan *p, pid_t child)
+{
+	struct session_running r = { .supervisor = getpid(), .sandbox = child };
+	int e;
+
+	if ((e = session_proc_start(r.supervisor, &r.supervisor_start)) < 0 ||
+	    (e = session_running_put(p->session_dir, &r)) < 0)
+		log_warn("session %s: cannot write its running record ('confine "
+		    "ls' and 'confine stop' do not see it): %s", p->session_id,
+		    strerror(-e));
 }
 
 struct record {
@@ -153,7 +254,7 @@ suspend_if_stopped(struct pty_relay *relay, int master)
  */
 static int
 supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
-    struct fds *f, struct record *rec, struct inject *kh)
+    struct fds *f, struct record *rec, struct inject *kh, struct stop *stop)
 {
 	/*
 	 * Ours; enforce/pty.c points at it (for pty_restore() on die()'s
@@ -187,7 +288,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	while (!done || relaying || status_open) {
 		struct pollfd pfd[10 + 2 * 256 + 1];
 		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0, xfd = 0;
-		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0;
+		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0, tfd = 0;
 
 		pfd[sfd = n++] = (struct pollfd){ .fd = f->sigfd,
 		    .events = POLLIN };
@@ -205,6 +306,9 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			    .fd = f->notify[0], .events = POLLIN };
 		if (listener >= 0)
 			pfd[nlfd = n++] = (struct pollfd){ .fd = listener,
+			    .events = POLLIN };
+		if (stop->timer >= 0 && !done)
+			pfd[tfd = n++] = (struct pollfd){ .fd = stop->timer,
 			    .events = POLLIN };
 		rfd = n;
 		if (relaying)
@@ -229,12 +333,17 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 
 				if (sig == SIGWINCH && relaying)
 					pty_relay_winch(relay);
-				else if (sig != SIGCHLD && sig != SIGWINCH)
+				else if (sig == SANDBOX_STOP_SIGNAL && !done)
+					stop_ask(p, stop, child);
+				else if (sig != SIGCHLD && sig != SIGWINCH &&
+				    sig != SANDBOX_STOP_SIGNAL)
 					forward(done ? -1 : child, sig);
 			}
 			if (!done && waitpid(child, &wstatus, WNOHANG) == child)
 				done = true;
 		}
+		if (tfd && pfd[tfd].revents && !done)
+			stop_kill(p, ops, stop, child);
 		if (stfd && pfd[stfd].revents)
 			read_record(f->status[0], rec, &status_open);
 		if (psfd && pfd[psfd].revents) {
@@ -434,6 +543,9 @@ make_fds(const struct plan *p, const struct backend_ops *ops, struct fds *f)
 	if ((f->parent = sys_pidfd_open(getpid(), 0)) < 0)
 		die_errno(errno, "pidfd_open");
 	sandbox_sigset(&set);
+	/* Blocked in the sandbox's first process too: never forwarded, the
+	 * landlock keeper's "end it now" (backend.h). */
+	sigaddset(&set, SANDBOX_STOP_SIGNAL);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
 	    (f->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		die_errno(errno, "signalfd");
@@ -501,6 +613,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	struct run_state rs = { .env_area = *area };
 	struct record rec = { 0 };
 	struct inject kh = { .pid = -1, .ctl = -1 };
+	struct stop stopping = { .timer = -1 };
 	const char *where = NULL;
 	sigset_t set, stop, held;
 	int r, wstatus, filter_err;
@@ -563,7 +676,11 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		exit(EXIT_CONFINE);
 	}
 	filter_err = close_sandbox_ends(p, ops, &f, &where);
-	wstatus = supervise(p, ops, rs.child, &f, &rec, &kh);
+	running_put(p, rs.child);
+	wstatus = supervise(p, ops, rs.child, &f, &rec, &kh, &stopping);
+	session_running_clear(p->session_dir);
+	if (stopping.timer >= 0)
+		close(stopping.timer);
 	if (filter_err < 0 && (rec.code == 0 ||
 	    strncmp(rec.msg, "seccomp: no filter", 18) == 0)) {
 		snprintf(rec.msg, sizeof(rec.msg), "seccomp: cannot build the "
@@ -574,6 +691,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	log_set_exit_hook(NULL);
 
 	agent_state_collect(p);
+	stop_note(p, &stopping);
 	/* again after enter: its export is updated */
 	if (workspace_session_finish(p, &rs.start_after))
 		export_run(p);
