@@ -10,7 +10,7 @@
 # not trusted.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 7
+plan 8
 
 ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 
@@ -235,6 +235,67 @@ t_other_user() {
 	kill "$CHILD" "$HOLDER"
 }
 
+# The cgroup v2 hierarchy's root, or nothing.
+cgroup2_root() {
+	for _r in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		if [ "$(stat -f -c %T "$_r" 2>/dev/null)" = cgroup2fs ]; then
+			echo "$_r"
+			return
+		fi
+	done
+}
+
+# A cgroup this test made: removed at exit (rmdir: a cgroup's files are
+# not removed, its processes must be gone).
+cgroup_cleanup() {
+	[ -z "${TEST_CGROUP:-}" ] || [ ! -d "$TEST_CGROUP" ] || {
+		echo 1 >"$TEST_CGROUP/cgroup.kill" 2>/dev/null
+		wait_for 10 rmdir "$TEST_CGROUP" 2>/dev/null
+	}
+}
+
+# A session whose record names a cgroup (as the limits' engine records
+# the sandbox's): ls counts the cgroup's processes, and stop, past the
+# grace, kills everything in it (cgroup.kill), not only the sandbox.
+t_cgroup() {
+	not_on bwrap "SIGTERM ends bwrap and its sandbox at once: the grace never runs out"
+	[ "$(id -u)" -eq 0 ] || skip_case "a cgroup of its own needs root here (no delegated cgroup)"
+	root=$(cgroup2_root)
+	[ -n "$root" ] || skip_case "no cgroup v2 hierarchy"
+	[ -e "$root/cgroup.kill" ] || [ -n "$(ls "$root"/*/cgroup.kill 2>/dev/null | head -n 1)" ] ||
+	    skip_case "no cgroup.kill (Linux 5.14)"
+	cg=$root/confine-test-stop-$(unique_num)
+	mkdir "$cg" || skip_case "cannot make a cgroup in $root"
+	echo "$cg" >"$TEST_TMP/cgroup"
+	mark=$(unique_num)
+	start_bg "trap '' TERM; echo s >started; sleep 300.$mark; sleep 301.$mark"
+	# A process outside the sandbox, in the cgroup: only cgroup.kill
+	# reaches it.
+	sleep "303.$mark" &
+	decoy=$!
+	track_pid "$decoy"
+	echo "$decoy" >"$cg/cgroup.procs"
+	echo "cgroup=$cg" >>"$SESSIONS/$SID/running"
+	run_confine ls
+	assert_file_has_content "$OUT" "^$SID +[0-9]+s +- +[0-9.]+[BKMG] +running +[0-9.]+[KMG] +1 +sh -c"
+	kill -0 "$decoy" || fail "control: the decoy is not running"
+	run_confine stop "$SID"
+	assert_status "$RC" 0
+	bg_wait
+	wait "$decoy" 2>/dev/null || :
+	kill -0 "$decoy" 2>/dev/null && fail "the cgroup's process outlived the stop"
+	assert_eq "$(marked "sleep 30[013].$mark")" "" "what is left"
+	assert_file_has_content "$SESSIONS/$SID/stopped" '^killed=1$'
+}
+
+TEST_CGROUP=
+LIB_CLEANUP_HOOK=cgroup_cleanup_all
+cgroup_cleanup_all() {
+	[ -f "$TEST_TMP/cgroup" ] || return 0
+	TEST_CGROUP=$(cat "$TEST_TMP/cgroup")
+	cgroup_cleanup
+}
+
 tcase "ls: a running session with its memory and tasks" t_ls_running
 tcase "stop: SIGTERM ends it; exported, kept, said" t_stop_ends
 tcase "stop: a command that ignores SIGTERM is killed, all of it" t_stop_kills
@@ -242,4 +303,5 @@ tcase "stop: refused when not running, unknown, malformed" t_refusals
 tcase "drop: a running session is refused; stop, then drop" t_drop_running
 tcase "a record whose confine is gone or not its own is not trusted" t_stale_record
 tcase "stop: another user's session is refused (EPERM), said" t_other_user
+tcase "a recorded cgroup: ls counts it, stop kills all of it" t_cgroup
 tap_done
