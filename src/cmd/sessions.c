@@ -784,8 +784,8 @@ stop_said(const char *sdir, const char *id)
 		return;
 	}
 	log_msg("session %s ended", id);
-	fprintf(stderr, "  review: confine diff %s    apply: confine apply %s\n",
-	    id, id);
+	fprintf(stderr, "  review: confine diff %s    apply: confine apply "
+	    "%s\n", id, id);
 }
 
 int

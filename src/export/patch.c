@@ -458,8 +458,8 @@ stopped(const struct export_opts *o, FILE *report)
 	killed = session_file_get(o->session_dir, "stopped", "killed");
 	grace = session_file_get(o->session_dir, "stopped", "grace");
 	if (killed && streq(killed, "1"))
-		fprintf(report, "stopped: by 'confine stop'; still running %s s "
-		    "after SIGTERM, killed\n", grace ? grace : "?");
+		fprintf(report, "stopped: by 'confine stop'; still running "
+		    "%s s after SIGTERM, killed\n", grace ? grace : "?");
 	else
 		fprintf(report, "stopped: by 'confine stop'; ended within %s s "
 		    "of SIGTERM\n", grace ? grace : "?");

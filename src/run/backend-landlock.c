@@ -84,9 +84,9 @@ keeper_end(void)
  * signals, and when the command exits, or confine is gone (its pidfd,
  * which SIGKILL closes as well), it ends the session (keeper_end) and
  * exits with the command's status; asked to end it (SANDBOX_STOP_SIGNAL,
- * "confine stop" past its grace period), it does so and exits 137.  The command cannot signal or trace
- * it (D1 is not below D2), nor renice or limit it (the filter: another
- * process's pid is refused).
+ * "confine stop" past its grace period), it does so and exits 137.  The
+ * command cannot signal or trace it (D1 is not below D2), nor renice or
+ * limit it (the filter: another process's pid is refused).
  */
 static noreturn void
 keeper(const struct plan *p, const struct run_state *rs, struct fds *f)

@@ -61,7 +61,7 @@ forward(pid_t child, int sig)
 struct stop {
 	bool	asked;
 	bool	killed;
-	int	timer;		/* timerfd, armed when asked; else -1 */
+	int	timer;		/* timerfd, armed when asked, or -1 */
 };
 
 /*
@@ -130,7 +130,8 @@ stop_note(const struct plan *p, const struct stop *st)
 		    strerror(-r));
 	if (st->killed)
 		log_msg("session %s: stopped by 'confine stop': still running "
-		    "%d s after SIGTERM, killed", p->session_id, STOP_GRACE_SEC);
+		    "%d s after SIGTERM, killed", p->session_id,
+		    STOP_GRACE_SEC);
 	else
 		log_msg("session %s: stopped by 'confine stop': ended within "
 		    "%d s of SIGTERM", p->session_id, STOP_GRACE_SEC);
@@ -148,9 +149,9 @@ running_put(const struct plan *p, pid_t child)
 
 	if ((e = session_proc_start(r.supervisor, &r.supervisor_start)) < 0 ||
 	    (e = session_running_put(p->session_dir, &r)) < 0)
-		log_warn("session %s: cannot write its running record ('confine "
-		    "ls' and 'confine stop' do not see it): %s", p->session_id,
-		    strerror(-e));
+		log_warn("session %s: cannot write its running record "
+		    "('confine ls' and 'confine stop' do not see it): %s",
+		    p->session_id, strerror(-e));
 }
 
 struct record {

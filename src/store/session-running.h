@@ -49,7 +49,8 @@ struct session_running {
  * (session_running_set_cgroup()) is kept when r->cgroup is NULL.
  * 0 or -errno.
  */
-int	session_running_put(const char *dir, const struct session_running *r);
+int	session_running_put(const char *dir,
+	    const struct session_running *r);
 
 /*
  * Add the sandbox's cgroup directory to the record: for the limits'
