@@ -58,10 +58,11 @@ _confine_help()
 	if [[ -z $_confine_opts ]]; then
 		_confine_opts='-p --profile -w --workspace -n --network --allow
 		    --endpoint --ro --hide --scratch --direct --env --backend
+		    --memory --tasks --cpus --disk --clipboard
 		    --dry-run -q --quiet -v --verbose -h --help -V --version'
 		_confine_argopts='-p --profile -w --workspace -n --network
 		    --allow --endpoint --ro --hide --scratch --direct --env
-		    --backend'
+		    --backend --memory --tasks --cpus --disk'
 	fi
 	[[ -n $_confine_backends ]] ||
 	    _confine_backends='auto native bwrap landlock'

@@ -15,7 +15,8 @@ set -l __confine_subcommands run ls show diff apply enter stop drop state profil
 function __confine_state
     set -l words (commandline -opc)
     set -l takes_value -p --profile -w --workspace -n --network --allow \
-        --endpoint --ro --hide --scratch --direct --env --backend
+        --endpoint --ro --hide --scratch --direct --env --backend \
+        --memory --tasks --cpus --disk
     set -l skip 0
     set -l dashdash 0
     set -l i 1
@@ -139,6 +140,8 @@ for line in (confine --help 2>/dev/null)
             set -a args -a '(set -xn)'
         case ro hide scratch direct
             set files 1
+        case memory tasks cpus disk
+            set -a args -a none
     end
     # An option with a value: that value, and no file unless it is one.
     if test -n "$meta"

@@ -4,7 +4,8 @@
 # bash-completion, zsh, fish and man-db are for the tests of the
 # completions and manual pages (they skip without them); bench/run-all
 # installs gnuplot and firejail itself, contrib/debian/build-and-test.sh
-# the Debian packaging tools.
+# the Debian packaging tools.  systemd and dbus-user-session give the
+# tests a user manager to ask for scopes (tests/user-manager.sh).
 #
 #   sudo sh contrib/install-deps.sh
 #
@@ -15,7 +16,8 @@ set -eu
 packages='
 	build-essential autoconf automake pkg-config
 	libseccomp-dev libcap-ng-dev libinih-dev libgit2-dev zlib1g-dev
-	libjansson-dev libssl-dev
+	libjansson-dev libssl-dev libsystemd-dev
+	systemd dbus-user-session
 	git scdoc bubblewrap tmux hyperfine python3 procps iproute2
 	ca-certificates curl openssl
 	bash-completion zsh fish man-db xfsprogs

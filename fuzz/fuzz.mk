@@ -146,6 +146,7 @@ endif
 FUZZ_CORPUS = \
 	fuzz/corpus/profile/all-keys.ini \
 	fuzz/corpus/profile/comments.ini \
+	fuzz/corpus/profile/limits.ini \
 	fuzz/corpus/profile/continuation.ini \
 	fuzz/corpus/profile/crlf-bom.ini \
 	fuzz/corpus/profile/extends-mid.ini \
@@ -198,12 +199,14 @@ FUZZ_CORPUS = \
 	fuzz/corpus/cli/bad \
 	fuzz/corpus/cli/drop \
 	fuzz/corpus/cli/empty \
+	fuzz/corpus/cli/limits \
 	fuzz/corpus/cli/profile \
 	fuzz/corpus/cli/run \
 	fuzz/corpus/cli/run-short \
 	fuzz/corpus/cli/show \
 	fuzz/corpus/cli/trust \
 	fuzz/corpus/plan-wire/landlock-steps \
+	fuzz/corpus/plan-wire/limits \
 	fuzz/corpus/plan-wire/magic-only \
 	fuzz/corpus/plan-wire/minimal
 EXTRA_DIST += fuzz/run.sh fuzz/lsan.supp $(FUZZ_CORPUS)

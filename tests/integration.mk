@@ -64,10 +64,18 @@ INTEGRATION_TESTS = \
 	tests/integration/review-large.sh \
 	tests/integration/review-terminal.sh \
 	tests/integration/review-flags.sh \
-	tests/integration/diffstat.sh
+	tests/integration/diffstat.sh \
+	tests/integration/limits.sh \
+	tests/integration/limits-cgroup.sh \
+	tests/integration/limits-cgroup-systemd.sh \
+	tests/integration/limits-disk.sh \
+	tests/integration/limits-watch.sh
 
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/lib.sh tests/tls-lib.sh $(INTEGRATION_TESTS)
+# The limits' tests; the user manager the systemd engine's tests ask (CI
+# starts it: tests/user-manager.sh).
+EXTRA_DIST += tests/limits-lib.sh tests/user-manager.sh
 
 # auto's fallbacks on a host without user namespaces: once, not per backend.
 TESTS += tests/integration/backends.sh tests/integration/auto-bwrap.sh
@@ -144,6 +152,11 @@ BACKEND_TESTS = \
 	tests/bwrap/review-terminal.bwrap \
 	tests/bwrap/review-flags.bwrap \
 	tests/bwrap/diffstat.bwrap \
+	tests/bwrap/limits.bwrap \
+	tests/bwrap/limits-cgroup.bwrap \
+	tests/bwrap/limits-cgroup-systemd.bwrap \
+	tests/bwrap/limits-disk.bwrap \
+	tests/bwrap/limits-watch.bwrap \
 	tests/landlock/exit-status.landlock \
 	tests/landlock/namespaces.landlock \
 	tests/landlock/filesystem.landlock \
@@ -181,7 +194,12 @@ BACKEND_TESTS = \
 	tests/landlock/review-large.landlock \
 	tests/landlock/review-terminal.landlock \
 	tests/landlock/review-flags.landlock \
-	tests/landlock/diffstat.landlock
+	tests/landlock/diffstat.landlock \
+	tests/landlock/limits.landlock \
+	tests/landlock/limits-cgroup.landlock \
+	tests/landlock/limits-cgroup-systemd.landlock \
+	tests/landlock/limits-disk.landlock \
+	tests/landlock/limits-watch.landlock
 TESTS += $(BACKEND_TESTS)
 CLEANFILES += $(BACKEND_TESTS)
 TEST_EXTENSIONS += .bwrap .landlock

@@ -20,15 +20,15 @@ tests_unit_test_termfilter_LDADD = src/libconfine.a
 
 tests_unit_test_cli_SOURCES = tests/unit/test-cli.c
 tests_unit_test_cli_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_cli_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
+tests_unit_test_cli_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
 
 tests_unit_test_env_SOURCES = tests/unit/test-env.c
 tests_unit_test_env_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_env_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
+tests_unit_test_env_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
 
 tests_unit_test_policy_SOURCES = tests/unit/test-policy.c
 tests_unit_test_policy_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_policy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
+tests_unit_test_policy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
 
 tests_unit_test_term_SOURCES = tests/unit/test-term.c
 tests_unit_test_term_CFLAGS = $(AM_CFLAGS)
@@ -36,7 +36,7 @@ tests_unit_test_term_LDADD = src/libconfine.a
 
 tests_unit_test_profile_SOURCES = tests/unit/test-profile.c
 tests_unit_test_profile_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_profile_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
+tests_unit_test_profile_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
 
 TESTS += $(UNIT_TESTS) tests/check-layering.sh tests/check-bounded-reads.sh
 EXTRA_DIST += tests/unit/tap.h tests/check-layering.sh \
@@ -50,6 +50,12 @@ EXTRA_DIST += tests/unit/tap.h tests/check-layering.sh \
 # after adding a file, regenerate the list with:
 #   find tests/data/profiles -type f ! -name .gitattributes | LC_ALL=C sort
 PROFILE_TEST_FILES = \
+	tests/data/profiles/bad/argument-alone.err \
+	tests/data/profiles/bad/argument-alone.ini \
+	tests/data/profiles/bad/argument-name.err \
+	tests/data/profiles/bad/argument-name.ini \
+	tests/data/profiles/bad/argument-path.err \
+	tests/data/profiles/bad/argument-path.ini \
 	tests/data/profiles/bad/backend-bad.err \
 	tests/data/profiles/bad/backend-bad.ini \
 	tests/data/profiles/bad/bool-private.err \
@@ -62,8 +68,14 @@ PROFILE_TEST_FILES = \
 	tests/data/profiles/bad/continuation-indented-key.ini \
 	tests/data/profiles/bad/continuation-scalar.err \
 	tests/data/profiles/bad/continuation-scalar.ini \
+	tests/data/profiles/bad/cr-inside.err \
+	tests/data/profiles/bad/cr-inside.ini \
+	tests/data/profiles/bad/cr-line-endings.err \
+	tests/data/profiles/bad/cr-line-endings.ini \
 	tests/data/profiles/bad/credential-variable-glob.err \
 	tests/data/profiles/bad/credential-variable-glob.ini \
+	tests/data/profiles/bad/credential-web-search.err \
+	tests/data/profiles/bad/credential-web-search.ini \
 	tests/data/profiles/bad/empty-scalar.err \
 	tests/data/profiles/bad/empty-scalar.ini \
 	tests/data/profiles/bad/env-dash.err \
@@ -146,12 +158,40 @@ PROFILE_TEST_FILES = \
 	tests/data/profiles/bad/host-underscore.ini \
 	tests/data/profiles/bad/host-upper-case.err \
 	tests/data/profiles/bad/host-upper-case.ini \
+	tests/data/profiles/bad/inject-no-host.err \
+	tests/data/profiles/bad/inject-no-host.ini \
+	tests/data/profiles/bad/inject-pattern.err \
+	tests/data/profiles/bad/inject-pattern.ini \
+	tests/data/profiles/bad/inject-port.err \
+	tests/data/profiles/bad/inject-port.ini \
+	tests/data/profiles/bad/inject-provider.err \
+	tests/data/profiles/bad/inject-provider.ini \
 	tests/data/profiles/bad/inline-hash.err \
 	tests/data/profiles/bad/inline-hash.ini \
 	tests/data/profiles/bad/inline-semicolon.err \
 	tests/data/profiles/bad/inline-semicolon.ini \
 	tests/data/profiles/bad/key-outside-section.err \
 	tests/data/profiles/bad/key-outside-section.ini \
+	tests/data/profiles/bad/limits-cpus-decimals.err \
+	tests/data/profiles/bad/limits-cpus-decimals.ini \
+	tests/data/profiles/bad/limits-cpus-zero.err \
+	tests/data/profiles/bad/limits-cpus-zero.ini \
+	tests/data/profiles/bad/limits-disk-overflow.err \
+	tests/data/profiles/bad/limits-disk-overflow.ini \
+	tests/data/profiles/bad/limits-disk-too-large.err \
+	tests/data/profiles/bad/limits-disk-too-large.ini \
+	tests/data/profiles/bad/limits-memory-small.err \
+	tests/data/profiles/bad/limits-memory-small.ini \
+	tests/data/profiles/bad/limits-memory-unit.err \
+	tests/data/profiles/bad/limits-memory-unit.ini \
+	tests/data/profiles/bad/limits-tasks-negative.err \
+	tests/data/profiles/bad/limits-tasks-negative.ini \
+	tests/data/profiles/bad/limits-tasks-zero.err \
+	tests/data/profiles/bad/limits-tasks-zero.ini \
+	tests/data/profiles/bad/limits-twice.err \
+	tests/data/profiles/bad/limits-twice.ini \
+	tests/data/profiles/bad/limits-unknown-key.err \
+	tests/data/profiles/bad/limits-unknown-key.ini \
 	tests/data/profiles/bad/line-too-long.err \
 	tests/data/profiles/bad/line-too-long.ini \
 	tests/data/profiles/bad/missing-bracket.err \
@@ -190,6 +230,26 @@ PROFILE_TEST_FILES = \
 	tests/data/profiles/bad/scalar-twice.ini \
 	tests/data/profiles/bad/section-spaces.err \
 	tests/data/profiles/bad/section-spaces.ini \
+	tests/data/profiles/bad/section-trailing-text.err \
+	tests/data/profiles/bad/section-trailing-text.ini \
+	tests/data/profiles/bad/source-extra.err \
+	tests/data/profiles/bad/source-extra.ini \
+	tests/data/profiles/bad/source-field.err \
+	tests/data/profiles/bad/source-field.ini \
+	tests/data/profiles/bad/source-kind.err \
+	tests/data/profiles/bad/source-kind.ini \
+	tests/data/profiles/bad/source-login-command.err \
+	tests/data/profiles/bad/source-login-command.ini \
+	tests/data/profiles/bad/source-login-nofield.err \
+	tests/data/profiles/bad/source-login-nofield.ini \
+	tests/data/profiles/bad/source-missing.err \
+	tests/data/profiles/bad/source-missing.ini \
+	tests/data/profiles/bad/source-relative.err \
+	tests/data/profiles/bad/source-relative.ini \
+	tests/data/profiles/bad/source-type.err \
+	tests/data/profiles/bad/source-type.ini \
+	tests/data/profiles/bad/source-var-name.err \
+	tests/data/profiles/bad/source-var-name.ini \
 	tests/data/profiles/bad/unknown-key-case.err \
 	tests/data/profiles/bad/unknown-key-case.ini \
 	tests/data/profiles/bad/unknown-key-credential.err \
@@ -264,6 +324,8 @@ PROFILE_TEST_FILES = \
 	tests/data/profiles/good/extends-shadowed.ini \
 	tests/data/profiles/good/home-paths.expect \
 	tests/data/profiles/good/home-paths.ini \
+	tests/data/profiles/good/limits.expect \
+	tests/data/profiles/good/limits.ini \
 	tests/data/profiles/good/long-line.expect \
 	tests/data/profiles/good/long-line.ini \
 	tests/data/profiles/good/network.expect \
@@ -278,7 +340,7 @@ UNIT_TESTS += tests/unit/test-proxy
 check_PROGRAMS += tests/unit/test-proxy
 tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
 tests_unit_test_proxy_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_proxy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
+tests_unit_test_proxy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
 
 # lib/fdio: bounded reads, openat2 beneath.
 UNIT_TESTS += tests/unit/test-fdio
@@ -292,7 +354,7 @@ UNIT_TESTS += tests/unit/test-flag
 check_PROGRAMS += tests/unit/test-flag
 tests_unit_test_flag_SOURCES = tests/unit/test-flag.c
 tests_unit_test_flag_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_flag_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS)
+tests_unit_test_flag_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(CAPNG_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
 
 # keyholder/policy: inference only, with the user's credential.
 UNIT_TESTS += tests/unit/test-keyholder-policy
@@ -301,3 +363,17 @@ tests_unit_test_keyholder_policy_SOURCES = tests/unit/test-keyholder-policy.c
 tests_unit_test_keyholder_policy_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_keyholder_policy_LDADD = src/libkeyholder.a src/libconfine.a \
 	$(JANSSON_LIBS)
+
+# policy/limits-engine: which engine enforces the limits, from the facts.
+UNIT_TESTS += tests/unit/test-limits-engine
+check_PROGRAMS += tests/unit/test-limits-engine
+tests_unit_test_limits_engine_SOURCES = tests/unit/test-limits-engine.c
+tests_unit_test_limits_engine_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_limits_engine_LDADD = src/libconfine.a
+
+# enforce/cgroup: a cgroup's files, on a directory laid out as one.
+UNIT_TESTS += tests/unit/test-cgroup
+check_PROGRAMS += tests/unit/test-cgroup
+tests_unit_test_cgroup_SOURCES = tests/unit/test-cgroup.c
+tests_unit_test_cgroup_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_cgroup_LDADD = src/libconfine.a

@@ -29,6 +29,8 @@
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "policy/compute.h"
+#include "policy/limits-engine.h"
+#include "policy/limits.h"
 
 /*
  * Can an unprivileged user namespace mount an overlay with user xattrs,
@@ -237,6 +239,81 @@ backends(int abi, const char *overlay_why)
 	return status;
 }
 
+/*
+ * The limits' engine here, as a run would choose it with its defaults
+ * (policy/limits-engine.c), and the facts it was chosen by.
+ */
+static void
+limits_report(void)
+{
+	extern char **environ;
+	struct host_cgroup c;
+	struct plan p = { .session_id = (char *)"ID" };
+	struct cli_opts o = { 0 };
+	struct profile pr = { 0 };
+	struct host h;
+	autofree char *ctl = NULL, *avail = NULL, *cause = NULL, *hint = NULL;
+	char b[5][32];
+	size_t i;
+
+	/* The defaults a run here starts from (no option, no profile). */
+	if (probe_host(environ, NULL, &h, &cause) < 0) {
+		printf("limits: defaults unknown: %s\n", cause);
+		p.limits.memory = 1;
+		p.limits.tasks = 1;
+	} else {
+		p.backend = PLAN_BACKEND_NATIVE;
+		p.uid = h.uid;
+		if (policy_limits(&p, &o, &pr, &h, &cause, &hint) < 0)
+			printf("limits: %s\n", cause);
+		else
+			printf("limits (the defaults here, before any profile "
+			    "or option): memory %s, tasks %s, cpus %s, disk "
+			    "%s (the store keeps %s free)\n",
+			    plan_limit_name(PLAN_LIMIT_MEMORY, p.limits.memory,
+			    b[0]), plan_limit_name(PLAN_LIMIT_TASKS,
+			    p.limits.tasks, b[1]), plan_limit_name(
+			    PLAN_LIMIT_CPUS, p.limits.cpu_millis, b[2]),
+			    plan_limit_name(PLAN_LIMIT_DISK, p.limits.disk, b[3]),
+			    plan_size_name(p.limits.disk_reserve, b[4]));
+		for (i = 0; i < nitems(p.limits.origin); i++)
+			free(p.limits.origin[i]);
+		strv_free(p.explain);
+		host_free(&h);
+	}
+	probe_cgroup(&c, environ, getuid());
+#ifdef WITH_SYSTEMD
+	printf("limits: built with systemd (sd-bus): yes\n");
+#else
+	printf("limits: built with systemd (sd-bus): no (./configure "
+	    "--without-systemd, or no libsystemd)\n");
+#endif
+	if (c.mount == NULL)
+		printf("  cgroup2: not mounted\n");
+	else
+		printf("  cgroup2: %s; confine's cgroup: %s (%s, %s; "
+		    "controllers: %s%s%s%s)\n", c.mount, c.dir ? c.dir :
+		    "not found", c.delegated ? "delegated" : "not delegated",
+		    c.writable ? "writable" : "not writable",
+		    (c.available & HOST_CG_MEMORY) ? "memory " : "",
+		    (c.available & HOST_CG_PIDS) ? "pids " : "",
+		    (c.available & HOST_CG_CPU) ? "cpu " : "",
+		    c.available ? "" : "none");
+	printf("  systemd: %s; bus: %s%s%s\n", c.systemd ? "runs this host" :
+	    "does not run this host", c.system_bus ? "the system bus" :
+	    c.user_bus ? "the user's, " : "none", c.user_bus ? c.user_bus : "",
+	    c.system_bus || c.user_bus ? "" : " (no $DBUS_SESSION_BUS_ADDRESS "
+	    "or $XDG_RUNTIME_DIR/bus)");
+#ifdef WITH_SYSTEMD
+	limits_engine_plan(&p, &c, true);
+#else
+	limits_engine_plan(&p, &c, false);
+#endif
+	limits_engine_dump(&p.limits_engine, stdout);
+	plan_engine_free(&p.limits_engine);
+	host_cgroup_free(&c);
+}
+
 int
 doctor_run(void)
 {
@@ -269,6 +346,7 @@ doctor_run(void)
 	    "yes (filter mode)" : "already filtered: this process runs "
 	    "under a seccomp filter");
 	print_file("actions", "/proc/sys/kernel/seccomp/actions_avail");
+	limits_report();
 
 	return backends(abi, userns ? NULL : why);
 }

@@ -225,6 +225,12 @@ main(int argc, char **argv)
 		plan_free(&plan);
 		return 0;
 	}
+	/* An asked limit no engine here applies: nothing is made. */
+	if (plan.limits_engine.refused) {
+		cause = xstrdup(plan.limits_engine.refused);
+		plan_free(&plan);
+		goto refuse;
+	}
 	if (plan.run_refused) {
 		cause = xasprintf("%s", plan.run_refused);
 		hint = xasprintf("run confine as an unprivileged user, or use "

@@ -12,6 +12,7 @@
  * socket mask whose socket is gone.
  * MUST: reach mount targets one component at a time, refusing symlinks, and
  * mount through /proc/self/fd, so no path is followed out of the new root.
+ * MUST: bound every tmpfs it makes with the plan's size= and nr_inodes=.
  * MUST: show the host's trees read-only through overlayfs (no upper layer),
  * never a plain bind: a socket, a FIFO, a lock or a lease reached through
  * an overlay is the overlay inode's, not the host's, so no host service
@@ -135,6 +136,32 @@ set_attr(int fd, uint64_t set, bool recursive)
 	    (recursive ? AT_RECURSIVE : 0), &attr, sizeof(attr)) < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * A tmpfs's options: its mode, then the plan's bounds, the same on every
+ * tmpfs of the sandbox, the staging one included (its files are bound
+ * writable: scratch copies): size= the memory limit, nr_inodes= a bound
+ * on the kernel memory its inodes take, which size= does not count
+ * (confine(1), LIMITS).
+ */
+struct tmpfs_opts {
+	char	s[96];
+};
+
+static struct tmpfs_opts
+tmpfs_opts(const struct mnt *mc, const char *mode)
+{
+	const struct plan_mounts *ms = mc->plan;
+	struct tmpfs_opts o;
+
+	if (ms->tmpfs_size)
+		snprintf(o.s, sizeof(o.s), "%s,size=%llu,nr_inodes=%llu", mode,
+		    (unsigned long long)ms->tmpfs_size,
+		    (unsigned long long)ms->tmpfs_inodes);
+	else
+		snprintf(o.s, sizeof(o.s), "%s", mode);
+	return o;
 }
 
 static int
@@ -495,7 +522,7 @@ show_dir(struct mnt *mc, int src, int dst, const char *host, const char *in)
 	if (!mounts_below(mc, host))
 		return ro_overlay(mc, src, dst, host);
 	if (mount("tmpfs", fdpath(dst).s, "tmpfs", MS_NOSUID | MS_NODEV,
-	    "mode=0755") < 0)
+	    tmpfs_opts(mc, "mode=0755").s) < 0)
 		return -errno;
 	/* dst is the directory under the tmpfs: reach the tmpfs by path. */
 	if ((rd = walk(mc, in, false)) < 0)
@@ -525,7 +552,7 @@ root_begin(struct mnt *mc)
 	if (mkdir(EMPTY, 0755) < 0 || mkdir(STAGE, 0700) < 0)
 		return -errno;
 	if (mount("tmpfs", NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV,
-	    "mode=0755") < 0)
+	    tmpfs_opts(mc, "mode=0755").s) < 0)
 		return -errno;
 	if ((mc->newroot = open(NEWROOT, O_PATH | O_DIRECTORY |
 	    O_CLOEXEC)) < 0)
@@ -661,7 +688,7 @@ dev(struct mnt *mc, const struct plan_mount *m, char *const *nodes,
 	int r;
 
 	if ((r = mount_fs(mc, m->dst, true, "tmpfs", MS_NOSUID | MS_NOEXEC,
-	    "mode=0755")) < 0)
+	    tmpfs_opts(mc, "mode=0755").s)) < 0)
 		return r;
 	if ((devfd = walk(mc, m->dst, false)) < 0)
 		return devfd;
@@ -691,7 +718,7 @@ dev(struct mnt *mc, const struct plan_mount *m, char *const *nodes,
 	if ((sub = openat(devfd, "shm", O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -errno;
 	if (mount("tmpfs", fdpath(sub).s, "tmpfs", MS_NOSUID | MS_NODEV |
-	    MS_NOEXEC, "mode=1777") < 0)
+	    MS_NOEXEC, tmpfs_opts(mc, "mode=1777").s) < 0)
 		return -errno;
 	*where = m->dst;
 	for (i = 0; i < nitems(links); i++)
@@ -842,7 +869,7 @@ cover(struct mnt *mc, int fd, const struct stat *st, const char *dst)
 
 	if (S_ISDIR(st->st_mode)) {
 		if (mount("tmpfs", fdpath(fd).s, "tmpfs", MS_NOSUID | MS_NODEV |
-		    MS_NOEXEC, "mode=0755") < 0)
+		    MS_NOEXEC, tmpfs_opts(mc, "mode=0755").s) < 0)
 			return -errno;
 	} else if (mount(MASK, fdpath(fd).s, NULL, MS_BIND, NULL) < 0)
 		return -errno;
@@ -1002,7 +1029,7 @@ scratch(struct mnt *mc, const struct plan_mount *m, unsigned int index)
 		if (in_tmpfs(mc, m->dst))
 			return 0;
 		return mount_fs(mc, m->dst, true, "tmpfs", MS_NOSUID | MS_NODEV,
-		    "mode=0700");
+		    tmpfs_opts(mc, "mode=0700").s);
 	}
 	if (fstat(src, &st) < 0)
 		return -errno;
@@ -1074,7 +1101,8 @@ apply(struct mnt *mc, const struct plan_mount *m, char *const *nodes,
 	case PLAN_MOUNT_TMPFS:
 		snprintf(mode, sizeof(mode), "mode=%04o", m->mode);
 		return mount_fs(mc, m->dst, true, "tmpfs", MS_NOSUID |
-		    MS_NODEV | (m->exec ? 0 : MS_NOEXEC), mode);
+		    MS_NODEV | (m->exec ? 0 : MS_NOEXEC),
+		    tmpfs_opts(mc, mode).s);
 	case PLAN_MOUNT_OVERLAY:
 		return overlay(mc, m);
 	case PLAN_MOUNT_MASK:
@@ -1130,7 +1158,7 @@ build(struct mnt *mc, const struct plan_mounts *ms, const char **where)
 		return -errno;
 	*where = "the staging tmpfs";
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-	    "mode=0755") < 0)
+	    tmpfs_opts(mc, "mode=0755").s) < 0)
 		return -errno;
 	if (chdir("/tmp") < 0 || mkdir("newroot", 0755) < 0 ||
 	    mkdir("oldroot", 0755) < 0)

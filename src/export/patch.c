@@ -465,6 +465,36 @@ stopped(const struct export_opts *o, FILE *report)
 		    "of SIGTERM\n", grace ? grace : "?");
 }
 
+/*
+ * The resource limits' engine and the limits reached, which the
+ * supervisor noted ("limits", store/session-meta.h), one line each.
+ */
+static void
+limits(const struct export_opts *o, FILE *report)
+{
+	autofree char *line = session_file_get(o->session_dir, "limits",
+	    "engine_line");
+	autofree char *cgroup = session_file_get(o->session_dir, "limits",
+	    "cgroup");
+	autostrv char **reached = session_file_all(o->session_dir, "limits",
+	    "reached");
+	autostrv char **how = session_file_all(o->session_dir, "limits",
+	    "how");
+	size_t i;
+
+	if (line == NULL)
+		return;
+	fprintf(report, "limits: %s\n", line);
+	if (cgroup)
+		fprintf(report, "  cgroup: %s\n", cgroup);
+	for (i = 0; how[i]; i++)
+		fprintf(report, "  %s\n", how[i]);
+	for (i = 0; reached[i]; i++)
+		fprintf(report, "  %s\n", reached[i]);
+	if (reached[0] == NULL)
+		fprintf(report, "  no limit reached\n");
+}
+
 /* Open NAME.tmp in the session for writing; renamed by commit_file(). */
 static FILE *
 tmp_file(int dirfd, const char *name)
@@ -1373,6 +1403,7 @@ run(const struct export_opts *o, git_repository *repo,
 	fprintf(report, "ignored by .gitignore, not exported: %zu\n",
 	    cnt.ignored);
 	network(o, sdir, report, &cnt);
+	limits(o, report);
 	fprintf(report, "skipped:\n");
 	for (i = 0; i < ch.nskipped; i++) {
 		const char *untrusted_s = ch.untrusted_skipped[i];

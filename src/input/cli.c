@@ -57,6 +57,14 @@ const char cli_usage[] =
 "      --direct PATH       make PATH writable on the host (leg C)\n"
 "      --env NAME[=VALUE]  pass NAME from the environment, or set it\n"
 "      --backend BACKEND   auto, native, bwrap or landlock\n"
+"      --memory SIZE|none  the sandbox's memory, every tmpfs in it too\n"
+"                          (K, M, G, T: powers of 1024; default: half\n"
+"                          of the host's)\n"
+"      --tasks N|none      processes and threads at once (default 4096)\n"
+"      --cpus N|none       CPU time, in CPUs (1.5; default none: the\n"
+"                          sandbox's CPU weight lowered)\n"
+"      --disk SIZE|none    what the session may write (default: 10G or\n"
+"                          a quarter of the free space, the smaller)\n"
 "      --clipboard         let the command set the clipboard (OSC 52\n"
 "                          writes; never read it)\n"
 "      --dry-run           print the effective policy, where each value\n"
@@ -131,7 +139,8 @@ const char cli_usage[] =
 "127 if it was not found.\n";
 
 enum { OPT_ENV = 256, OPT_BACKEND, OPT_DRY_RUN, OPT_ALLOW, OPT_ENDPOINT,
-	OPT_RO, OPT_HIDE, OPT_SCRATCH, OPT_DIRECT, OPT_CLIPBOARD };
+	OPT_RO, OPT_HIDE, OPT_SCRATCH, OPT_DIRECT, OPT_CLIPBOARD, OPT_MEMORY,
+	OPT_TASKS, OPT_CPUS, OPT_DISK };
 
 static const struct option longopts[] = {
 	{ "profile",	required_argument,	NULL, 'p' },
@@ -147,6 +156,10 @@ static const struct option longopts[] = {
 	{ "backend",	required_argument,	NULL, OPT_BACKEND },
 	{ "dry-run",	no_argument,		NULL, OPT_DRY_RUN },
 	{ "clipboard",	no_argument,		NULL, OPT_CLIPBOARD },
+	{ "memory",	required_argument,	NULL, OPT_MEMORY },
+	{ "tasks",	required_argument,	NULL, OPT_TASKS },
+	{ "cpus",	required_argument,	NULL, OPT_CPUS },
+	{ "disk",	required_argument,	NULL, OPT_DISK },
 	{ "quiet",	no_argument,		NULL, 'q' },
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "help",	no_argument,		NULL, 'h' },
@@ -426,6 +439,24 @@ word_opt(const char *name, const char *v, const char *const *words,
 	return 0;
 }
 
+static int
+limit_opt(const char *name, const char *v,
+    int (*check)(const char *, uint64_t *, char **), struct cli_limit *ret,
+    char **cause)
+{
+	char *why = NULL;
+	uint64_t n;
+
+	if (check(v, &n, &why) < 0) {
+		*cause = xasprintf("--%s: %s", name, why);
+		free(why);
+		return -1;
+	}
+	ret->value = n;
+	ret->set = true;
+	return 0;
+}
+
 int
 cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 {
@@ -505,6 +536,22 @@ cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 			    cause);
 			o.backend = (enum plan_backend)w;
 			o.backend_set = true;
+			break;
+		case OPT_MEMORY:
+			r = limit_opt("memory", optarg, syntax_size, &o.memory,
+			    cause);
+			break;
+		case OPT_TASKS:
+			r = limit_opt("tasks", optarg, syntax_tasks, &o.tasks,
+			    cause);
+			break;
+		case OPT_CPUS:
+			r = limit_opt("cpus", optarg, syntax_cpus, &o.cpus,
+			    cause);
+			break;
+		case OPT_DISK:
+			r = limit_opt("disk", optarg, syntax_size, &o.disk,
+			    cause);
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "input/values.h"
 
@@ -19,6 +20,12 @@ enum cli_cmd { CLI_RUN, CLI_DOCTOR, CLI_HELP, CLI_VERSION, CLI_PROFILE_LIST,
 struct cli_list {
 	const char	**v;
 	size_t		 n;
+};
+
+/* A resource limit's option: its value (0: none) when set. */
+struct cli_limit {
+	uint64_t	 value;
+	bool		 set;
 };
 
 struct cli_opts {
@@ -36,6 +43,8 @@ struct cli_opts {
 	bool		 backend_set;
 	const char	*backend_origin;	/* "option --backend" or the
 						   environment's CONFINE_BACKEND */
+	/* --memory, --tasks, --cpus (thousandths), --disk */
+	struct cli_limit memory, tasks, cpus, disk;
 	const char	*session_layout;	/* enter: "overlay" or "copy" */
 	bool		 dry_run;
 	bool		 clipboard;	/* --clipboard */

@@ -20,7 +20,9 @@
 #include <sys/random.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -614,6 +616,38 @@ probe_git_identity(struct host *h, char *const *env)
 	h->git_email = git_value(out, len, "user.email", &h->git_why);
 }
 
+/*
+ * The host's RAM and CPUs, and the session store's filesystem (its
+ * nearest directory that exists: the store is made on the first run):
+ * what the limits' defaults are taken from (confine(1), LIMITS).
+ */
+static void
+resources(struct host *h)
+{
+	autofree char *dir = path_join(h->state_home, "confine/sessions");
+	struct sysinfo si;
+	struct statvfs sv;
+	long n;
+	char *slash;
+
+	if (sysinfo(&si) == 0 && si.mem_unit > 0 &&
+	    si.totalram <= UINT64_MAX / si.mem_unit)
+		h->mem_total = (uint64_t)si.totalram * si.mem_unit;
+	if ((n = sysconf(_SC_NPROCESSORS_ONLN)) > 0)
+		h->ncpus = (unsigned int)n;
+	while (statvfs(dir, &sv) < 0) {
+		if (errno != ENOENT || (slash = strrchr(dir, '/')) == NULL ||
+		    slash == dir) {
+			h->store_why = xasprintf("statvfs '%s': %s", dir,
+			    strerror(errno));
+			return;
+		}
+		*slash = '\0';
+	}
+	h->store_free = (uint64_t)sv.f_bavail * sv.f_frsize;
+	h->store_size = (uint64_t)sv.f_blocks * sv.f_frsize;
+}
+
 static bool
 path_exists(const char *path)
 {
@@ -676,6 +710,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 		h.config_home = xstrdup(s);
 	else
 		h.config_home = path_join(h.home, ".config");
+	resources(&h);
 	h.runtime_dir = resolve_dir_abs(env_get(env, "XDG_RUNTIME_DIR"));
 	h.has_run = lstat("/run", &st) == 0 && S_ISDIR(st.st_mode);
 	h.var_run_is_dir = lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode);
@@ -685,6 +720,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	h.landlock_abi = landlock_abi(&h.landlock_errno);
 	h.userns_why = probe_userns_why(h.uid);
 	probe_bwrap_found(&h);
+	probe_cgroup(&h.cgroup, env, h.uid);
 	for (i = 0; i < 3; i++)
 		h.is_tty[i] = isatty(i);
 	for (i = 0; i < 3; i++) {
@@ -718,6 +754,7 @@ host_free(struct host *h)
 	free(h->config_home);
 	free(h->state_busy);
 	free(h->runtime_dir);
+	free(h->store_why);
 	strv_free(h->unix_sockets);
 	strv_free(h->root_links);
 	strv_free(h->etc_private);
@@ -727,5 +764,6 @@ host_free(struct host *h)
 	free(h->git_name);
 	free(h->git_email);
 	free(h->git_why);
+	host_cgroup_free(&h->cgroup);
 	memset(h, 0, sizeof(*h));
 }

@@ -12,6 +12,41 @@
 #include <termios.h>
 #include <time.h>
 
+/* Controllers of a cgroup (cgroup.controllers), as the limits use them. */
+#define HOST_CG_MEMORY	(1U << 0)
+#define HOST_CG_PIDS	(1U << 1)
+#define HOST_CG_CPU	(1U << 2)
+
+/*
+ * The cgroup facts the limits' engine is chosen by (input/cgroup-probe.c):
+ * a few small reads, no D-Bus connection.
+ */
+struct host_cgroup {
+	char		*mount;		/* the cgroup2 mount point; NULL: none */
+	char		*dir;		/* confine's own cgroup (the "0::" line
+					   of /proc/self/cgroup under mount),
+					   host path; NULL: not found */
+	bool		 delegated;	/* dir has trusted.delegate or
+					   user.delegate "1" (a systemd unit
+					   with Delegate=yes) */
+	bool		 writable;	/* this user may make a child of dir
+					   and move processes into it */
+	unsigned int	 controllers;	/* HOST_CG_* of dir's children: its
+					   cgroup.subtree_control */
+	unsigned int	 available;	/* HOST_CG_* dir could give them: its
+					   cgroup.controllers */
+	unsigned int	 root_controllers; /* HOST_CG_* of the mount's root */
+	bool		 systemd;	/* /run/systemd/system: systemd runs
+					   the host */
+	bool		 system_bus;	/* root, and the system bus is there
+					   (/run/dbus/system_bus_socket or
+					   /run/systemd/private) */
+	char		*user_bus;	/* else the user's bus, an address
+					   ($DBUS_SESSION_BUS_ADDRESS, or
+					   unix:path=$XDG_RUNTIME_DIR/bus when
+					   that socket exists); NULL: none */
+};
+
 struct host {
 	uid_t		 uid;
 	gid_t		 gid;
@@ -61,11 +96,22 @@ struct host {
 	char		*git_email;
 	char		*git_why;	/* why a value set there was refused,
 					   or NULL */
+	/* The resources the limits' defaults are taken from, read once: 0
+	 * when unknown. */
+	uint64_t	 mem_total;	/* bytes of RAM (sysinfo(2)) */
+	unsigned int	 ncpus;		/* CPUs online */
+	uint64_t	 store_free;	/* bytes an unprivileged user may still
+					   write on the session store's
+					   filesystem (statvfs f_bavail) */
+	uint64_t	 store_size;	/* that filesystem's size in bytes */
+	char		*store_why;	/* why it could not be measured, or
+					   NULL */
 	int		 landlock_abi;	/* 0: none */
 	int		 landlock_errno;	/* why not, when 0 */
 	bool		 is_tty[3];
 	struct termios	 termios;	/* of the first terminal among 0, 1, 2 */
 	struct winsize	 winsize;
+	struct host_cgroup cgroup;
 	time_t		 now;
 	long		 now_ns;	/* now's nanoseconds */
 	uint32_t	 random;
@@ -100,6 +146,14 @@ char	*probe_userns_why(uid_t);
  * Only called where the backend may be native by auto's choice.
  */
 void	probe_userns_trial(struct host *h);
+
+/*
+ * The cgroup facts (h->cgroup) from env (the bus's variables).  Cheap: a
+ * handful of reads under /proc and the cgroup's directory.  Called by
+ * probe_host().
+ */
+void	probe_cgroup(struct host_cgroup *ret, char *const *env, uid_t uid);
+void	host_cgroup_free(struct host_cgroup *);
 
 /* The longest user.name or user.email passed into the sandbox. */
 #define HOST_GIT_IDENT_MAX	256

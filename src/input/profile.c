@@ -33,7 +33,7 @@
 enum kind { SCALAR, LIST, EXTENDS };
 enum check { C_ANY, C_QUADRANT, C_BOOL, C_PATH, C_HOME, C_NETMODE, C_HOST,
 	C_ENVNAME, C_ENVGLOB, C_ENVSET, C_BACKEND, C_INJECT, C_SOURCE,
-	C_ARGUMENT };
+	C_ARGUMENT, C_SIZE, C_TASKS, C_CPUS };
 
 static const struct key {
 	const char	*section, *name;
@@ -69,12 +69,16 @@ static const struct key {
 	K("sandbox", "backend", SCALAR, C_BACKEND, backend),
 	K("terminal", "clipboard", SCALAR, C_BOOL, clipboard),
 	K("command", "argument", LIST, C_ARGUMENT, cmd_argument),
+	K("limits", "memory", SCALAR, C_SIZE, memory),
+	K("limits", "tasks", SCALAR, C_TASKS, tasks),
+	K("limits", "cpus", SCALAR, C_CPUS, cpus),
+	K("limits", "disk", SCALAR, C_SIZE, disk),
 #undef K
 };
 
 static const char *const sections[] = { "profile", "filesystem",
 	"workspace", "network", "environment", "credential", "sandbox",
-	"terminal", "command", NULL };
+	"terminal", "command", "limits", NULL };
 
 /* One file being read. */
 struct ctx {
@@ -132,7 +136,7 @@ check_section(struct ctx *c, const char *line)
 		error_at(c, xasprintf("unknown section [%.*s]", (int)n, p + 1),
 		    xasprintf("sections are [profile], [filesystem], "
 		    "[workspace], [network], [environment], [credential], "
-		    "[sandbox], [terminal] and [command]"));
+		    "[sandbox], [terminal], [command] and [limits]"));
 		return;
 	}
 	/* inih ignores the rest of the line: what it holds would be lost. */
@@ -221,6 +225,15 @@ check_value(enum check chk, const char *v, char **why)
 	}
 	case C_ARGUMENT:
 		return syntax_argument(v, why);
+	case C_SIZE:
+	case C_TASKS:
+	case C_CPUS: {
+		uint64_t n;
+
+		return chk == C_SIZE ? syntax_size(v, &n, why) :
+		    chk == C_TASKS ? syntax_tasks(v, &n, why) :
+		    syntax_cpus(v, &n, why);
+	}
 	case C_SOURCE: {
 		struct syntax_source src;
 
@@ -255,7 +268,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 		error_at(c, xasprintf("unknown section [%s]", section),
 		    xasprintf("sections are [profile], [filesystem], "
 		    "[workspace], [network], [environment], [credential], "
-		    "[sandbox], [terminal] and [command]"));
+		    "[sandbox], [terminal], [command] and [limits]"));
 		return 0;
 	}
 	for (i = 0; i < nitems(keys); i++)

@@ -49,6 +49,8 @@ struct profile {
 	struct pvalue	 clipboard;
 	/* [command] */
 	struct plist	 cmd_argument;	/* "NAME ARG..." */
+	/* [limits]: as written, checked (input/values.h) */
+	struct pvalue	 memory, tasks, cpus, disk;
 };
 
 /* Where named profiles are looked up, in order (NULL entries skipped). */

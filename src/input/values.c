@@ -477,3 +477,142 @@ syntax_argument(const char *s, char **why)
 		}
 	return 0;
 }
+
+/*
+ * The digits at *s as a number, *s moved past them; false when there are
+ * none or the number does not fit in 64 bits.
+ */
+static bool
+digits(const char **s, uint64_t *ret)
+{
+	const char *p = *s;
+	uint64_t v = 0;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*s = p;
+	*ret = v;
+	return true;
+}
+
+int
+syntax_size(const char *s, uint64_t *ret, char **why)
+{
+	static const char units[] = "KMGT";
+	const char *p = s, *u;
+	uint64_t v;
+	unsigned int shift = 0;
+
+	if (streq(s, "none")) {
+		*ret = 0;
+		return 0;
+	}
+	if (!digits(&p, &v))
+		goto bad;
+	if (*p != '\0') {
+		if ((u = strchr(units, toupper((unsigned char)*p))) == NULL ||
+		    p[1] != '\0')
+			goto bad;
+		shift = 10 * (unsigned int)(u - units + 1);
+		if (v > UINT64_MAX >> shift) {
+			*why = xasprintf("'%s' is too large", s);
+			return -1;
+		}
+		v <<= shift;
+	}
+	if (v < SYNTAX_SIZE_MIN) {
+		*why = xasprintf("'%s' is too small: at least 1M (a bare number "
+		    "is bytes; 4G is 4 GiB)", s);
+		return -1;
+	}
+	*ret = v;
+	return 0;
+bad:
+	if (!printable(s))
+		*why = xasprintf("not a size (a number of bytes with K, M, G or "
+		    "T: 512M, 4G), or none");
+	else
+		*why = xasprintf("'%s' is not a size (a number of bytes with K, "
+		    "M, G or T: 512M, 4G), or none", s);
+	return -1;
+}
+
+int
+syntax_tasks(const char *s, uint64_t *ret, char **why)
+{
+	const char *p = s;
+	uint64_t v;
+
+	if (streq(s, "none")) {
+		*ret = 0;
+		return 0;
+	}
+	if (!digits(&p, &v) || *p != '\0') {
+		if (!printable(s))
+			*why = xasprintf("not a number of tasks (a whole "
+			    "number), or none");
+		else
+			*why = xasprintf("'%s' is not a number of tasks (a "
+			    "whole number), or none", s);
+		return -1;
+	}
+	if (v < SYNTAX_TASKS_MIN || v > SYNTAX_TASKS_MAX) {
+		*why = xasprintf("'%s': from %d to %d tasks (the sandbox's "
+		    "first process counts)", s, SYNTAX_TASKS_MIN,
+		    SYNTAX_TASKS_MAX);
+		return -1;
+	}
+	*ret = v;
+	return 0;
+}
+
+int
+syntax_cpus(const char *s, uint64_t *ret, char **why)
+{
+	const char *p = s, *frac;
+	uint64_t whole, part = 0, v;
+	size_t n;
+
+	if (streq(s, "none")) {
+		*ret = 0;
+		return 0;
+	}
+	if (!digits(&p, &whole))
+		goto bad;
+	if (*p == '.') {
+		frac = ++p;
+		if (!digits(&p, &part))
+			goto bad;
+		if ((n = (size_t)(p - frac)) > 3) {
+			*why = xasprintf("'%s': at most 3 decimals", s);
+			return -1;
+		}
+		for (; n < 3; n++)
+			part *= 10;
+	}
+	if (*p != '\0')
+		goto bad;
+	if (whole > SYNTAX_CPUS_MAX / 1000 ||
+	    (v = whole * 1000 + part) > SYNTAX_CPUS_MAX) {
+		*why = xasprintf("'%s' is too large", s);
+		return -1;
+	}
+	if (v == 0) {
+		*why = xasprintf("'%s': more than 0 CPUs, or none", s);
+		return -1;
+	}
+	*ret = v;
+	return 0;
+bad:
+	if (!printable(s))
+		*why = xasprintf("not a number of CPUs (1, 0.5, 2.25), or none");
+	else
+		*why = xasprintf("'%s' is not a number of CPUs (1, 0.5, 2.25), "
+		    "or none", s);
+	return -1;
+}

@@ -10,6 +10,7 @@
 #define CONFINE_SYNTAX_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 int	syntax_bool(const char *, bool *ret, char **why);
 /* Absolute and normal, or "~" / "~/..." (home-relative). */
@@ -63,6 +64,22 @@ extern const char *const syntax_cred_kinds[];	/* api-key bearer login */
  * words it gets first, split on blanks.
  */
 int	syntax_argument(const char *, char **why);
+
+/*
+ * Resource limits ([limits], --memory, --tasks, --cpus, --disk): each also
+ * takes "none", which is 0 in *ret.  A size is a whole number of bytes
+ * with an optional K, M, G or T (powers of 1024), at least 1M; tasks a
+ * whole number, at least 2 (the sandbox's first process counts); cpus N
+ * or N.D with at most 3 decimals, more than 0, into thousandths of a CPU.
+ * Overflow and 0 are refused.
+ */
+#define SYNTAX_SIZE_MIN		(1ULL << 20)
+#define SYNTAX_TASKS_MIN	2
+#define SYNTAX_TASKS_MAX	4194304		/* the kernel's PID_MAX_LIMIT */
+#define SYNTAX_CPUS_MAX		(1ULL << 20)	/* in thousandths */
+int	syntax_size(const char *, uint64_t *ret, char **why);
+int	syntax_tasks(const char *, uint64_t *ret, char **why);
+int	syntax_cpus(const char *, uint64_t *ret, char **why);
 
 /* Expand a leading "~" against home; the result is normal.  Heap string. */
 char	*syntax_expand(const char *path, const char *home);

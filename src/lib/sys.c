@@ -7,6 +7,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,6 +31,9 @@
 #endif
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr		442
+#endif
+#ifndef __NR_quotactl_fd
+#define __NR_quotactl_fd		443
 #endif
 
 int
@@ -62,6 +67,40 @@ int
 sys_pidfd_open(pid_t pid, unsigned int flags)
 {
 	return (int)syscall(__NR_pidfd_open, pid, flags);
+}
+
+/* include/uapi/linux/sched.h, CLONE_ARGS_SIZE_VER2 */
+struct confine_clone_args {
+	uint64_t	flags;
+	uint64_t	pidfd;
+	uint64_t	child_tid;
+	uint64_t	parent_tid;
+	uint64_t	exit_signal;
+	uint64_t	stack;
+	uint64_t	stack_size;
+	uint64_t	tls;
+	uint64_t	set_tid;
+	uint64_t	set_tid_size;
+	uint64_t	cgroup;
+};
+#define CONFINE_CLONE_INTO_CGROUP	0x200000000ULL
+
+pid_t
+sys_clone_into_cgroup(unsigned long flags, int cgroup_fd)
+{
+	struct confine_clone_args a = {
+		.flags = (uint64_t)flags | CONFINE_CLONE_INTO_CGROUP,
+		.exit_signal = SIGCHLD,
+		.cgroup = (uint64_t)cgroup_fd,
+	};
+
+	return (pid_t)syscall(__NR_clone3, &a, sizeof(a));
+}
+
+int
+sys_quotactl_fd(int fd, unsigned int cmd, int id, void *addr)
+{
+	return (int)syscall(__NR_quotactl_fd, fd, cmd, id, addr);
 }
 
 int

@@ -84,6 +84,14 @@ char	**sys_net_dirs(const char *sys);
 int	sys_mkdirs(const char *);
 int	sys_pidfd_open(pid_t, unsigned int);
 int	sys_close_range(unsigned int, unsigned int, unsigned int);
+/*
+ * clone3(2) as a fork (no new stack; the child returns 0 here too), with
+ * the CLONE_* flags and SIGCHLD at its exit, born in the cgroup of
+ * cgroup_fd (CLONE_INTO_CGROUP, Linux 5.7).  The pid, or -1 with errno.
+ */
+pid_t	sys_clone_into_cgroup(unsigned long flags, int cgroup_fd);
+/* quotactl_fd(2) (Linux 5.14): quotactl(2) on the filesystem of fd. */
+int	sys_quotactl_fd(int fd, unsigned int cmd, int id, void *addr);
 
 /* mount_setattr(2), Linux 5.12. */
 struct confine_mount_attr {

@@ -10,6 +10,8 @@
  *
  * Runs in: the supervisor.
  * MUST: stay pure: the argv is golden-tested.
+ * MUST: bound every tmpfs it asks for with the plan's size (--size); make
+ * bwrap's /dev, which takes none, read-only.
  * MUST: pass no environment through bwrap (pid 1's environ is readable);
  * the command's comes through the stage.
  */
@@ -55,10 +57,27 @@ add_fd(struct args *a, const char *opt, int fd)
 	add2(a, opt, s);
 }
 
+/*
+ * A tmpfs at dst: its mode, and the plan's size (bwrap's --size; bwrap
+ * has no option for nr_inodes: the kernel's default holds there).
+ */
+static void
+add_tmpfs(struct args *a, const char *mode, uint64_t size, const char *dst)
+{
+	add2(a, "--perms", mode);
+	if (size) {
+		autofree char *n = xasprintf("%llu", (unsigned long long)size);
+
+		add2(a, "--size", n);
+	}
+	add2(a, "--tmpfs", dst);
+}
+
 static void
 mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
-    const char *empty, char *const *sys_net)
+    const char *empty, char *const *sys_net, uint64_t size)
 {
+	autofree char *shm = NULL;
 	char mode[16];
 	size_t i;
 
@@ -80,21 +99,25 @@ mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
 		add2(a, "--proc", m->dst);
 		break;
 	case PLAN_MOUNT_DEV:
-		/* bwrap's minimal /dev: the plan's nodes, pts and shm. */
+		/*
+		 * bwrap's minimal /dev: the plan's nodes, pts and shm.  Its
+		 * tmpfs takes no --size: it is made read-only last, and shm
+		 * gets a tmpfs of its own, as on native.
+		 */
 		add2(a, "--dev", m->dst);
+		shm = path_join(m->dst, "shm");
+		add_tmpfs(a, "1777", size, shm);
 		break;
 	case PLAN_MOUNT_SYSFS:
 		/* bwrap mounts no sysfs: cover the host's net directories. */
 		for (i = 0; sys_net && sys_net[i]; i++) {
-			add2(a, "--perms", "0555");
-			add2(a, "--tmpfs", sys_net[i]);
+			add_tmpfs(a, "0555", size, sys_net[i]);
 			add2(a, "--remount-ro", sys_net[i]);
 		}
 		break;
 	case PLAN_MOUNT_TMPFS:
 		snprintf(mode, sizeof(mode), "%04o", m->mode);
-		add2(a, "--perms", mode);
-		add2(a, "--tmpfs", m->dst);
+		add_tmpfs(a, mode, size, m->dst);
 		break;
 	case PLAN_MOUNT_COPY:
 		add3(a, "--bind", m->upper, m->dst);
@@ -111,8 +134,7 @@ mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
 		break;
 	case PLAN_MOUNT_HIDE:
 		if (is_dir) {
-			add2(a, "--perms", "0555");
-			add2(a, "--tmpfs", m->dst);
+			add_tmpfs(a, "0555", size, m->dst);
 			add2(a, "--remount-ro", m->dst);
 		} else
 			add3(a, "--ro-bind", empty, m->dst);
@@ -170,7 +192,12 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 	for (i = 0; i < p->mounts.n; i++)
 		if (!(in->gone && in->gone[i]))
 			mount_args(&a, &p->mounts.v[i], in->is_dir[i],
-			    in->empty_file, in->sys_net);
+			    in->empty_file, in->sys_net, p->mounts.tmpfs_size);
+	/* Nothing new may appear in /dev itself, as on native. */
+	for (i = 0; i < p->mounts.n; i++)
+		if (p->mounts.v[i].kind == PLAN_MOUNT_DEV &&
+		    !(in->gone && in->gone[i]))
+			add2(&a, "--remount-ro", p->mounts.v[i].dst);
 	if (p->mounts.n && p->mounts.v[0].kind == PLAN_MOUNT_EMPTY_ROOT)
 		add2(&a, "--remount-ro", "/");
 	add_fd(&a, "--seccomp", in->seccomp_fd);

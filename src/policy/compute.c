@@ -25,6 +25,8 @@
 #include "lib/util.h"
 #include "policy/compute.h"
 #include "policy/git-identity.h"
+#include "policy/limits.h"
+#include "policy/limits-engine.h"
 #include "policy/rule-of-two.h"
 #include "policy/sequence.h"
 
@@ -1683,13 +1685,21 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	mark_absent(&p, h, &e);
 	copy_excepts(&p, &e);
 	plan_syscalls(&p, h);
-
+	if (policy_limits(&p, o, pr, h, cause, hint) < 0) {
+		plan_free(&p);
+		return -1;
+	}
 
 	plan_terminal(&p, o, pr, h);
 
 	env_plan(&p, h, host_env, &e);
 	policy_git_identity(&p, h);
 	policy_sequence(&p);
+#ifdef WITH_SYSTEMD
+	limits_engine_plan(&p, &h->cgroup, true);
+#else
+	limits_engine_plan(&p, &h->cgroup, false);
+#endif
 	*ret = p;
 	return 0;
 }

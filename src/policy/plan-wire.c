@@ -79,6 +79,14 @@ stage_write(const struct plan *p, const struct stage_run *run, FILE *f)
 		put_u64(f, p->landlock.paths[i].access);
 		put_strv(f, p->landlock.paths[i].except);
 	}
+	put_u64(f, p->limits.memory);
+	put_u64(f, p->limits.tasks);
+	put_u64(f, p->limits.cpu_millis);
+	put_u64(f, p->limits.disk);
+	put_u64(f, p->limits.asked);
+	put_u64(f, p->limits.disk_reserve);
+	put_u64(f, p->limits.nproc);
+	put_u64(f, (uint64_t)(int64_t)p->limits.nice);
 	/* The run's state, after the plan's fields. */
 	put_u64(f, (uint64_t)p->backend);
 	put_u64(f, p->nsteps);
@@ -174,6 +182,7 @@ stage_decode(const char *buf, size_t len, struct plan *p,
 	struct rd r = { .p = buf, .left = len };
 	struct timespec start = { 0 };
 	uint64_t n, i;
+	int64_t nice;
 	int level;
 
 	memset(p, 0, sizeof(*p));
@@ -211,6 +220,21 @@ stage_decode(const char *buf, size_t len, struct plan *p,
 		}
 	} else
 		r.bad = true;
+	p->limits.memory = get_u64(&r);
+	p->limits.tasks = get_u64(&r);
+	p->limits.cpu_millis = get_u64(&r);
+	p->limits.disk = get_u64(&r);
+	n = get_u64(&r);
+	p->limits.asked = (unsigned int)n;
+	if (n & ~(uint64_t)(PLAN_LIMIT_MEMORY | PLAN_LIMIT_TASKS |
+	    PLAN_LIMIT_CPUS | PLAN_LIMIT_DISK))
+		r.bad = true;
+	p->limits.disk_reserve = get_u64(&r);
+	p->limits.nproc = get_u64(&r);
+	nice = (int64_t)get_u64(&r);
+	if (nice < 0 || nice > 19)
+		r.bad = true;
+	p->limits.nice = (int)nice;
 	p->backend = (enum plan_backend)get_u64(&r);
 	n = get_u64(&r);
 	if (n > nitems(p->steps))

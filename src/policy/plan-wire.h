@@ -2,7 +2,8 @@
 /*
  * policy/plan-wire.h - the part of the plan that confine's inner stage needs inside
  * bwrap's sandbox (the command, its environment and directory, Landlock,
- * the terminal and the proxy's socket), encoded to pass through an fd.
+ * the terminal and the proxy's socket, the limits), encoded to pass
+ * through an fd.
  *
  * Runs in: the supervisor (encoding) and the inner stage (decoding).  The
  * bytes travel from confine to confine, but are checked as any input.
@@ -34,7 +35,8 @@ int	stage_write(const struct plan *p, const struct stage_run *run,
 
 /*
  * Decode what stage_write() wrote into a zeroed plan: argv, envp, cwd,
- * net, backend, tty, landlock, the enforcement sequence; and *ret_run.
+ * net, backend, tty, landlock, the limits' numbers (not their origins),
+ * the enforcement sequence; and *ret_run.
  * 0, or -EBADMSG for bytes that are not a stage.  plan_free() frees it.
  */
 int	stage_decode(const char *buf, size_t len, struct plan *ret,

@@ -5,10 +5,12 @@
 #include "config.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/util.h"
+#include "policy/limits-engine.h"
 #include "policy/plan.h"
 
 const char *
@@ -54,6 +56,62 @@ plan_legs_name(unsigned int legs, char buf[8])
 		strcpy(buf, "none");
 	else
 		*p = '\0';
+	return buf;
+}
+
+const char *
+plan_size_name(uint64_t v, char buf[32])
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB",
+	    "PiB", "EiB" };
+	unsigned int u = 0;
+	uint64_t unit = 1024;
+
+	if (v == 0)
+		return "none";
+	if (v < 1024) {
+		snprintf(buf, 32, "%llu bytes", (unsigned long long)v);
+		return buf;
+	}
+	while (u + 1 < nitems(units) && v / 1024 >= unit) {
+		unit *= 1024;
+		u++;
+	}
+	if (v % unit == 0)
+		snprintf(buf, 32, "%llu %s", (unsigned long long)(v / unit),
+		    units[u]);
+	else
+		snprintf(buf, 32, "%.1f %s", (double)v / (double)unit,
+		    units[u]);
+	return buf;
+}
+
+const char *
+plan_cpus_name(uint64_t millis, char buf[32])
+{
+	int n;
+
+	if (millis == 0)
+		return "none";
+	n = snprintf(buf, 32, "%llu.%03llu", (unsigned long long)(millis /
+	    1000), (unsigned long long)(millis % 1000));
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	return buf;
+}
+
+const char *
+plan_limit_name(unsigned int bit, uint64_t v, char buf[32])
+{
+	if (v == 0)
+		return "none";
+	if (bit == PLAN_LIMIT_MEMORY || bit == PLAN_LIMIT_DISK)
+		return plan_size_name(v, buf);
+	if (bit == PLAN_LIMIT_CPUS)
+		return plan_cpus_name(v, buf);
+	snprintf(buf, 32, "%llu", (unsigned long long)v);
 	return buf;
 }
 
@@ -121,6 +179,7 @@ plan_free(struct plan *p)
 	free(p->profile_arg);
 	strv_free(p->view);
 	free(p->run_refused);
+	plan_engine_free(&p->limits_engine);
 	for (i = 0; i < p->mounts.n; i++) {
 		free(p->mounts.v[i].dst);
 		free(p->mounts.v[i].src);
@@ -139,6 +198,8 @@ plan_free(struct plan *p)
 	free(p->landlock.paths);
 	free(p->sys.families);
 	strv_free(p->degraded);
+	for (i = 0; i < nitems(p->limits.origin); i++)
+		free(p->limits.origin[i]);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -346,6 +407,59 @@ dump_tcp(const struct plan *p, FILE *f)
 		fprintf(f, "  tcp: not handled (landlock ABI < 4)\n");
 }
 
+/*
+ * The limits, where each came from, and the kernel's own bounds this
+ * backend sets whatever the engine (the engine's line is the run's).
+ */
+static void
+dump_limits(const struct plan *p, FILE *f)
+{
+	static const char *const names[] = { "memory", "tasks", "cpus",
+	    "disk" };
+	const struct plan_limits *l = &p->limits;
+	const uint64_t v[] = { l->memory, l->tasks, l->cpu_millis, l->disk };
+	char buf[1][32];
+	size_t i;
+
+	fprintf(f, "limits:\n");
+	for (i = 0; i < nitems(names); i++)
+		fprintf(f, "  %s %s (%s)\n", names[i], plan_limit_name(1U << i,
+		    v[i], buf[0]), l->origin[i] ? l->origin[i] : "?");
+	if (l->disk_reserve)
+		fprintf(f, "  disk reserve: %s of the session store's "
+		    "filesystem kept free\n", plan_size_name(l->disk_reserve,
+		    buf[0]));
+	fprintf(f, "  the kernel's bounds, whatever the engine:\n");
+	if (p->backend == PLAN_BACKEND_LANDLOCK)
+		fprintf(f, "    tmpfs: none of the sandbox's own (no mount "
+		    "namespace)\n");
+	else if (p->mounts.tmpfs_size == 0)
+		fprintf(f, "    every tmpfs: the kernel's default size and "
+		    "inodes (no memory limit)\n");
+	else if (p->backend == PLAN_BACKEND_BWRAP)
+		fprintf(f, "    every tmpfs: size=%s (bwrap's --size; bwrap "
+		    "has no nr_inodes, the kernel's default holds), /dev "
+		    "read-only\n", plan_size_name(p->mounts.tmpfs_size,
+		    buf[0]));
+	else
+		fprintf(f, "    every tmpfs: size=%s, nr_inodes=%llu\n",
+		    plan_size_name(p->mounts.tmpfs_size, buf[0]),
+		    (unsigned long long)p->mounts.tmpfs_inodes);
+	if (l->nproc)
+		fprintf(f, "    RLIMIT_NPROC %llu (counted in the sandbox's own "
+		    "user namespace)\n", (unsigned long long)l->nproc);
+	else if (l->tasks && p->uid == 0)
+		fprintf(f, "    RLIMIT_NPROC: not set (the kernel exempts the "
+		    "host's uid 0 from it)\n");
+	else if (l->tasks)
+		fprintf(f, "    RLIMIT_NPROC: not set (no user namespace of the "
+		    "sandbox's own: it would count every process of the "
+		    "user)\n");
+	if (l->nice)
+		fprintf(f, "    nice +%d (the sandbox's share of contended "
+		    "CPUs lowered)\n", l->nice);
+}
+
 void
 plan_dump(const struct plan *p, FILE *f)
 {
@@ -416,6 +530,8 @@ plan_dump(const struct plan *p, FILE *f)
 		    p->state_dir);
 	if (p->state_busy)
 		fprintf(f, "agent state: %s\n", p->state_busy);
+	dump_limits(p, f);
+	limits_engine_dump(&p->limits_engine, f);
 	fprintf(f, "%s:\n", p->backend == PLAN_BACKEND_LANDLOCK ?
 	    "prepared in the session (no mount namespace)" : "mounts");
 	for (i = 0; i < p->mounts.n; i++)

@@ -98,6 +98,10 @@ struct plan_mounts {
 	struct plan_mount	*v;
 	size_t			 n;
 	char			**dev_nodes;	/* names under /dev bound from the host */
+	/* Every tmpfs of the sandbox is made with these (the memory limit;
+	 * confine(1), LIMITS); 0: the kernel's default. */
+	uint64_t		 tmpfs_size;	/* size=, bytes */
+	uint64_t		 tmpfs_inodes;	/* nr_inodes= */
 };
 
 struct plan_path {
@@ -182,6 +186,69 @@ struct plan_limits {
 	uint64_t	 disk;		/* bytes the session may write (its
 					   upper or copy, and kept state) */
 	unsigned int	 asked;		/* PLAN_LIMIT_* given explicitly */
+	char		*origin[4];	/* where each came from, indexed by
+					   the PLAN_LIMIT_* bit's position:
+					   "option --memory", "FILE:LINE",
+					   "built-in default: ..." */
+	uint64_t	 disk_reserve;	/* bytes of the session store's
+					   filesystem never written: the
+					   smaller of 5% of it and 1 GiB; 0:
+					   unknown */
+	/* The kernel's own bounds, set in the sandbox by the limits step
+	 * (enforce/rlimits.c), whatever the engine: */
+	uint64_t	 nproc;		/* RLIMIT_NPROC (tasks), where the
+					   command has a user namespace of its
+					   own (it counts per user namespace);
+					   0: not set */
+	int		 nice;		/* added to the sandbox's nice value:
+					   the default cpus none lowers its
+					   share; 0: left as it is */
+};
+
+/* The index of a PLAN_LIMIT_* bit in origin[] (and run_state.limit_hit). */
+#define PLAN_LIMIT_INDEX(bit)	((unsigned int)__builtin_ctz(bit))
+/* The default nice increment, the tmpfs inodes per byte of memory. */
+#define PLAN_LIMIT_NICE		5
+#define PLAN_TMPFS_INODE_BYTES	(16U << 10)
+#define PLAN_TMPFS_INODES_MIN	65536U
+
+/*
+ * How the limits are enforced here (policy/limits-engine.c): the engine
+ * tried first, and the one a failure falls to.  Chosen from the host's
+ * facts; run/limits.c tries them at run time.
+ */
+enum plan_engine_kind {
+	PLAN_ENGINE_KERNEL,	/* no cgroup: tmpfs sizes, rlimits, nice,
+				   the supervisor's watch */
+	PLAN_ENGINE_SYSTEMD,	/* a transient scope confine-ID.scope with
+				   Delegate=yes, asked of systemd */
+	PLAN_ENGINE_DELEGATED,	/* the cgroup confine runs in was delegated
+				   to it (Delegate=yes) */
+	PLAN_ENGINE_CHILD,	/* no systemd: a child confine-ID of the
+				   cgroup confine runs in, which it may
+				   write; no controller enabled by confine */
+};
+
+struct plan_engine {
+	enum plan_engine_kind	 kind;	/* tried first */
+	enum plan_engine_kind	 next;	/* if kind cannot be had: kernel,
+					   delegated or child */
+	bool		 system_bus;	/* systemd: the system manager's */
+	char		*bus;		/* systemd, the user's: the bus address */
+	char		*mount;		/* the cgroup2 mount point, or NULL */
+	char		*cgroup;	/* confine's own cgroup (host path), or
+					   NULL */
+	unsigned int	 expect;	/* PLAN_LIMIT_* the first engine's
+					   controllers are expected to enforce
+					   (checked again at run time) */
+	unsigned int	 expect_next;	/* and the next's */
+	char		*line;		/* the engine, in words, for --dry-run,
+					   doctor and the session */
+	char		*next_line;	/* the next, in words */
+	char		**how;		/* per limit: "memory: memory.max" */
+	char		*refused;	/* an asked limit no engine here can
+					   apply: the line; the run exits 125
+					   before anything is made */
 };
 
 #define PLAN_LEG_A	(1U << 0)	/* untrusted input */
@@ -234,6 +301,7 @@ struct plan {
 	struct plan_syscalls	sys;
 	struct plan_tty		tty;
 	struct plan_limits	limits;
+	struct plan_engine	limits_engine;
 	char		**degraded;	/* one line per missing kernel feature */
 	size_t		 ndegraded;
 	char		**weaker;	/* what this backend does not give */
@@ -262,6 +330,12 @@ void	plan_dump(const struct plan *, FILE *);
 void	plan_dump_policy(const struct plan *, FILE *);
 const char *plan_net_name(enum plan_net);
 const char *plan_access_name(unsigned int access, char buf[8]);
+/* "4 GiB", "7.8 GiB", "512 MiB"; "none" for 0. */
+const char *plan_size_name(uint64_t bytes, char buf[32]);
+/* "1.5", "2", "0.25" CPUs; "none" for 0. */
+const char *plan_cpus_name(uint64_t millis, char buf[32]);
+/* A limit's value (bit: PLAN_LIMIT_*) in the words above; "none" for 0. */
+const char *plan_limit_name(unsigned int bit, uint64_t v, char buf[32]);
 /* "A+B", "B+C", "none". */
 const char *plan_legs_name(unsigned int legs, char buf[8]);
 

@@ -34,6 +34,8 @@ static const struct {
 	    "exec gains nothing; Landlock and seccomp need it" },
 	[STEP_SECCOMP_BY_BWRAP] = { "seccomp",
 	    "confine's filter, from a sealed memfd; allows what follows" },
+	[STEP_LIMITS] = { "limits",
+	    "RLIMIT_NPROC and nice, inherited by the command" },
 	[STEP_NOT_DUMPABLE] = { "not-dumpable",
 	    "this process holds confine's memory" },
 	[STEP_ENVIRONMENT] = { "environment",
@@ -119,6 +121,8 @@ policy_sequence(struct plan *p)
 	 */
 	if (bw)
 		add(p, STEP_NOTIFY, C, S);
+	if (p->limits.nproc || p->limits.nice)
+		add(p, STEP_LIMITS, C, S);
 	add(p, STEP_NOT_DUMPABLE, C, S);
 	add(p, STEP_ENVIRONMENT, C, S);
 	add(p, STEP_SESSION, C, X);

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "enforce/cgroup.h"
 #include "enforce/seccomp.h"
 #include "lib/log.h"
 #include "lib/sys.h"
@@ -289,6 +290,13 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 
 		/* bwrap's own --die-with-parent covers the sandbox; this, bwrap. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* bwrap and all it makes: in the sandbox's cgroup. */
+		if (rs->cgroup_procs >= 0 &&
+		    (k = cgroup_enter(rs->cgroup_procs)) < 0) {
+			dprintf(STDERR_FILENO, "confine: limits: cannot enter "
+			    "the sandbox's cgroup: %s\n", strerror(-k));
+			_exit(EXIT_CONFINE);
+		}
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* The user's terminal stays out: the inner stage makes a

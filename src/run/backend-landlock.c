@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "enforce/cgroup.h"
 #include "enforce/landlock.h"
 #include "lib/env.h"
 #include "lib/log.h"
@@ -96,6 +97,15 @@ keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
 	pid_t cmd;
 
 	sandbox_child_ends(f);
+	/* The sandbox's cgroup, before anything of it runs; its fds are the
+	 * supervisor's. */
+	if (rs->cgroup_procs >= 0) {
+		if ((r = cgroup_enter(rs->cgroup_procs)) < 0)
+			die_errno(-r, "limits: cannot enter the sandbox's "
+			    "cgroup");
+		close(rs->cgroup_procs);
+		close(rs->cgroup_fd);
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die_errno(errno, "cannot set no_new_privs");
 	if ((r = landlock_scope_signals()) < 0)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/sys.h"
 #include "lib/util.h"
 #include "run/backend.h"
 #include "run/command-exec.h"
@@ -64,6 +65,11 @@ sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f)
 	char ready = REC_READY;
 	pid_t cmd;
 
+	/* Its cgroup is the supervisor's to write, not the sandbox's. */
+	if (rs->cgroup_fd >= 0) {
+		close(rs->cgroup_fd);
+		close(rs->cgroup_procs);
+	}
 	steps_ctx_run(&c, p, rs, f);
 	steps_run(&c, STEP_IN_SETUP);
 
@@ -86,11 +92,25 @@ static pid_t
 native_start(const struct plan *p, const struct run_state *rs, struct fds *f,
     const char **where)
 {
-	/* fork-like clone(2): no new stack, the child returns here too. */
-	pid_t child = (pid_t)syscall(SYS_clone, (unsigned long)p->clone_flags |
-	    SIGCHLD, NULL, NULL, NULL, 0);
+	pid_t child;
 
+	/*
+	 * fork-like clone(2): no new stack, the child returns here too.
+	 * With a cgroup, clone3(2) makes the child in it (CLONE_INTO_CGROUP):
+	 * the sandbox is in its cgroup from its first instruction.
+	 */
 	*where = NULL;
+	if (rs->cgroup_fd >= 0) {
+		child = sys_clone_into_cgroup((unsigned long)p->clone_flags,
+		    rs->cgroup_fd);
+		/* The cgroup's refusals (and no clone3), not the namespaces'. */
+		if (child < 0 && (errno == ENOSYS || errno == EACCES ||
+		    errno == EBUSY || errno == EOPNOTSUPP || errno == EBADF))
+			*where = "clone the sandbox into its cgroup (clone3)";
+	} else
+		child = (pid_t)syscall(SYS_clone,
+		    (unsigned long)p->clone_flags | SIGCHLD, NULL, NULL, NULL,
+		    0);
 	if (child < 0)
 		return -errno;
 	if (child == 0)
@@ -105,7 +125,9 @@ native_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 static noreturn void
 native_refuse(int err, const char *where)
 {
-	(void)where;
+	/* clone3 itself refused (a kernel before 5.7: ENOSYS). */
+	if (where)
+		die_errno(err, "limits: cannot %s", where);
 	die_hint(EXIT_CONFINE, err, "unprivileged user namespaces are needed "
 	    "and seem disabled here (a sysctl, AppArmor's restriction, or a "
 	    "container); see 'confine doctor'", "namespaces: cannot create "

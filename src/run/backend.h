@@ -55,6 +55,16 @@ struct run_state {
 	 * 4 GiB reached: the command was killed by the OOM killer"); an
 	 * empty string: not reached.  Said at exit and kept in the session. */
 	char		 limit_hit[4][192];
+	/* The sandbox's cgroup (run/limits.c): its directory, O_RDONLY
+	 * (clone3's CLONE_INTO_CGROUP), and its cgroup.procs open for
+	 * writing (a forked child writes "0" there before its exec); -1
+	 * both: none, the kernel engine.  Close-on-exec. */
+	int		 cgroup_fd;
+	int		 cgroup_procs;
+	/* PLAN_LIMIT_* the cgroup's controllers enforce (CPUS: cpu.max, or
+	 * cpu.weight 50 without a quota); the others are the kernel's means
+	 * (tmpfs sizes, rlimits, the supervisor's watch; nice 5 for cpu). */
+	unsigned int	 limits_cgroup;
 };
 
 /* What the supervisor must make or do for a backend, around its start. */

@@ -390,7 +390,7 @@ remove_tree(int dirfd, const char *name, int depth)
 }
 
 bool
-workspace_session_finish(const struct plan *p,
+workspace_session_finish(const struct plan *p, bool keep,
     const struct timespec *start)
 {
 	autoclose int fd = -1;
@@ -412,7 +412,7 @@ workspace_session_finish(const struct plan *p,
 		 * Untouched: nothing to export (the export would say so).
 		 * What the proxy refused is no change: the exit line said it.
 		 */
-		if (p->reenter || copy_changed_since(upper, start))
+		if (p->reenter || keep || copy_changed_since(upper, start))
 			return true;
 		workspace_session_remove(p);
 		return false;
@@ -431,7 +431,7 @@ workspace_session_finish(const struct plan *p,
 			unlinkat(fd, m->upper + strlen(p->session_dir) + 1,
 			    AT_REMOVEDIR);
 	}
-	if (p->reenter)
+	if (p->reenter || keep)
 		return true;
 	unlinkat(fd, "scratch", AT_REMOVEDIR);
 	if (faccessat(fd, "scratch", F_OK, AT_SYMLINK_NOFOLLOW) == 0)

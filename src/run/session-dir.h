@@ -28,9 +28,10 @@ int	workspace_session_create(const struct plan *, const char **where,
  * After the sandbox is gone: remove overlayfs's work directory; when the
  * command wrote nothing (for copies: nothing changed since start, what
  * workspace_session_create() gave), remove the whole session and return
- * false; else keep it and return true.
+ * false; else keep it and return true.  keep: a limit was reached, the
+ * session is kept (its report says which) even when nothing changed.
  */
-bool	workspace_session_finish(const struct plan *,
+bool	workspace_session_finish(const struct plan *, bool keep,
 	    const struct timespec *start);
 
 /* Remove the whole session directory (its layers hold nothing to review). */

@@ -20,6 +20,7 @@
 #include "enforce/namespaces.h"
 #include "enforce/network.h"
 #include "enforce/pty.h"
+#include "enforce/rlimits.h"
 #include "enforce/seccomp.h"
 #include "lib/env.h"
 #include "lib/log.h"
@@ -196,6 +197,17 @@ seccomp_checked(struct step_ctx *c)
 		die("seccomp: bwrap did not load the filter");
 }
 
+/* The kernel's bounds, inherited by every process the command makes. */
+static void
+limits(struct step_ctx *c)
+{
+	const char *what;
+	int r;
+
+	if ((r = rlimits_apply(&c->p->limits, &what)) < 0)
+		die_errno(-r, "limits: cannot set %s", what);
+}
+
 /* This process holds a copy of confine's memory: keep it unreadable. */
 static void
 not_dumpable(struct step_ctx *c)
@@ -343,6 +355,7 @@ static const step_fn does[STEP_COUNT] = {
 	[STEP_NETWORK] = network,
 	[STEP_CAPABILITIES] = capabilities,
 	[STEP_NO_NEW_PRIVS] = no_new_privs,
+	[STEP_LIMITS] = limits,
 	[STEP_NOT_DUMPABLE] = not_dumpable,
 	[STEP_ENVIRONMENT] = environment,
 	[STEP_NOTIFY] = notify,

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "enforce/cgroup.h"
 #include "enforce/landlock.h"
 #include "enforce/pty.h"
 #include "enforce/seccomp.h"
@@ -37,6 +38,7 @@
 #include "run/backend.h"
 #include "run/command-exec.h"
 #include "run/job-control.h"
+#include "run/limits.h"
 #include "run/notify-meta.h"
 #include "run/notify.h"
 #include "run/inject.h"
@@ -44,6 +46,7 @@
 #include "run/session-dir.h"
 #include "run/workspace-copy.h"
 #include "run/supervisor.h"
+#include "run/watch.h"
 #include "store/session-meta.h"
 #include "store/session-running.h"
 
@@ -92,26 +95,17 @@ stop_ask(const struct plan *p, struct stop *st, pid_t child)
  * backend ends it in any case.
  */
 static void
-stop_kill(const struct plan *p, const struct backend_ops *ops,
-    struct stop *st, pid_t child)
+stop_kill(const struct backend_ops *ops, const struct run_state *rs,
+    struct stop *st)
 {
-	struct session_running r = { 0 };
+	int r;
 
 	close(st->timer);
 	st->timer = -1;
 	st->killed = true;
-	if (session_running_get(p->session_dir, &r) == 0 && r.cgroup) {
-		autofree char *path = path_join(r.cgroup, "cgroup.kill");
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-		if (fd < 0 || write(fd, "1", 1) != 1)
-			log_warn("cannot kill the cgroup '%s': %s", r.cgroup,
-			    strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	}
-	session_running_free(&r);
-	ops->kill(child);
+	if (rs->cgroup_fd >= 0 && (r = cgroup_kill(rs->cgroup_fd)) < 0)
+		log_warn("cannot kill the sandbox's cgroup: %s", strerror(-r));
+	ops->kill(rs->child);
 }
 
 /* What the session keeps of a stop: the report says it (confine-export). */
@@ -142,9 +136,11 @@ stop_note(const struct plan *p, const struct stop *st)
  * sandbox's first process, for "confine ls" and "confine stop".
  */
 static void
-running_put(const struct plan *p, pid_t child)
+running_put(const struct plan *p, const struct run_state *rs,
+    const char *cgroup)
 {
-	struct session_running r = { .supervisor = getpid(), .sandbox = child };
+	struct session_running r = { .supervisor = getpid(),
+	    .sandbox = rs->child, .cgroup = (char *)cgroup };
 	int e;
 
 	if ((e = session_proc_start(r.supervisor, &r.supervisor_start)) < 0 ||
@@ -254,9 +250,11 @@ suspend_if_stopped(struct pty_relay *relay, int master)
  * sandbox's first process.
  */
 static int
-supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
-    struct fds *f, struct record *rec, struct inject *kh, struct stop *stop)
+supervise(const struct plan *p, const struct backend_ops *ops,
+    struct run_state *rs, struct fds *f, struct record *rec,
+    struct inject *kh, struct watch *w, struct stop *stop)
 {
+	const pid_t child = rs->child;
 	/*
 	 * Ours; enforce/pty.c points at it (for pty_restore() on die()'s
 	 * exit hook) from relay_start() until relaying ends, which calls
@@ -289,7 +287,7 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	while (!done || relaying || status_open) {
 		struct pollfd pfd[10 + 2 * 256 + 1];
 		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0, xfd = 0;
-		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0, tfd = 0;
+		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0, wfd = 0, tfd = 0;
 
 		pfd[sfd = n++] = (struct pollfd){ .fd = f->sigfd,
 		    .events = POLLIN };
@@ -307,6 +305,9 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 			    .fd = f->notify[0], .events = POLLIN };
 		if (listener >= 0)
 			pfd[nlfd = n++] = (struct pollfd){ .fd = listener,
+			    .events = POLLIN };
+		if (!done && watch_fd(w) >= 0)
+			pfd[wfd = n++] = (struct pollfd){ .fd = watch_fd(w),
 			    .events = POLLIN };
 		if (stop->timer >= 0 && !done)
 			pfd[tfd = n++] = (struct pollfd){ .fd = stop->timer,
@@ -344,9 +345,11 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 				done = true;
 		}
 		if (tfd && pfd[tfd].revents && !done)
-			stop_kill(p, ops, stop, child);
+			stop_kill(ops, rs, stop);
 		if (stfd && pfd[stfd].revents)
 			read_record(f->status[0], rec, &status_open);
+		if (wfd && pfd[wfd].revents)
+			watch_tick(w, rs);
 		if (psfd && pfd[psfd].revents) {
 			master = pty_recv_fd(f->ptysock[0]);
 			close(f->ptysock[0]);
@@ -435,15 +438,19 @@ supervise(const struct plan *p, const struct backend_ops *ops, pid_t child,
 	return wstatus;
 }
 
-/* Export the session's changes; on failure the layers stay for later. */
+/*
+ * Export the session's changes; on failure the layers stay for later.
+ * keep: a limit was reached, the session stays even with nothing to
+ * review (its report says which).
+ */
 static void
-export_run(const struct plan *p)
+export_run(const struct plan *p, bool keep)
 {
 	int r = workspace_export(p->session_dir, log_get_level() < 0);
 
 	if (r == WORKSPACE_EXPORT_NOTHING) {
 		/* Nothing to review (a refreshed .git/index, a touch). */
-		if (!p->reenter) {
+		if (!p->reenter && !keep) {
 			workspace_session_remove(p);
 			log_info("session %s: nothing to review, removed",
 			    p->session_id);
@@ -584,6 +591,17 @@ close_sandbox_ends(const struct plan *p, const struct backend_ops *ops,
 	return filter_err;
 }
 
+static bool
+limit_reached(const struct run_state *rs)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(rs->limit_hit); i++)
+		if (rs->limit_hit[i][0])
+			return true;
+	return false;
+}
+
 /* confine's exit status, from the status record and the wait status. */
 static int
 exit_status(const struct record *rec, int wstatus)
@@ -611,11 +629,14 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	struct fds f = { .status = { -1, -1 }, .bpf = { -1, -1 },
 	    .ptysock = { -1, -1 }, .proxysock = { -1, -1 }, .master = -1,
 	    .slave = -1, .notify = { -1, -1 } };
-	struct run_state rs = { .env_area = *area };
+	struct run_state rs = { .env_area = *area, .cgroup_fd = -1,
+	    .cgroup_procs = -1 };
+	struct limits_run lr;
 	struct record rec = { 0 };
 	struct inject kh = { .pid = -1, .ctl = -1 };
 	struct stop stopping = { .timer = -1 };
 	const char *where = NULL;
+	struct watch *w = NULL;
 	sigset_t set, stop, held;
 	int r, wstatus, filter_err;
 
@@ -654,8 +675,13 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 			workspace_session_remove(p);
 		die_errno(-r, "session: cannot create '%s'", where);
 	}
+	/* The sandbox's cgroup, before anything of the command runs. */
+	limits_start(p, &rs, &lr);
 	if (p->patch_from)
 		seed_patch(p, ops, &rs);
+	/* The disk budget is measured from here (a project quota, or the
+	 * watch): what the session holds now is not the command's. */
+	w = watch_new(p);
 	/*
 	 * A sandbox that fails early closes the filter pipe: take EPIPE, not
 	 * SIGPIPE, and read its reason.  The command gets the caller's own
@@ -670,15 +696,18 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		sandbox_sigset(&set);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		log_set_exit_hook(NULL);
-		workspace_session_finish(p, &rs.start_after);
+		workspace_session_finish(p, false, &rs.start_after);
+		watch_end(w, &rs);
+		limits_end(p, &rs, &lr);
 		if (!p->reenter)
 			workspace_session_remove(p);
 		ops->refuse((int)-rs.child, where);
 		exit(EXIT_CONFINE);
 	}
 	filter_err = close_sandbox_ends(p, ops, &f, &where);
-	running_put(p, rs.child);
-	wstatus = supervise(p, ops, rs.child, &f, &rec, &kh, &stopping);
+	running_put(p, &rs, lr.sandbox_path);
+	watch_start(w, &rs);
+	wstatus = supervise(p, ops, &rs, &f, &rec, &kh, w, &stopping);
 	session_running_clear(p->session_dir);
 	if (stopping.timer >= 0)
 		close(stopping.timer);
@@ -690,12 +719,15 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	}
 	pty_restore();
 	log_set_exit_hook(NULL);
+	watch_end(w, &rs);
+	/* Nothing of the command is left; what it reached is said. */
+	limits_end(p, &rs, &lr);
 
 	agent_state_collect(p);
 	stop_note(p, &stopping);
 	/* again after enter: its export is updated */
-	if (workspace_session_finish(p, &rs.start_after))
-		export_run(p);
+	if (workspace_session_finish(p, limit_reached(&rs), &rs.start_after))
+		export_run(p, limit_reached(&rs));
 	agent_state_finish(p);
 	return exit_status(&rec, wstatus);
 }

@@ -69,6 +69,12 @@ session_file_get(const char *session_dir, const char *name, const char *key)
 }
 
 char **
+session_file_all(const char *session_dir, const char *name, const char *key)
+{
+	return file_values(session_dir, name, key, true);
+}
+
+char **
 session_meta_all(const char *session_dir, const char *key)
 {
 	return file_values(session_dir, "meta", key, true);

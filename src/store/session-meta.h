@@ -24,6 +24,16 @@
  *			skipped=N; refused=N (network refusals); review=0|1
  *			(1: something to review; 0: confine-export exits
  *			WORKSPACE_EXPORT_NOTHING).
+ *   limits		written by run/limits.c before the command starts and
+ *			again when it is gone; read by confine-export (the
+ *			report) and cmd/.  engine=systemd|cgroup|kernel;
+ *			engine_line= (the engine in words, as --dry-run says
+ *			it); cgroup= (the command's cgroup, a host path;
+ *			absent: none); how= (repeated: "memory: memory.max",
+ *			how each limit was enforced); reached= (repeated: a
+ *			limit reached,
+ *			"memory limit 4 GiB reached: the command was killed
+ *			by the OOM killer").
  *   disk		written by cmd/ when the run ends (and by the cap's
  *			count for a session that has none); read by cmd/.
  *			bytes=N (the session's disk use).
@@ -61,6 +71,10 @@
 char	*session_meta_get(const char *session_dir, const char *key);
 /* Every value of key, in order; an empty list when none. */
 char	**session_meta_all(const char *session_dir, const char *key);
+
+/* Every value of key in the session's KEY=VALUE file name, in order. */
+char	**session_file_all(const char *session_dir, const char *name,
+	    const char *key);
 
 /* A value of the session's summary (confine-export's facts), or NULL. */
 char	*session_summary_get(const char *session_dir, const char *key);

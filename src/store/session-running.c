@@ -163,34 +163,7 @@ record_write(const char *dir, const struct session_running *r)
 int
 session_running_put(const char *dir, const struct session_running *r)
 {
-	struct session_running old = { 0 }, w = *r;
-	int ret;
-
-	if (w.cgroup == NULL && record_load(dir, &old) == 0)
-		w.cgroup = old.cgroup;
-	ret = record_write(dir, &w);
-	session_running_free(&old);
-	return ret;
-}
-
-int
-session_running_set_cgroup(const char *dir, const char *cgroup)
-{
-	struct session_running r = { 0 };
-	int ret;
-
-	if (record_load(dir, &r) < 0) {
-		session_running_free(&r);
-		r.supervisor = getpid();
-		if ((ret = session_proc_start(r.supervisor,
-		    &r.supervisor_start)) < 0)
-			return ret;
-	}
-	free(r.cgroup);
-	r.cgroup = xstrdup(cgroup);
-	ret = record_write(dir, &r);
-	session_running_free(&r);
-	return ret;
+	return record_write(dir, r);
 }
 
 int

@@ -13,7 +13,8 @@
  *   sandbox_pid=N	the sandbox's first process (as the supervisor's pid
  *			namespace sees it); absent until it started
  *   cgroup=PATH	the sandbox's cgroup directory (absolute, under
- *			/sys/fs/cgroup); absent when it has none
+ *			/sys/fs/cgroup: run/limits.c's); absent when it has
+ *			none
  *
  * Written once the sandbox started, removed when the command is gone.
  * The run lock (store/session-store.h) says whether the session runs; the
@@ -44,20 +45,9 @@ struct session_running {
 	char		*cgroup;	/* NULL: none */
 };
 
-/*
- * Write the record of the session in dir.  A cgroup already recorded
- * (session_running_set_cgroup()) is kept when r->cgroup is NULL.
- * 0 or -errno.
- */
+/* Write the record of the session in dir: 0 or -errno. */
 int	session_running_put(const char *dir,
 	    const struct session_running *r);
-
-/*
- * Add the sandbox's cgroup directory to the record: for the limits'
- * engine, which makes it.  Before session_running_put() it makes a record
- * of the caller (the supervisor) with no sandbox pid yet.  0 or -errno.
- */
-int	session_running_set_cgroup(const char *dir, const char *cgroup);
 
 /*
  * The record of the session in dir, its supervisor alive and the one that

@@ -25,6 +25,10 @@
  *   procs forkloop MARK      fork, and the parent exits, every ms (a pid
  *                            that keeps changing and re-parenting); prints
  *                            "forkloop ready" first
+ *   procs forks N            N children alive at once (each waits on a
+ *                            pipe), the refused forks counted: "forks
+ *                            made M refused R [EAGAIN]", then all are
+ *                            released and reaped (a bounded fork bomb)
  *   procs stubborn MARK      every catchable signal ignored and blocked, a
  *                            new session, a double fork; the grandchild
  *                            prints "stubborn ready" and waits for ever
@@ -310,6 +314,39 @@ forkloop(void)
 }
 
 static void
+forks(long n)
+{
+	long made = 0, refused = 0, i;
+	int fd[2], err = 0;
+	char c;
+
+	if (pipe(fd) < 0) {
+		printf("procs: pipe: %s\n", strerror(errno));
+		exit(1);
+	}
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			close(fd[1]);
+			/* Until the parent closes the pipe: EOF, or an error. */
+			_exit(read(fd[0], &c, 1) < 0 ? 1 : 0);
+		}
+		if (pid < 0) {
+			refused++;
+			err = errno;
+		} else
+			made++;
+	}
+	close(fd[1]);
+	while (wait(NULL) > 0)
+		;
+	printf("forks made %ld refused %ld%s\n", made, refused,
+	    err == EAGAIN ? " EAGAIN" : err ? " other" : "");
+	exit(0);
+}
+
+static void
 stubborn(void)
 {
 	sigset_t all;
@@ -354,8 +391,10 @@ main(int argc, char **argv)
 		forkloop();
 	else if (argc == 3 && strcmp(argv[1], "stubborn") == 0)
 		stubborn();
+	else if (argc == 3 && strcmp(argv[1], "forks") == 0)
+		forks(atol(argv[2]));
 	fprintf(stderr, "usage: procs reach PID... | thread | bench N | "
 	    "chain N MARK | "
-	    "forkloop MARK | stubborn MARK\n");
+	    "forkloop MARK | stubborn MARK | forks N\n");
 	return 2;
 }

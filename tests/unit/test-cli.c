@@ -904,6 +904,90 @@ test_bad_options(void)
 	parsed_free(&p);
 }
 
+/* --memory, --tasks, --cpus, --disk: a value or none; bad ones refused. */
+static void
+test_limits(void)
+{
+	const struct {
+		const char *const *cmd;
+		uint64_t	 memory, tasks, cpus, disk;
+		bool		 set[4];
+	} good[] = {
+		{ CMD("--memory", "4G", "make"), 4ULL << 30, 0, 0, 0,
+		    { true, false, false, false } },
+		{ CMD("--memory=512m", "make"), 512ULL << 20, 0, 0, 0,
+		    { true, false, false, false } },
+		{ CMD("--memory", "1048576", "make"), 1ULL << 20, 0, 0, 0,
+		    { true, false, false, false } },
+		{ CMD("--memory", "none", "make"), 0, 0, 0, 0,
+		    { true, false, false, false } },
+		{ CMD("--tasks", "50", "--cpus", "1.5", "make"), 0, 50, 1500,
+		    0, { false, true, true, false } },
+		{ CMD("--cpus", "0.001", "make"), 0, 0, 1, 0,
+		    { false, false, true, false } },
+		{ CMD("--cpus", "2", "--cpus", "none", "make"), 0, 0, 0, 0,
+		    { false, false, true, false } },
+		{ CMD("run", "--disk", "2T", "--tasks=none", "make"), 0, 0, 0,
+		    2ULL << 40, { false, true, false, true } },
+	};
+	static const struct {
+		const char	*opt, *value, *why;
+	} bad[] = {
+		{ "--memory", "4GB", "is not a size" },
+		{ "--memory", "1.5G", "is not a size" },
+		{ "--memory", "-1G", "is not a size" },
+		{ "--memory", "", "is not a size" },
+		{ "--memory", "0", "too small" },
+		{ "--memory", "1023K", "too small" },
+		{ "--memory", "None", "is not a size" },
+		{ "--memory", "18446744073709551616", "is not a size" },
+		{ "--memory", "17179869184T", "too large" },
+		{ "--disk", "4 G", "is not a size" },
+		{ "--disk", "16P", "is not a size" },
+		{ "--tasks", "0", "from 2 to" },
+		{ "--tasks", "1", "from 2 to" },
+		{ "--tasks", "4194305", "from 2 to" },
+		{ "--tasks", "12k", "not a number of tasks" },
+		{ "--tasks", "+5", "not a number of tasks" },
+		{ "--cpus", "0", "more than 0" },
+		{ "--cpus", "0.000", "more than 0" },
+		{ "--cpus", "1.2345", "at most 3 decimals" },
+		{ "--cpus", "1.", "not a number of CPUs" },
+		{ "--cpus", ".5", "not a number of CPUs" },
+		{ "--cpus", "1,5", "not a number of CPUs" },
+		{ "--cpus", "99999999999999999999", "not a number of CPUs" },
+		{ "--cpus", "1049", "too large" },
+	};
+	struct parsed p;
+	size_t i;
+
+	for (i = 0; i < nitems(good); i++) {
+		parse(&p, good[i].cmd);
+		if (is_int(p.r, 0, "'%s' parses", p.line)) {
+			ok(p.o.memory.set == good[i].set[0] &&
+			    p.o.tasks.set == good[i].set[1] &&
+			    p.o.cpus.set == good[i].set[2] &&
+			    p.o.disk.set == good[i].set[3],
+			    "'%s': the limits given are set, no other", p.line);
+			ok(p.o.memory.value == good[i].memory &&
+			    p.o.tasks.value == good[i].tasks &&
+			    p.o.cpus.value == good[i].cpus &&
+			    p.o.disk.value == good[i].disk,
+			    "'%s': their values", p.line);
+		} else
+			diag("cause: %s", p.cause);
+		parsed_free(&p);
+	}
+	for (i = 0; i < nitems(bad); i++) {
+		const char *const cmd[] = { "confine", bad[i].opt, bad[i].value,
+		    "make", NULL };
+
+		expect_fail(cmd, bad[i].opt, bad[i].why);
+	}
+	expect_fail(CMD("--memory"), "--memory", NULL);
+	expect_fail(CMD("--cpus"), "--cpus", NULL);
+}
+
 /* ls [--all]; drop SESSION... | drop [--yes] SELECTORS. */
 static void
 test_sessions(void)
@@ -1018,5 +1102,6 @@ main(void)
 	test_enter();
 	test_flags();
 	test_bad_options();
+	test_limits();
 	return done();
 }

@@ -28,6 +28,7 @@
 #include "lib/util.h"
 #include "policy/bwrap-argv.h"
 #include "policy/compute.h"
+#include "policy/plan-wire.h"
 
 #include "tap.h"
 
@@ -46,6 +47,8 @@
     "tmpfs /tmp 1777 exec"
 
 static const char *const no_sockets[] = { NULL };
+
+static bool	explains(const struct plan *, const char *);
 static const char *const default_argv[] = { "make", "check", NULL };
 
 /* A laptop: a project in the home directory, Landlock ABI 6. */
@@ -59,6 +62,8 @@ base_host(void)
 		.has_run = true, .var_run_is_dir = false,
 		.unix_sockets = (char **)no_sockets, .landlock_abi = 6,
 		.now = 1700000000, .random = 0x0badf00d,
+		.mem_total = 16ULL << 30, .ncpus = 8,
+		.store_free = 80ULL << 30, .store_size = 200ULL << 30,
 	};
 
 	return h;
@@ -848,8 +853,7 @@ test_fixed(void)
 		is_str(p.backend_reason,
 		    "native (asked for: option --backend)",
 		    "the backend reason: asked for, and by whom");
-		ok(p.nexplain > 0 && streq(p.explain[p.nexplain - 1],
-		    "backend = native  (option --backend)"),
+		ok(explains(&p, "backend = native  (option --backend)"),
 		    "the effective policy names the option --backend");
 		is_str(p.profile, "sealed (built-in)", "the built-in profile");
 		is_str(p.profile_reason, "test", "the reason it was picked");
@@ -3367,6 +3371,8 @@ golden_plan(struct plan *p, const char *backend)
 	pvalue_set(&pr.net_mode, "none", GOLDEN_INI ":13");
 	plist_add(&pr.env_set, "NO_COLOR=1", GOLDEN_INI ":16");
 	pvalue_set(&pr.backend, backend, GOLDEN_INI ":19");
+	pvalue_set(&pr.memory, "6G", GOLDEN_INI ":22");
+	pvalue_set(&pr.tasks, "1024", GOLDEN_INI ":23");
 	h.bwrap.found = h.bwrap.probed = h.bwrap.disable_userns = true;
 	h.cwd = S("/srv/work/proj/src");
 	h.git_top = S("/srv/work/proj");
@@ -3387,6 +3393,8 @@ golden_plan(struct plan *p, const char *backend)
 	o.hide.n = nitems(opts_hide);
 	o.direct.v = (const char **)opts_direct;
 	o.direct.n = nitems(opts_direct);
+	o.tasks.value = 512;
+	o.tasks.set = true;
 	r = compute_pr(&h, &o, (char *const *)env, &pr, p, "golden host");
 	profile_free(&pr);
 	return r;
@@ -3566,6 +3574,216 @@ test_sequence(void)
 	}
 }
 
+/*
+ * The limits: option over profile over the defaults from the host's
+ * facts; the disk budget and its reserve; the kernel's bounds per
+ * backend; the explain lines; and the wire carries them.
+ */
+static void
+test_limits(void)
+{
+	static const struct {
+		const char	*name;
+		uint64_t	 free, size;	/* the store's filesystem */
+		uint64_t	 disk, reserve;	/* 0 disk: refused */
+	} disks[] = {
+		{ "a roomy filesystem", 80ULL << 30, 200ULL << 30,
+		    10ULL << 30, 1ULL << 30 },
+		{ "a quarter of the free space", 8ULL << 30, 200ULL << 30,
+		    2ULL << 30, 1ULL << 30 },
+		{ "near the reserve", 1536ULL << 20, 200ULL << 30,
+		    384ULL << 20, 1ULL << 30 },
+		{ "the reserve: 5% of a small filesystem", 1ULL << 30,
+		    10ULL << 30, 256ULL << 20, 512ULL << 20 },
+		{ "the free space past the reserve", 640ULL << 20,
+		    10ULL << 30, 128ULL << 20, 512ULL << 20 },
+		{ "at the reserve", 512ULL << 20, 200ULL << 30, 0,
+		    1ULL << 30 },
+		{ "unmeasured", 0, 0, 0, 0 },
+	};
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr = { 0 };
+	struct plan p = { 0 }, q = { 0 };
+	struct stage_run run = { .log_level = 0 }, qrun;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	o.backend = PLAN_BACKEND_NATIVE;
+	o.backend_set = true;
+	if (compute(&h, &o, NULL, &p, "limits: defaults")) {
+		ok(p.limits.memory == 8ULL << 30 && p.limits.tasks == 4096 &&
+		    p.limits.cpu_millis == 0 && p.limits.disk == 10ULL << 30,
+		    "defaults: half the RAM, 4096 tasks, no cpu quota, 10 GiB");
+		is_int(p.limits.asked, 0, "defaults: none asked");
+		ok(p.mounts.tmpfs_size == 8ULL << 30 &&
+		    p.mounts.tmpfs_inodes == 524288,
+		    "defaults: every tmpfs holds 8 GiB, 512Ki inodes");
+		ok(p.limits.nproc == 4096 && p.limits.nice == 5,
+		    "defaults: RLIMIT_NPROC 4096, nice +5 on native");
+		ok(explains(&p, "limits.memory = 8 GiB  (built-in default: "
+		    "half of the host's 16 GiB)"), "the memory default is "
+		    "explained");
+		ok(explains(&p, "limits.tasks = 4096  (built-in default)"),
+		    "the tasks default is explained");
+		ok(step_at(&p, STEP_LIMITS) >= 0, "native: the limits step");
+		plan_free(&p);
+	}
+
+	/* The option wins over the profile; none given is none asked. */
+	pr.name = xstrdup("t");
+	pvalue_set(&pr.memory, "2G", "t.ini:3");
+	pvalue_set(&pr.tasks, "64", "t.ini:4");
+	pvalue_set(&pr.cpus, "none", "t.ini:5");
+	pvalue_set(&pr.disk, "512M", "t.ini:6");
+	o.memory = (struct cli_limit){ 1ULL << 30, true };
+	o.disk = (struct cli_limit){ 0, true };
+	if (compute_pr(&h, &o, NULL, &pr, &p, "limits: option and profile")) {
+		ok(p.limits.memory == 1ULL << 30 && p.limits.tasks == 64 &&
+		    p.limits.cpu_millis == 0 && p.limits.disk == 0,
+		    "the option's memory and disk, the profile's tasks and "
+		    "cpus");
+		is_int(p.limits.asked, PLAN_LIMIT_MEMORY | PLAN_LIMIT_TASKS |
+		    PLAN_LIMIT_CPUS | PLAN_LIMIT_DISK, "all four asked");
+		ok(explains(&p, "limits.memory = 1 GiB  (option --memory)") &&
+		    explains(&p, "limits.tasks = 64  (t.ini:4)") &&
+		    explains(&p, "limits.cpus = none  (t.ini:5)") &&
+		    explains(&p, "limits.disk = none  (option --disk)"),
+		    "each explained with its origin");
+		is_int(p.limits.nice, 0, "cpus none asked: no nice");
+		ok(p.mounts.tmpfs_size == 1ULL << 30 &&
+		    p.mounts.tmpfs_inodes == 65536, "a tmpfs holds 1 GiB, "
+		    "65536 inodes at least");
+		is_int((int)p.limits.nproc, 64, "RLIMIT_NPROC = tasks");
+		plan_free(&p);
+	}
+	o.memory = (struct cli_limit){ 0, true };
+	o.cpus = (struct cli_limit){ 1500, true };
+	if (compute_pr(&h, &o, NULL, &pr, &p, "limits: memory none")) {
+		ok(p.limits.memory == 0 && p.mounts.tmpfs_size == 0 &&
+		    p.mounts.tmpfs_inodes == 0, "memory none: tmpfs left to "
+		    "the kernel's defaults");
+		ok(p.limits.cpu_millis == 1500 && p.limits.nice == 0,
+		    "cpus 1.5: a quota, no nice");
+		ok(explains(&p, "limits.cpus = 1.5  (option --cpus)"),
+		    "cpus explained as CPUs");
+		plan_free(&p);
+	}
+	profile_free(&pr);
+	o = base_opts();
+
+	/* The disk budget: 10 GiB, a quarter of the free space, the reserve. */
+	for (i = 0; i < nitems(disks); i++) {
+		autofree char *cause = NULL, *hint = NULL;
+		int r;
+
+		h.store_free = disks[i].free;
+		h.store_size = disks[i].size;
+		h.store_why = disks[i].size ? NULL : S("statvfs: EACCES");
+		r = policy_compute(&o, &h, NULL, &builtin, "test", &p, &cause,
+		    &hint);
+		if (disks[i].disk == 0 && disks[i].size) {
+			ok(r < 0 && has(cause, "no room for a session") &&
+			    has(hint, "--disk none"), "disk, %s: refused",
+			    disks[i].name);
+			if (r == 0)
+				plan_free(&p);
+			continue;
+		}
+		if (!ok(r == 0, "disk, %s: accepted", disks[i].name)) {
+			diag("cause: %s", cause);
+			continue;
+		}
+		if (!ok(p.limits.disk == disks[i].disk &&
+		    p.limits.disk_reserve == disks[i].reserve,
+		    "disk, %s: budget and reserve", disks[i].name))
+			diag("disk %llu, reserve %llu",
+			    (unsigned long long)p.limits.disk,
+			    (unsigned long long)p.limits.disk_reserve);
+		if (disks[i].size == 0)
+			ok(has(p.limits.origin[3], "could not be measured: "
+			    "statvfs: EACCES"), "disk, unmeasured: says why");
+		plan_free(&p);
+	}
+	h = base_host();
+	o.disk = (struct cli_limit){ 0, true };
+	h.store_free = 512ULL << 20;
+	if (compute(&h, &o, NULL, &p, "disk at the reserve, --disk none")) {
+		ok(p.limits.disk == 0 && p.limits.asked == PLAN_LIMIT_DISK,
+		    "--disk none runs at the reserve");
+		plan_free(&p);
+	}
+	h = base_host();
+	o = base_opts();
+	h.mem_total = 0;
+	if (compute(&h, &o, NULL, &p, "memory unknown")) {
+		ok(p.limits.memory == 0 && has(p.limits.origin[0], "unknown"),
+		    "memory unknown: no default, said");
+		plan_free(&p);
+	}
+
+	/* RLIMIT_NPROC only where the sandbox has a user namespace, and
+	 * not for root, whom the kernel exempts. */
+	h = base_host();
+	h.uid = 0;
+	if (compute(&h, &o, NULL, &p, "limits: root")) {
+		ok(p.limits.nproc == 0 && p.limits.tasks == 4096,
+		    "root: tasks 4096, no RLIMIT_NPROC");
+		plan_free(&p);
+	}
+	h = base_host();
+	h.bwrap.found = h.bwrap.probed = true;
+	o.backend_set = true;
+	o.backend = PLAN_BACKEND_LANDLOCK;
+	if (compute(&h, &o, NULL, &p, "limits: landlock")) {
+		ok(p.limits.nproc == 0 && p.limits.nice == 5,
+		    "landlock: no RLIMIT_NPROC, nice");
+		plan_free(&p);
+	}
+	o.backend = PLAN_BACKEND_BWRAP;
+	if (compute(&h, &o, NULL, &p, "limits: bwrap")) {
+		is_int((int)p.limits.nproc, 4096, "bwrap in a user namespace: "
+		    "RLIMIT_NPROC");
+		ok(step_at(&p, STEP_LIMITS) >= 0 &&
+		    step_at(&p, STEP_LIMITS) < step_at(&p, STEP_NOT_DUMPABLE),
+		    "bwrap: the inner stage takes the limits step");
+		plan_free(&p);
+	}
+	h.bwrap.setuid = true;
+	h.userns_why = S("user.max_user_namespaces is 0");
+	if (compute(&h, &o, NULL, &p, "limits: setuid bwrap, no userns")) {
+		ok(p.limits.nproc == 0, "setuid bwrap without a user "
+		    "namespace: no RLIMIT_NPROC");
+		plan_free(&p);
+	}
+
+	/* The inner stage gets the limits over the wire. */
+	h = base_host();
+	h.bwrap.found = h.bwrap.probed = true;
+	o.tasks = (struct cli_limit){ 99, true };
+	o.cpus = (struct cli_limit){ 250, true };
+	if (compute(&h, &o, NULL, &p, "limits: the wire")) {
+		if ((f = open_memstream(&buf, &len)) == NULL)
+			abort();
+		stage_write(&p, &run, f);
+		fclose(f);
+		if (ok(stage_decode(buf, len, &q, &qrun) == 0,
+		    "the stage decodes")) {
+			ok(q.limits.memory == p.limits.memory &&
+			    q.limits.tasks == 99 && q.limits.cpu_millis == 250 &&
+			    q.limits.disk == p.limits.disk &&
+			    q.limits.asked == p.limits.asked &&
+			    q.limits.disk_reserve == p.limits.disk_reserve &&
+			    q.limits.nproc == 99 && q.limits.nice == 0,
+			    "the limits cross the wire");
+			plan_free(&q);
+		}
+		free(buf);
+		plan_free(&p);
+	}
+}
+
 /* The bwrap backend's command line for the golden plan. */
 static void
 test_bwrap_argv(void)
@@ -3681,6 +3899,7 @@ main(void)
 	test_loader_to_policy();
 	test_golden();
 	test_sequence();
+	test_limits();
 	test_bwrap_argv();
 	test_deterministic();
 	return done();

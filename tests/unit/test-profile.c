@@ -873,6 +873,10 @@ static const struct field {
 	F("credential.refresh", refresh, false),
 	F("sandbox.backend", backend, false),
 	F("command.argument", cmd_argument, true),
+	F("limits.memory", memory, false),
+	F("limits.tasks", tasks, false),
+	F("limits.cpus", cpus, false),
+	F("limits.disk", disk, false),
 #undef F
 };
 

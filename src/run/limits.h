@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * run/limits.h - the resource limits' engine at run time: the sandbox's
+ * cgroup made before the backend starts (a systemd scope, a delegated
+ * cgroup, or a child of confine's own; policy/limits-engine.c chose the
+ * order), killed and removed when the command is gone, and what it
+ * reached.
+ */
+#ifndef CONFINE_LIMITS_H
+#define CONFINE_LIMITS_H
+
+#include "policy/plan.h"
+#include "run/backend.h"
+
+struct limits_run {
+	enum plan_engine_kind	 kind;	/* the engine in use */
+	int		 top;		/* X: the scope, the delegated cgroup,
+					   or confine-ID made in confine's own;
+					   -1: none */
+	int		 parent;	/* X's parent (child engine), or -1 */
+	int		 sandbox;	/* the command's cgroup: X/sandbox,
+					   X/confine-ID, or X; -1: none */
+	char		*top_path;	/* host paths */
+	char		*sandbox_path;
+	char		*line;		/* the engine in words */
+};
+
+/*
+ * Before the backend starts: try the plan's engines in order, make the
+ * sandbox's cgroup and write the limits; fill rs->cgroup_fd,
+ * rs->cgroup_procs and rs->limits_cgroup, and record the engine in the
+ * session ("limits", store/session-meta.h).  An asked limit that no engine
+ * applies: the session is removed, one line says which, exit 125.
+ */
+void	limits_start(const struct plan *, struct run_state *,
+	    struct limits_run *);
+
+/*
+ * The command is gone: kill what is left in its cgroup (cgroup.kill),
+ * wait until it is empty, read what it reached into rs->limit_hit, remove
+ * what confine made, close the fds; then say each limit reached on stderr
+ * and record them in the session.  Nothing to do without a cgroup but the
+ * saying.
+ */
+void	limits_end(const struct plan *, struct run_state *,
+	    struct limits_run *);
+
+#endif

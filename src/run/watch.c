@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: ISC
+/*
+ * run/watch.c - the supervisor's watch of the limits (confine(1) LIMITS).
+ *
+ * Disk: with a project quota (run/disk-quota.c) the filesystem refuses
+ * the writes past the budget; otherwise each tick takes statfs(2) of the
+ * session store's filesystem, and only when its free space fell by more
+ * than a step since the last measure walks the session's writable trees
+ * (the session directory and the profile's kept state) for the blocks
+ * they hold, less what they held at start.  At the budget, or when the
+ * filesystem's free space falls below the reserve, the sandbox is
+ * stopped.  Tasks and memory, when no cgroup enforces them: the sandbox's
+ * processes, from its first one down through /proc/PID/task/TID/children,
+ * their threads counted and their resident pages (statm) summed.
+ *
+ * Sampled: a burst between two ticks can pass a limit briefly; the line
+ * says "watched".
+ *
+ * Runs in: the supervisor.
+ * MUST: read every name of the trees as untrusted (the command wrote
+ * them): relative to its directory's fd, never through a symlink, to a
+ * bounded depth.
+ * MUST: bound every walk and every read: a tree deeper than the bound, or
+ * a directory it cannot read, counts the filesystem's whole fall in free
+ * space since the start as the session's (fail closed).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "enforce/cgroup.h"
+#include "lib/fdio.h"
+#include "lib/log.h"
+#include "lib/sys.h"
+#include "lib/util.h"
+#include "run/disk-quota.h"
+#include "run/watch.h"
+#include "store/session-meta.h"
+
+#define KiB		1024ULL
+#define MiB		(1024 * KiB)
+#define GiB		(1024 * MiB)
+
+/* How deep the walk of the session's trees goes. */
+#define WALK_DEPTH	128
+/* The reserve: 5% of the filesystem, at most this. */
+#define RESERVE_MAX	GiB
+/* A walk when free space fell by 1/16 of what is left, at least this. */
+#define STEP_MIN	(16 * MiB)
+/* The most processes one measure of the sandbox visits. */
+#define PROCS_MAX	65536
+/* The most a children file may hold (pids, a space after each). */
+#define CHILDREN_MAX	(1024 * 1024)
+
+/* Which bit of PLAN_LIMIT_* a line of rs->limit_hit stands for. */
+enum { HIT_MEMORY, HIT_TASKS, HIT_CPUS, HIT_DISK };
+
+struct watch {
+	const struct plan *p;		/* borrowed */
+	int		 tfd;		/* the timer; -1: not ticking */
+	bool		 stopped;	/* the sandbox was stopped */
+	/* disk; budget 0: not watched */
+	uint64_t	 budget;	/* bytes the session may add */
+	uint64_t	 reserve;	/* bytes that stay free */
+	uint64_t	 free_start;
+	uint64_t	 free_last;	/* at the last walk, or higher */
+	uint64_t	 used_start;	/* the trees, at start */
+	uint64_t	 growth;	/* at the last walk */
+	struct disk_quota q;		/* !q.on: no quota */
+	/* tasks and memory (0: not watched) */
+	uint64_t	 tasks;
+	uint64_t	 memory;
+	pid_t		*pids;		/* PROCS_MAX */
+	/* The overlays' work directories (overlayfs's own, mode 0): not
+	 * walked. */
+	struct stat	*work;
+	size_t		 nwork;
+	bool		 proc_warned;
+};
+
+struct usage {
+	uint64_t	bytes;
+	bool		partial;	/* something was not counted */
+};
+
+/*
+ * The blocks of dfd's tree, depth levels down: a file linked n times
+ * counts 1/n of its blocks at each name.  Takes dfd.
+ */
+static bool
+is_work(const struct watch *w, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < w->nwork; i++)
+		if (w->work[i].st_dev == st->st_dev &&
+		    w->work[i].st_ino == st->st_ino)
+			return true;
+	return false;
+}
+
+static void
+tree_usage(const struct watch *w, int dfd, int depth, struct usage *u)
+{
+	DIR *d;
+	struct dirent *e;
+	struct stat st;
+	int fd;
+
+	if (fstat(dfd, &st) == 0)
+		u->bytes += (uint64_t)st.st_blocks * 512;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		u->partial = true;
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		const char *untrusted_name = e->d_name;
+
+		if (streq(untrusted_name, ".") || streq(untrusted_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), untrusted_name, &st,
+		    AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT)
+				u->partial = true;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			u->bytes += (uint64_t)st.st_blocks * 512 /
+			    (st.st_nlink ? st.st_nlink : 1);
+			continue;
+		}
+		if (is_work(w, &st))
+			continue;
+		if (depth <= 0) {
+			u->partial = true;
+			continue;
+		}
+		if ((fd = openat(dirfd(d), untrusted_name, O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			if (errno != ENOENT)
+				u->partial = true;
+			continue;
+		}
+		tree_usage(w, fd, depth - 1, u);
+	}
+	closedir(d);
+}
+
+/* The session directory's trees and the profile's kept state. */
+static struct usage
+session_usage(const struct watch *w)
+{
+	struct usage u = { 0 };
+	int fd;
+
+	if ((fd = open(w->p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		u.partial = true;
+	else
+		tree_usage(w, fd, WALK_DEPTH, &u);
+	if (w->p->state_dir) {
+		if ((fd = open(w->p->state_dir, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			u.partial = errno != ENOENT;
+		else
+			tree_usage(w, fd, WALK_DEPTH, &u);
+	}
+	return u;
+}
+
+/* The session store filesystem's free space and size, in bytes. */
+static int
+fs_space(const char *dir, uint64_t *ret_free, uint64_t *ret_size)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf) < 0)
+		return -errno;
+	*ret_free = (uint64_t)sf.f_bfree * (uint64_t)sf.f_frsize;
+	if (ret_size)
+		*ret_size = (uint64_t)sf.f_blocks * (uint64_t)sf.f_frsize;
+	return 0;
+}
+
+/* pid is in list, a children file's pids. */
+static bool
+listed(const char *list, pid_t pid)
+{
+	const char *s;
+	char *end;
+
+	for (s = list; s; s = end) {
+		long v = strtol(s, &end, 10);
+
+		if (end == s)
+			return false;
+		if (v == (long)pid)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Stop the sandbox.  native: its first process is pid 1 of its pid
+ * namespace, whose end kills the rest; bwrap: bwrap, whose sandbox dies
+ * with it (--die-with-parent).  landlock: the keeper ends the session
+ * (kill(-1) in its domain) when its command dies: the keeper's children
+ * are killed, each through a pidfd taken while it was still listed as
+ * the keeper's child (the command comes first: the keeper forks it before
+ * anything else is there).
+ */
+static void
+stop_sandbox(const struct watch *w, const struct run_state *rs)
+{
+	pid_t child = rs->child;
+	autofree char *path = NULL;
+	autofree char *list = NULL, *again = NULL;
+	int pidfd[64], fd;
+	pid_t pid[64];
+	size_t n = 0, i;
+	char *s, *end;
+
+	/* A cgroup holds every process of the sandbox: all at once. */
+	if (rs->cgroup_fd >= 0 && cgroup_kill(rs->cgroup_fd) == 0)
+		return;
+	if (w->p->backend != PLAN_BACKEND_LANDLOCK) {
+		kill(child, SIGKILL);
+		return;
+	}
+	path = xasprintf("/proc/%d/task/%d/children", (int)child, (int)child);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if (fd_read_all(fd, CHILDREN_MAX, &list) < 0)
+		list = NULL;
+	close(fd);
+	for (s = list; s && n < nitems(pid); s = end) {
+		long v = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (v > 0 && (pidfd[n] = sys_pidfd_open((pid_t)v, 0)) >= 0)
+			pid[n++] = (pid_t)v;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (fd_read_all(fd, CHILDREN_MAX, &again) < 0)
+			again = NULL;
+		close(fd);
+	}
+	for (i = 0; i < n; i++) {
+		/* Still the keeper's: the pidfd is that child's. */
+		if (listed(again, pid[i]))
+			syscall(SYS_pidfd_send_signal, pidfd[i], SIGKILL, NULL,
+			    0);
+		close(pidfd[i]);
+	}
+	/*
+	 * No child listed: the command is gone, and the keeper is ending the
+	 * session.  Never the keeper itself: its orphans would go to the
+	 * host's init, out of reach.
+	 */
+}
+
+/* At a limit: its line (which: the PLAN_LIMIT_* bit's position). */
+static void
+hit(struct watch *w, struct run_state *rs, int which, const char *line)
+{
+	snprintf(rs->limit_hit[which], sizeof(rs->limit_hit[which]), "%s",
+	    line);
+	if (!w->stopped)
+		stop_sandbox(w, rs);
+	w->stopped = true;
+}
+
+/* Read the pids of a children file into w->pids from *n; false: full. */
+static bool
+add_children(struct watch *w, int taskfd, const char *tid, size_t *n)
+{
+	autofree char *path = xasprintf("%s/children", tid);
+	autofree char *list = NULL;
+	autoclose int fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
+	char *s, *end;
+
+	if (fd < 0 || fd_read_all(fd, CHILDREN_MAX, &list) < 0)
+		return true;
+	for (s = list; ; s = end) {
+		long v = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (*n == PROCS_MAX)
+			return false;
+		if (v > 0)
+			w->pids[(*n)++] = (pid_t)v;
+	}
+	return true;
+}
+
+/*
+ * The sandbox's tasks (threads) and resident bytes, from its first
+ * process down.  Stops counting past the task limit.  -errno when the
+ * first process cannot be read.
+ */
+static int
+procs_measure(struct watch *w, pid_t child, uint64_t *ret_tasks,
+    uint64_t *ret_rss)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t tasks = 0, rss = 0;
+	size_t n = 1, i;
+
+	w->pids[0] = child;
+	for (i = 0; i < n; i++) {
+		autofree char *dir = xasprintf("/proc/%d", (int)w->pids[i]);
+		autoclose int pfd = open(dir, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+		autoclose int tfd = -1, sfd = -1;
+		autofree char *statm = NULL;
+		unsigned long long size, res;
+		struct dirent *e;
+		DIR *d;
+
+		if (pfd < 0 || (tfd = openat(pfd, "task", O_RDONLY |
+		    O_DIRECTORY | O_CLOEXEC)) < 0) {
+			if (i == 0)
+				return -errno;
+			continue;	/* gone meanwhile */
+		}
+		if ((sfd = openat(pfd, "statm", O_RDONLY | O_CLOEXEC)) >= 0 &&
+		    fd_read_all(sfd, 256, &statm) > 0 &&
+		    sscanf(statm, "%llu %llu", &size, &res) == 2)
+			rss += res * page;
+		if ((d = fdopendir(steal_fd(&tfd))) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_name[0] == '.')
+				continue;
+			tasks++;
+			if ((w->tasks && tasks > w->tasks) ||
+			    !add_children(w, dirfd(d), e->d_name, &n))
+				break;
+		}
+		closedir(d);
+		if (w->tasks && tasks > w->tasks)
+			break;
+	}
+	*ret_tasks = tasks;
+	*ret_rss = rss;
+	return 0;
+}
+
+static void
+tick_procs(struct watch *w, struct run_state *rs)
+{
+	char words[32], line[192];
+	uint64_t tasks = 0, rss = 0;
+	int r;
+
+	if ((r = procs_measure(w, rs->child, &tasks, &rss)) < 0) {
+		/* Gone: the supervisor reaps it.  Else say once. */
+		if (r != -ENOENT && !w->proc_warned)
+			log_warn("limits: cannot watch the sandbox's "
+			    "processes: %s", strerror(-r));
+		w->proc_warned = true;
+		return;
+	}
+	if (w->tasks && tasks > w->tasks) {
+		snprintf(line, sizeof(line), "task limit %" PRIu64 " reached "
+		    "(watched): the command was stopped", w->tasks);
+		hit(w, rs, HIT_TASKS, line);
+	} else if (w->memory && rss > w->memory) {
+		plan_size_name(w->memory, words);
+		snprintf(line, sizeof(line), "memory limit %s reached (watched "
+		    "by the supervisor): the command was stopped", words);
+		hit(w, rs, HIT_MEMORY, line);
+	}
+}
+
+static void
+tick_disk(struct watch *w, struct run_state *rs)
+{
+	uint64_t avail = 0, step, left;
+	struct usage u;
+	char words[32], line[192];
+	int64_t used;
+
+	if (fs_space(w->p->session_dir, &avail, NULL) < 0)
+		return;
+	if (avail > w->free_last)
+		w->free_last = avail;
+	if (avail < w->reserve && avail < w->free_start) {
+		/* The session's own writes: did it grow at all? */
+		if (w->q.on)
+			used = disk_quota_used(&w->q);
+		else {
+			u = session_usage(w);
+			used = u.partial ? (int64_t)(w->used_start + 1) :
+			    (int64_t)u.bytes;
+		}
+		if (used > 0 && (w->q.on ? (uint64_t)used > w->q.start :
+		    (uint64_t)used > w->used_start)) {
+			plan_size_name(w->reserve, words);
+			snprintf(line, sizeof(line), "disk reserve reached: %s "
+			    "stays free on the session store's filesystem "
+			    "(watched): the command was stopped", words);
+			hit(w, rs, HIT_DISK, line);
+			return;
+		}
+	}
+	if (w->q.on) {
+		/* The quota refuses past its limit; usage past it means it
+		 * was not applied to some writer (ext4 lets CAP_SYS_RESOURCE
+		 * pass): the watch stops it. */
+		if (w->free_last - avail < STEP_MIN)
+			return;
+		w->free_last = avail;
+		if ((used = disk_quota_used(&w->q)) >= 0 &&
+		    (uint64_t)used > w->q.limit) {
+			plan_size_name(w->budget, words);
+			snprintf(line, sizeof(line), "disk budget %s reached "
+			    "(watched: past the project quota): the command "
+			    "was stopped", words);
+			hit(w, rs, HIT_DISK, line);
+		}
+		return;
+	}
+	left = w->budget > w->growth ? w->budget - w->growth : 0;
+	step = left / 16 < STEP_MIN ? STEP_MIN : left / 16;
+	/* Near the budget, whatever fell may be the session's last bytes. */
+	if (step > left)
+		step = left ? left : 1;
+	if (w->free_last - avail < step)
+		return;
+	u = session_usage(w);
+	w->growth = u.bytes > w->used_start ? u.bytes - w->used_start : 0;
+	/* Not all of it seen: the filesystem's whole fall is counted. */
+	if (u.partial && w->free_start > avail &&
+	    w->free_start - avail > w->growth)
+		w->growth = w->free_start - avail;
+	w->free_last = avail;
+	if (w->growth >= w->budget) {
+		plan_size_name(w->budget, words);
+		snprintf(line, sizeof(line), "disk budget %s reached (watched, "
+		    "no project quota here): the command was stopped", words);
+		hit(w, rs, HIT_DISK, line);
+	}
+}
+
+static void
+disk_prepare(struct watch *w)
+{
+	const struct plan *p = w->p;
+	uint64_t size = 0, room;
+	const char *why = "cannot open the session directory";
+	autoclose int sdir = -1;
+	struct usage u;
+	size_t i;
+	int r;
+
+	if (fs_space(w->p->session_dir, &w->free_start, &size) < 0) {
+		log_warn("limits: cannot measure the session store's "
+		    "filesystem: %s", strerror(errno));
+		return;
+	}
+	w->free_last = w->free_start;
+	/* The policy's reserve and budget (policy/limits.c), from the same
+	 * statfs a moment ago; the reserve again if it could not say. */
+	w->reserve = p->limits.disk_reserve;
+	if (w->reserve == 0)
+		w->reserve = size / 20 < RESERVE_MAX ? size / 20 : RESERVE_MAX;
+	w->budget = p->limits.disk;
+	room = w->free_start > w->reserve ? w->free_start - w->reserve : 0;
+	if ((sdir = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		r = -errno;
+	else
+		r = disk_quota_start(p, sdir, room < w->budget ? room :
+		    w->budget, &w->q, &why);
+	if (r == 0) {
+		log_info("disk: a project quota (id %u) bounds the session's "
+		    "writes", w->q.id);
+		return;
+	}
+	log_info("disk: %s (%s): the supervisor watches the budget", why,
+	    strerror(-r));
+	for (i = 0; i < p->mounts.n; i++) {
+		const char *work = p->mounts.v[i].work;
+		struct stat st;
+
+		if (work && stat(work, &st) == 0) {
+			w->work = xreallocarray(w->work, w->nwork + 1,
+			    sizeof(*w->work));
+			w->work[w->nwork++] = st;
+		}
+	}
+	u = session_usage(w);
+	w->used_start = u.bytes;
+}
+
+struct watch *
+watch_new(const struct plan *p)
+{
+	struct watch *w;
+
+	if (p->limits.disk == 0 && p->limits.memory == 0 &&
+	    p->limits.tasks == 0)
+		return NULL;
+	w = xcalloc(1, sizeof(*w));
+	w->p = p;
+	w->tfd = -1;
+	if (p->limits.disk)
+		disk_prepare(w);
+	return w;
+}
+
+void
+watch_start(struct watch *w, const struct run_state *rs)
+{
+	struct itimerspec its = {
+		.it_interval = { 0, WATCH_TICK_MS * 1000000L },
+		.it_value = { 0, WATCH_TICK_MS * 1000000L },
+	};
+
+	if (w == NULL)
+		return;
+	/* What no cgroup's controller enforces, the watch does. */
+	if (!(rs->limits_cgroup & PLAN_LIMIT_TASKS))
+		w->tasks = w->p->limits.tasks;
+	if (!(rs->limits_cgroup & PLAN_LIMIT_MEMORY))
+		w->memory = w->p->limits.memory;
+	if (w->tasks || w->memory)
+		w->pids = xreallocarray(NULL, PROCS_MAX, sizeof(*w->pids));
+	if (w->budget == 0 && w->tasks == 0 && w->memory == 0)
+		return;
+	if ((w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC |
+	    TFD_NONBLOCK)) < 0 || timerfd_settime(w->tfd, 0, &its, NULL) < 0)
+		die_errno(errno, "limits: cannot start the watch's timer");
+}
+
+int
+watch_fd(const struct watch *w)
+{
+	return w && !w->stopped ? w->tfd : -1;
+}
+
+void
+watch_tick(struct watch *w, struct run_state *rs)
+{
+	uint64_t n;
+
+	if (read(w->tfd, &n, sizeof(n)) < 0 || w->stopped)
+		return;
+	if (w->tasks || w->memory)
+		tick_procs(w, rs);
+	if (!w->stopped && w->budget)
+		tick_disk(w, rs);
+}
+
+void
+watch_end(struct watch *w, struct run_state *rs)
+{
+	uint64_t avail = 0;
+	char words[32];
+	struct usage u;
+
+	if (w == NULL)
+		return;
+	/*
+	 * A burst between two looks, and the command ended: passed all the
+	 * same, and said.  A walk only when the filesystem's fall allows it.
+	 */
+	if (w->tfd >= 0 && w->budget && !w->q.on && !w->stopped &&
+	    fs_space(w->p->session_dir, &avail, NULL) == 0 &&
+	    w->free_start > avail && w->free_start - avail >= w->budget) {
+		u = session_usage(w);
+		if (u.bytes > w->used_start &&
+		    u.bytes - w->used_start >= w->budget) {
+			plan_size_name(w->budget, words);
+			snprintf(rs->limit_hit[HIT_DISK],
+			    sizeof(rs->limit_hit[0]), "disk budget %s passed "
+			    "(watched, no project quota here): the command "
+			    "ended before the watch could stop it", words);
+		}
+	}
+	if (w->q.on && disk_quota_end(&w->q) &&
+	    rs->limit_hit[HIT_DISK][0] == '\0') {
+		plan_size_name(w->budget, words);
+		snprintf(rs->limit_hit[HIT_DISK], sizeof(rs->limit_hit[0]),
+		    "disk budget %s reached: writes refused with %s", words,
+		    w->q.refusal);
+	}
+	if (w->tfd >= 0)
+		close(w->tfd);
+	free(w->pids);
+	free(w->work);
+	free(w);
+}
