@@ -10,7 +10,7 @@
 # not trusted.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 8
+plan 9
 
 ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 
@@ -74,6 +74,22 @@ t_ls_running() {
 	assert_file_has_content "$OUT" "^$SID +[0-9]+s +1 +[0-9.]+[BKMG] +exported +sh -c"
 	bg_wait
 	assert_eq "$BG_RC" 143 "confine's status: the command's, SIGTERM"
+}
+
+# A command whose name (comm) holds ") " and numbers: /proc/PID/stat is
+# read after its last ")", so its fields are not shifted.
+t_ls_comm() {
+	not_on bwrap "bwrap's own processes make the count vary"
+	mark=$(unique_num)
+	start_bg "cp /bin/sleep './x) 7 7 7' && echo s >started && exec './x) 7 7 7' 300.$mark"
+	wait_for 30 sh -c "pgrep -f '^./x\\) 7 7 7 300.$mark' >/dev/null" ||
+	    fail "the command did not exec"
+	run_confine ls
+	# Its first process (native's pid 1, landlock's keeper) and it.
+	assert_file_has_content "$OUT" "^$SID +[0-9]+s +- +[0-9.]+[BKMG] +running +[0-9.]+[KMG] +2 +sh -c"
+	run_confine stop "$SID"
+	assert_status "$RC" 0
+	bg_wait
 }
 
 t_stop_ends() {
@@ -277,6 +293,7 @@ t_cgroup() {
 }
 
 tcase "ls: a running session with its memory and tasks" t_ls_running
+tcase "ls: a command named ') 7 7 7' is counted right" t_ls_comm
 tcase "stop: SIGTERM ends it; exported, kept, said" t_stop_ends
 tcase "stop: a command that ignores SIGTERM is killed, all of it" t_stop_kills
 tcase "stop: refused when not running, unknown, malformed" t_refusals
