@@ -10,7 +10,7 @@
 # not trusted.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 9
+plan 10
 
 ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 
@@ -233,6 +233,23 @@ t_stale_record() {
 	assert_file_has_content "$ERR" "^confine: session $id is not running\$"
 }
 
+# confine killed (SIGKILL): its record is left, stale; the session reads
+# as a killed one does, and stop refuses it.
+t_killed() {
+	mark=$(unique_num)
+	start_bg "echo s >started; exec sleep 300.$mark"
+	kill -9 "$BG"
+	bg_wait
+	wait_for 30 sh -c "! pgrep -f '^sleep 300.$mark' >/dev/null" ||
+	    fail "the command outlived confine's SIGKILL"
+	assert_exists "$SESSIONS/$SID/running"
+	run_confine ls
+	assert_file_has_content "$OUT" "^$SID +[0-9]+s +- +[0-9.]+[BKMG] +not exported +sh -c"
+	run_confine stop "$SID"
+	assert_status "$RC" 1
+	assert_eq "$(cat "$ERR")" "confine: session $SID is not running" "stop"
+}
+
 # Another user's confine: its kill(2) is refused, and stop says so.
 t_other_user() {
 	[ "$(id -u)" -ne 0 ] || skip_case "as root every process may be signalled"
@@ -299,6 +316,7 @@ tcase "stop: a command that ignores SIGTERM is killed, all of it" t_stop_kills
 tcase "stop: refused when not running, unknown, malformed" t_refusals
 tcase "drop: a running session is refused; stop, then drop" t_drop_running
 tcase "a record whose confine is gone or not its own is not trusted" t_stale_record
+tcase "a killed confine's record is stale: not running, not stopped" t_killed
 tcase "stop: another user's session is refused (EPERM), said" t_other_user
 tcase "a recorded cgroup: ls counts it, stop kills all of it" t_cgroup
 tap_done
