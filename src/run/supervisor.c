@@ -70,14 +70,15 @@ struct stop {
 /*
  * The stop request: SIGTERM to the command (as a forwarded SIGTERM goes),
  * and the sandbox killed if it is still there after STOP_GRACE_SEC.
+ * false: no timer to wait on, the caller kills it now.
  */
-static void
+static bool
 stop_ask(const struct plan *p, struct stop *st, pid_t child)
 {
 	struct itimerspec when = { .it_value = { .tv_sec = STOP_GRACE_SEC } };
 
 	if (st->asked)
-		return;
+		return true;
 	st->asked = true;
 	log_msg("session %s: stopped by 'confine stop': SIGTERM to the "
 	    "command, everything killed after %d s", p->session_id,
@@ -85,8 +86,12 @@ stop_ask(const struct plan *p, struct stop *st, pid_t child)
 	forward(child, SIGTERM);
 	if ((st->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC |
 	    TFD_NONBLOCK)) < 0 || timerfd_settime(st->timer, 0, &when,
-	    NULL) < 0)
-		die_errno(errno, "timerfd");
+	    NULL) < 0) {
+		log_warn("session %s: no timer for the grace (%s): the sandbox "
+		    "is killed now", p->session_id, strerror(errno));
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -100,7 +105,8 @@ stop_kill(const struct backend_ops *ops, const struct run_state *rs,
 {
 	int r;
 
-	close(st->timer);
+	if (st->timer >= 0)
+		close(st->timer);
 	st->timer = -1;
 	st->killed = true;
 	if (rs->cgroup_fd >= 0 && (r = cgroup_kill(rs->cgroup_fd)) < 0)
@@ -335,8 +341,9 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 
 				if (sig == SIGWINCH && relaying)
 					pty_relay_winch(relay);
-				else if (sig == SANDBOX_STOP_SIGNAL && !done)
-					stop_ask(p, stop, child);
+				else if (sig == SANDBOX_STOP_SIGNAL && !done &&
+				    !stop_ask(p, stop, child))
+					stop_kill(ops, rs, stop);
 				else if (sig != SIGCHLD && sig != SIGWINCH &&
 				    sig != SANDBOX_STOP_SIGNAL)
 					forward(done ? -1 : child, sig);
