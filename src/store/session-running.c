@@ -136,8 +136,8 @@ record_load(const char *dir, struct session_running *ret)
 	return 0;
 }
 
-static int
-record_write(const char *dir, const struct session_running *r)
+int
+session_running_put(const char *dir, const struct session_running *r)
 {
 	autofree char *text = xasprintf("supervisor_pid=%d\n"
 	    "supervisor_start=%llu\n", (int)r->supervisor,
@@ -157,12 +157,6 @@ record_write(const char *dir, const struct session_running *r)
 		text = more;
 	}
 	return session_file_put(dir, "running", text);
-}
-
-int
-session_running_put(const char *dir, const struct session_running *r)
-{
-	return record_write(dir, r);
 }
 
 int
