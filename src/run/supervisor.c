@@ -703,9 +703,9 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		sandbox_sigset(&set);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		log_set_exit_hook(NULL);
-		workspace_session_finish(p, false, &rs.start_after);
 		watch_end(w, &rs);
 		limits_end(p, &rs, &lr);
+		workspace_session_finish(p, false, &rs.start_after);
 		if (!p->reenter)
 			workspace_session_remove(p);
 		ops->refuse((int)-rs.child, where);
