@@ -208,14 +208,17 @@ t_sessions() {
 	run_id=20250103-080000-00c0ffee
 	mkdir "$STATE/confine/sessions/$run_id"
 	: >"$STATE/confine/sessions/$run_id/run.lock"
-	flock -x "$STATE/confine/sessions/$run_id/run.lock" sleep 300 &
+	flock -x "$STATE/confine/sessions/$run_id/run.lock" sleep 300 \
+	    </dev/null >/dev/null 2>&1 &
 	holder=$!
 	track_pid "$holder"
 	wait_for 30 sh -c "! flock -n '$STATE/confine/sessions/$run_id/run.lock' true" ||
 	    fail "the run lock was not taken"
+	child=$(pgrep -P "$holder")
+	track_pid "$child"
 	complete_words confine stop ''
 	offers_exactly "$run_id"
-	kill "$holder"
+	kill "$child" "$holder"
 	wait "$holder" 2>/dev/null || :
 	rm -r "${STATE:?}/confine/sessions/$run_id"
 }
