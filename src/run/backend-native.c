@@ -162,10 +162,21 @@ native_refuse(int err, const char *where)
 	    "them");
 }
 
+/*
+ * pid 1 killed, the kernel kills every other process of its pid namespace
+ * (pid_namespaces(7)).
+ */
+static void
+native_kill(pid_t child)
+{
+	kill(child, SIGKILL);
+}
+
 const struct backend_ops backend_native = {
 	.name = "native",
 	.flags = BACKEND_OVERLAY,
 	.check = NULL,
 	.start = native_start,
 	.refuse = native_refuse,
+	.kill = native_kill,
 };
