@@ -11,7 +11,8 @@
  * filesystem's free space falls below the reserve, the sandbox is
  * stopped.  Tasks and memory, when no cgroup enforces them: the sandbox's
  * processes, from its first one down through /proc/PID/task/TID/children,
- * their threads counted and their resident pages (statm) summed.
+ * their threads counted and their own memory (RssAnon and RssShmem of
+ * /proc/PID/status) summed.
  *
  * Sampled: a burst between two ticks can pass a limit briefly; the line
  * says "watched".
@@ -284,6 +285,27 @@ hit(struct watch *w, struct run_state *rs, int which, const char *line)
 	w->stopped = true;
 }
 
+/* The most of /proc/PID/status read: its lines are a few KiB. */
+#define PROC_STATUS_MAX	8192
+
+/*
+ * A "Key:   N kB" line of /proc/PID/status, in KiB; 0 when absent.  The
+ * memory a process takes of its own: RssAnon and RssShmem (its private
+ * pages, and shared memory such as a memfd, counted for each process that
+ * maps it); RssFile is files' pages, shared and reclaimable, not counted.
+ */
+static uint64_t
+status_kib(const char *status, const char *key)
+{
+	const char *line = strstr(status, key);
+	unsigned long long v;
+
+	if (line == NULL || (line != status && line[-1] != '\n') ||
+	    sscanf(line + strlen(key), "%llu", &v) != 1)
+		return 0;
+	return v;
+}
+
 /* Read the pids of a children file into w->pids from *n; false: full. */
 static bool
 add_children(struct watch *w, int taskfd, const char *tid, size_t *n)
@@ -317,7 +339,6 @@ static int
 procs_measure(struct watch *w, pid_t child, uint64_t *ret_tasks,
     uint64_t *ret_rss)
 {
-	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t tasks = 0, rss = 0;
 	size_t n = 1, i;
 
@@ -327,8 +348,7 @@ procs_measure(struct watch *w, pid_t child, uint64_t *ret_tasks,
 		autoclose int pfd = open(dir, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC);
 		autoclose int tfd = -1, sfd = -1;
-		autofree char *statm = NULL;
-		unsigned long long size, res;
+		autofree char *status = NULL;
 		struct dirent *e;
 		DIR *d;
 
@@ -338,10 +358,10 @@ procs_measure(struct watch *w, pid_t child, uint64_t *ret_tasks,
 				return -errno;
 			continue;	/* gone meanwhile */
 		}
-		if ((sfd = openat(pfd, "statm", O_RDONLY | O_CLOEXEC)) >= 0 &&
-		    fd_read_all(sfd, 256, &statm) > 0 &&
-		    sscanf(statm, "%llu %llu", &size, &res) == 2)
-			rss += res * page;
+		if ((sfd = openat(pfd, "status", O_RDONLY | O_CLOEXEC)) >= 0 &&
+		    fd_read_all(sfd, PROC_STATUS_MAX, &status) > 0)
+			rss += status_kib(status, "RssAnon:") * 1024 +
+			    status_kib(status, "RssShmem:") * 1024;
 		if ((d = fdopendir(steal_fd(&tfd))) == NULL)
 			continue;
 		while ((e = readdir(d)) != NULL) {

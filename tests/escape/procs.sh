@@ -216,11 +216,16 @@ t_leftovers() {
 	procs_in
 	# Control: outside, a double-forked process in a new session that
 	# ignores every signal outlives its launcher and SIGTERM.
-	sh -c '"$1" stubborn "$2" >/dev/null' sh "$PROCS" "$MARK"
-	# A guard only (a loaded runner with another test's 10,000 links).
+	sh -c '"$1" stubborn "$2" >"$3"' sh "$PROCS" "$MARK" "$TEST_TMP/stubborn"
+	# It says when it is ready (a file, not /proc: a loaded runner with
+	# another test's 10,000 links makes a look at every process slow).
+	wait_for 60 grep -q '^stubborn ready$' "$TEST_TMP/stubborn" || {
+		kill_marked
+		fail "control: the stubborn process never said it was ready: $(cat "$TEST_TMP/stubborn")"
+	}
 	wait_for 60 [ "$(nmarked)" -ge 1 ] || {
 		kill_marked
-		fail "control: the stubborn process is not there outside"
+		fail "control: the stubborn process said it was ready but is not found in /proc: $(ps -eo pid,args | grep -c .) processes"
 	}
 	for p in $(marked); do
 		kill -TERM "$p"

@@ -229,16 +229,19 @@ t_killed() {
 
 # A cgroup a killed confine left with a process still in it: the next
 # run kills what is in it (no supervisor watches it any more), and a run
-# after removes it.  Made by hand here: marked as made by a process that
-# is gone.
+# after removes it.  Made by hand here, marked as made by a process that
+# is gone, in a parent of this case's own (every confine run sweeps its
+# own cgroup's children: the other tests' runs must not take it first,
+# and the control must see it left alone); confine runs in that parent.
 t_orphan() {
 	[ "$ENGINE" = cgroup ] ||
 	    skip_case "no cgroup of confine's own here: the kernel engine"
 	ws_new
 	mark=1000.$(unique_num)
-	cg=$CG_SELF/confine-orphan-$mark
+	ORPHAN_PARENT=$CG_SELF/test-$mark
+	mkdir "$ORPHAN_PARENT" || fail "control: cannot make $ORPHAN_PARENT"
+	cg=$ORPHAN_PARENT/confine-orphan-$mark
 	mkdir "$cg" || fail "control: cannot make $cg"
-	ORPHAN_CG=$cg
 	sh -c 'exit 0' &
 	gone=$!
 	wait "$gone"
@@ -250,21 +253,38 @@ t_orphan() {
 	# The control: left alone, it keeps running.
 	sleep 0.2
 	grep -q '^populated 1' "$cg/cgroup.events" || fail "control: it ended by itself"
-	run_confine_no_bus -- true
+	run_confine_in "$ORPHAN_PARENT" -- true
 	assert_status "$RC" 0
 	wait_for 60 grep -q '^populated 0' "$cg/cgroup.events" ||
 	    fail "what the killed confine left still runs after the next run"
-	run_confine_no_bus -- true
+	run_confine_in "$ORPHAN_PARENT" -- true
 	assert_status "$RC" 0
 	[ ! -e "$cg" ] || fail "$cg is left after a second run"
-	ORPHAN_CG=
+	rmdir "$ORPHAN_PARENT" || fail "$ORPHAN_PARENT: not empty after the runs"
+	ORPHAN_PARENT=
 }
-ORPHAN_CG=
+
+# run_confine_in CGROUP CONFINE-ARG...: run_confine_no_bus, confine
+# started in CGROUP (a child of this test's own).
+run_confine_in() {
+	_cg=$1
+	shift
+	RC=0
+	(
+		cd "$WS" || exit 1
+		exec sh -c 'echo $$ >"$1/cgroup.procs" && shift &&
+		    exec env -u DBUS_SESSION_BUS_ADDRESS -u XDG_RUNTIME_DIR "$@"' \
+		    sh "$_cg" "$CONFINE" "$@" </dev/null >"$OUT" 2>"$ERR"
+	) || RC=$?
+}
+ORPHAN_PARENT=
 orphan_cleanup() {
-	[ -z "$ORPHAN_CG" ] || [ ! -d "$ORPHAN_CG" ] || {
-		echo 1 >"$ORPHAN_CG/cgroup.kill"
+	[ -n "$ORPHAN_PARENT" ] && [ -d "$ORPHAN_PARENT" ] || return 0
+	{
+		echo 1 >"$ORPHAN_PARENT/cgroup.kill"
 		sleep 0.5
-		rmdir "$ORPHAN_CG"
+		for _d in "$ORPHAN_PARENT"/*/; do rmdir "$_d"; done
+		rmdir "$ORPHAN_PARENT"
 	} 2>/dev/null
 }
 LIB_CLEANUP_HOOK=orphan_cleanup
