@@ -8,6 +8,11 @@
  *	listen on 127.0.0.1 (a free port, written to READYFILE); each
  *	connection (a process of its own) reads one line: "GET N" sends N
  *	bytes and closes, "ECHO" echoes until the client closes
+ *   pxbench relay READYFILE HOST PORT
+ *	the floor of any relay: listen on 127.0.0.1 (the port written to
+ *	READYFILE) and pass each connection on to HOST:PORT, no CONNECT, one
+ *	process a direction, blocking splice(2) through a pipe: what a
+ *	relay costs with no work of its own
  *   pxbench get [-x PROXYPORT] HOST PORT BYTES
  *	one download of BYTES: prints "bytes N seconds S mib_s R"
  *   pxbench rtt [-x PROXYPORT] HOST PORT ROUNDS
@@ -27,6 +32,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -182,6 +188,60 @@ serve(const char *readyfile)
 	}
 }
 
+/* One direction of the floor relay: in to out until in ends. */
+static void
+relay_way(int in, int out)
+{
+	int pfd[2];
+	ssize_t r, w;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		fatal("pipe");
+	(void)fcntl(pfd[1], F_SETPIPE_SZ, 256 * 1024);
+	while ((r = splice(in, NULL, pfd[1], NULL, 256 * 1024,
+	    SPLICE_F_MOVE)) > 0)
+		while (r > 0 && (w = splice(pfd[0], NULL, out, NULL, (size_t)r,
+		    SPLICE_F_MOVE)) > 0)
+			r -= w;
+	shutdown(out, SHUT_WR);
+}
+
+static void __attribute__((noreturn))
+relay(const char *readyfile, const char *host, unsigned port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(sa);
+	FILE *f;
+	int s, c, u, one = 1;
+
+	signal(SIGCHLD, SIG_IGN);
+	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(s, 512) < 0 || getsockname(s, (struct sockaddr *)&sa, &l))
+		fatal("listen");
+	if ((f = fopen(readyfile, "w")) == NULL)
+		fatal("the ready file");
+	fprintf(f, "%u\n", ntohs(sa.sin_port));
+	fclose(f);
+	for (;;) {
+		if ((c = accept(s, NULL, NULL)) < 0)
+			continue;
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (fork() == 0) {
+			close(s);
+			u = tcp_to(host, port);
+			if (fork() == 0) {
+				relay_way(u, c);
+				_exit(0);
+			}
+			relay_way(c, u);
+			_exit(0);
+		}
+		close(c);
+	}
+}
+
 static unsigned long long
 get_all(int fd, unsigned long long want)
 {
@@ -306,6 +366,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: pxbench serve READYFILE\n"
+	    "       pxbench relay READYFILE HOST PORT\n"
 	    "       pxbench get|rtt|conns [-x PROXYPORT] HOST PORT N\n"
 	    "       pxbench many [-x PROXYPORT] HOST PORT CONNS BYTES\n");
 	exit(2);
@@ -322,6 +383,8 @@ main(int argc, char **argv)
 	cmd = argv[1];
 	if (strcmp(cmd, "serve") == 0)
 		serve(argv[2]);
+	if (strcmp(cmd, "relay") == 0 && argc >= 5)
+		relay(argv[2], argv[3], (unsigned)strtoul(argv[4], NULL, 10));
 	argv += 2;
 	argc -= 2;
 	if (argc >= 2 && strcmp(argv[0], "-x") == 0) {
