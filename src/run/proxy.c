@@ -18,7 +18,11 @@
  * pipe into the other socket, so the kernel moves the pages and the
  * pipe's capacity is the direction's buffer.  Its input is read only
  * while the pipe has room, which is the backpressure a slow reader puts
- * on its sender.
+ * on its sender.  A pipe starts at the system's default (16 pages); one
+ * that fills (a download faster than its reader) grows to PIPE_BYTES,
+ * which halves the proxy's work per byte, within PIPE_BUDGET for all:
+ * pipe pages count against the user's limit (pipe-user-pages-soft in
+ * proc(5)), which the sandboxed command shares.
  */
 #include "config.h"
 
@@ -31,6 +35,7 @@
 #include <linux/rtnetlink.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +55,10 @@
 #define MAX_CONNS	256
 /* Each tunnel's fds: two sockets and a pipe each way. */
 #define CONN_FDS	6
-/* What a direction's pipe is asked to hold (fcntl(2) F_SETPIPE_SZ). */
-#define PIPE_BYTES	(256 * 1024)
+/* What a full pipe grows to (fcntl(2) F_SETPIPE_SZ), and for all pipes
+ * together at most (a quarter of the default pipe-user-pages-soft). */
+#define PIPE_BYTES	(1024 * 1024)
+#define PIPE_BUDGET	(16 * 1024 * 1024)
 
 enum state { S_HEAD, S_RESOLVING, S_CONNECTING, S_RELAY, S_DONE };
 
@@ -64,6 +71,7 @@ struct pbuf {
 struct tube {
 	int	 pipe[2];	/* -1 until the first byte comes */
 	size_t	 len;		/* bytes in the pipe */
+	size_t	 grown;		/* its size, once grown (of the budget) */
 	bool	 full;		/* the pipe took nothing more: wait for out */
 	bool	 eof;		/* the input is at its end (or failed) */
 	bool	 shut;		/* and that end passed on (SHUT_WR) */
@@ -88,6 +96,7 @@ struct proxy {
 	size_t		 n;
 	int		 resolved[2];	/* resolver threads -> the loop */
 	unsigned	 allowed, refused, failed;
+	size_t		 pipe_budget;	/* what pipes may still grow by */
 	struct sockaddr_storage *own;	/* this host's interface addresses */
 	size_t		 nown;
 	bool		 own_ok;	/* listed at least once */
@@ -468,6 +477,21 @@ resolve(void *arg)
 	return NULL;
 }
 
+/*
+ * A relay adds no delay of its own: each end chose how it coalesces its
+ * writes, and Nagle's algorithm here, against the far end's delayed
+ * acknowledgements, would hold a small write back by tens of ms.
+ */
+static void
+nodelay(int fd)
+{
+	int one = 1;
+
+	if (fd >= 0)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+		    sizeof(one));
+}
+
 /* The addresses are known: check them, start connecting. */
 static void
 connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
@@ -498,6 +522,7 @@ connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
 	}
 	c->upstream = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0);
+	nodelay(c->upstream);
 	if (c->upstream < 0 || (connect(c->upstream, res->ai_addr,
 	    res->ai_addrlen) < 0 && errno != EINPROGRESS)) {
 		fail(px, c, errno);
@@ -607,6 +632,7 @@ proxy_new(int listen_fd, char *const *allow, char *const *endpoint,
 			    strerror(errno));
 	}
 	px->listener = listen_fd;
+	px->pipe_budget = PIPE_BUDGET;
 	if (pipe2(px->resolved, O_NONBLOCK | O_CLOEXEC) < 0)
 		die_errno(errno, "proxy: pipe");
 	px->allow = allow;
@@ -619,25 +645,27 @@ proxy_new(int listen_fd, char *const *allow, char *const *endpoint,
 }
 
 static void
-tube_close(struct tube *t)
+tube_close(struct proxy *px, struct tube *t)
 {
 	if (t->pipe[0] >= 0) {
 		close(t->pipe[0]);
 		close(t->pipe[1]);
 	}
 	t->pipe[0] = t->pipe[1] = -1;
+	px->pipe_budget += t->grown;
+	t->grown = 0;
 }
 
 static void
-conn_free(struct conn *c)
+conn_free(struct proxy *px, struct conn *c)
 {
 	if (c->client >= 0)
 		close(c->client);
 	if (c->upstream >= 0)
 		close(c->upstream);
 	free(c->untrusted_head.data);
-	tube_close(&c->up);
-	tube_close(&c->down);
+	tube_close(px, &c->up);
+	tube_close(px, &c->down);
 	free(c);
 }
 
@@ -662,7 +690,7 @@ proxy_poll(struct proxy *px, struct pollfd *p, size_t max)
 			refuse(px, c, "(request)", "too slow to send its request");
 		if (c->state == S_DONE || (c->state == S_RELAY &&
 		    relay_over(c))) {
-			conn_free(c);
+			conn_free(px, c);
 			px->c[i] = px->c[--px->n];
 			continue;
 		}
@@ -721,10 +749,11 @@ proxy_poll(struct proxy *px, struct pollfd *p, size_t max)
  * failed, or no pipe could be made.
  */
 static bool
-tube_pump(const struct conn *c, struct tube *t, int in, int out,
-    bool readable)
+tube_pump(struct proxy *px, const struct conn *c, struct tube *t, int in,
+    int out, bool readable)
 {
 	ssize_t r;
+	int size;
 
 	if (readable && !t->eof && t->pipe[0] < 0) {
 		if (pipe2(t->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
@@ -733,9 +762,6 @@ tube_pump(const struct conn *c, struct tube *t, int in, int out,
 			t->pipe[0] = t->pipe[1] = -1;
 			return false;
 		}
-		/* Fewer, larger moves; where the system allows no more
-		 * (pipe-max-size, the user's pipe pages), its default. */
-		(void)fcntl(t->pipe[1], F_SETPIPE_SZ, PIPE_BYTES);
 	}
 	if (readable && !t->eof && !t->full) {
 		/* Bounded: at most PIPE_BYTES, and the pipe's room. */
@@ -745,7 +771,16 @@ tube_pump(const struct conn *c, struct tube *t, int in, int out,
 			t->len += (size_t)r;
 		else if (r == 0 || (errno != EAGAIN && errno != EINTR))
 			t->eof = true;
-		else if (t->len > 0)
+		else if (t->len > 0 && !t->grown &&
+		    px->pipe_budget >= PIPE_BYTES &&
+		    (size = fcntl(t->pipe[1], F_SETPIPE_SZ, PIPE_BYTES)) > 0) {
+			/* Full: fewer, larger moves from now on.  Where the
+			 * system allows no more (pipe-max-size, the user's
+			 * pipe pages), the pipe stays as it is. */
+			t->grown = (size_t)size < px->pipe_budget ?
+			    (size_t)size : px->pipe_budget;
+			px->pipe_budget -= t->grown;
+		} else if (t->len > 0)
 			/* No room (a pipe counts pages, not bytes): wait
 			 * for out to take some. */
 			t->full = true;
@@ -764,7 +799,7 @@ tube_pump(const struct conn *c, struct tube *t, int in, int out,
 	if (t->eof && t->len == 0 && !t->shut) {
 		shutdown(out, SHUT_WR);
 		t->shut = true;
-		tube_close(t);
+		tube_close(px, t);
 	}
 	return true;
 }
@@ -817,6 +852,7 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 			    SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 			if (fd >= 0 && px->n < MAX_CONNS) {
+				nodelay(fd);
 				c = xcalloc(1, sizeof(*c));
 				c->client = fd;
 				c->upstream = -1;
@@ -858,9 +894,10 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 			    POLLERR);
 
 			/* In and passed on at once: a poll round saved. */
-			if (!tube_pump(c, in, up ? c->client : c->upstream,
-			    up ? c->upstream : c->client, readable) ||
-			    !tube_pump(c, out, up ? c->upstream : c->client,
+			if (!tube_pump(px, c, in, up ? c->client :
+			    c->upstream, up ? c->upstream : c->client,
+			    readable) ||
+			    !tube_pump(px, c, out, up ? c->upstream : c->client,
 			    up ? c->client : c->upstream, false) ||
 			    (p[i].revents & POLLERR))
 				c->state = S_DONE;
@@ -903,7 +940,7 @@ proxy_free(struct proxy *px)
 	strv_free(px->refusals);
 	strv_free(px->failures);
 	for (i = 0; i < px->n; i++)
-		conn_free(px->c[i]);
+		conn_free(px, px->c[i]);
 	close(px->listener);
 	/*
 	 * A thread still resolving gets EPIPE and frees its own job.  The
