@@ -12,6 +12,8 @@
  * address that was checked (no second resolution).
  * MUST: bound everything a client controls: header size, time to send it,
  * buffered bytes.
+ * MUST: run where SIGPIPE is ignored (the supervisor ignores it): splice(2)
+ * into a socket whose peer is gone has no MSG_NOSIGNAL.
  *
  * A tunnel's bytes never come up to this process: each direction is
  * spliced (splice(2)) from one socket into a pipe of its own and from the
