@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """netprobe.py - servers and probes for tests/integration/network.sh and
-host-sockets.sh (and bench/proxy).  Every probe prints one line and exits
+host-sockets.sh.  Every probe prints one line and exits
 0 when it got through, 1 when it did not (the line names the errno, of
 socket() too: a sandbox may refuse the socket itself).
 
@@ -33,7 +33,6 @@ Probes:
                                     line, "@name" for abstract); prints
                                     "PATH errno" per line; exit 1 when any
                                     connect succeeded
-  hold PROXYPORT DEST N SECONDS     open N CONNECT tunnels to DEST, hold
   relay PROXYPORT DEST CASE [N]     a serve-relay case through a CONNECT
                                     tunnel (PROXYPORT 0: directly):
                                     client-eof N, server-eof N,
@@ -489,23 +488,6 @@ def probe_raw_all(host, port, hexreq):
     return 0
 
 
-def hold(proxyport, dest, n, seconds):
-    socks = []
-    for _ in range(int(n)):
-        s = socket.create_connection(("127.0.0.1", int(proxyport)), timeout=15)
-        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" %
-                   (dest, dest)).encode())
-        resp = s.recv(4096)
-        if not resp.startswith(b"HTTP/1.1 200"):
-            print("tunnel refused: %r" % resp[:40])
-            return 1
-        socks.append(s)
-    print("holding %d" % len(socks))
-    sys.stdout.flush()
-    time.sleep(float(seconds))
-    return 0
-
-
 def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "serve-http":
@@ -546,8 +528,6 @@ def main(argv):
         return probe_raw(*args)
     elif cmd == "raw-all":
         return probe_raw_all(*args)
-    elif cmd == "hold":
-        return hold(*args)
     elif cmd == "serve-relay":
         serve_relay(*args)
     elif cmd == "relay":
