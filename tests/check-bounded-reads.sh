@@ -7,7 +7,8 @@
 # In the code that reads what the agent wrote or sends (the export, the
 # proxy, the notify supervisor, the keyholder), every raw read call (read,
 # pread, readv, recv*, getline, getdelim, fread, readlink*,
-# process_vm_readv) must show its bound in the call itself: a fixed
+# process_vm_readv, and splice, which moves them without reading them in)
+# must show its bound in the call itself: a fixed
 # buffer (sizeof), a named maximum (SOMETHING_MAX, or a variable called
 # max), or a comment saying "Bounded:" on the line above.  Anything else
 # goes through a bounded helper (fd_read_all() in lib/fdio.h, or the
@@ -47,9 +48,9 @@ calls() {
 	}
 	# A comment or a preprocessor line is no call.
 	/^[ \t]*(\/\*|\*|#)/ { prev = $0; next }
-	/(^|[^A-Za-z0-9_>.])(read|pread|pread64|readv|preadv|recv|recvfrom|recvmsg|getline|getdelim|fread|readlink|readlinkat|process_vm_readv)\(/ {
+	/(^|[^A-Za-z0-9_>.])(read|pread|pread64|readv|preadv|recv|recvfrom|recvmsg|getline|getdelim|fread|readlink|readlinkat|process_vm_readv|splice)\(/ {
 		file = FILENAME; line = FNR; text = $0; above = prev
-		sub(/.*(^|[^A-Za-z0-9_>.])(read|pread|pread64|readv|preadv|recv|recvfrom|recvmsg|getline|getdelim|fread|readlink|readlinkat|process_vm_readv)\(/, "&", text)
+		sub(/.*(^|[^A-Za-z0-9_>.])(read|pread|pread64|readv|preadv|recv|recvfrom|recvmsg|getline|getdelim|fread|readlink|readlinkat|process_vm_readv|splice)\(/, "&", text)
 		depth = opened($0); n = 0
 		if (depth <= 0)
 			report()

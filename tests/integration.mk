@@ -95,7 +95,8 @@ EXTRA_DIST += tests/integration/keyholder-login.sh
 
 EXTRA_DIST += tests/profile-lib.sh tests/apply-lib.sh
 EXTRA_DIST += tests/helpers/changeset.py tests/helpers/pty-stderr.py
-EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy
+EXTRA_DIST += tests/helpers/netprobe.py tests/net-lib.sh bench/proxy \
+	bench/pxbench.c
 
 # Every integration test once more on each of the other backends: the same
 # script, run with CONFINE_BACKEND set (tests/bwrap/NAME.bwrap and

@@ -12,6 +12,19 @@
  * address that was checked (no second resolution).
  * MUST: bound everything a client controls: header size, time to send it,
  * buffered bytes.
+ * MUST: run where SIGPIPE is ignored (the supervisor ignores it): splice(2)
+ * into a socket whose peer is gone has no MSG_NOSIGNAL.
+ *
+ * A tunnel's bytes never come up to this process: each direction is
+ * spliced (splice(2)) from one socket into a pipe of its own and from the
+ * pipe into the other socket, so the kernel moves the pages and the
+ * pipe's capacity is the direction's buffer.  Its input is read only
+ * while the pipe has room, which is the backpressure a slow reader puts
+ * on its sender.  A pipe starts at the system's default (16 pages); one
+ * that fills (a download faster than its reader) grows to PIPE_BYTES,
+ * which halves the proxy's work per byte, within PIPE_BUDGET for all:
+ * pipe pages count against the user's limit (pipe-user-pages-soft in
+ * proc(5)), which the sandboxed command shares.
  */
 #include "config.h"
 
@@ -24,10 +37,12 @@
 #include <linux/rtnetlink.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,14 +54,29 @@
 
 #define HEAD_MAX	8192
 #define HEAD_SECONDS	10
-#define BUF		(128 * 1024)
 #define MAX_CONNS	256
+/* Each tunnel's fds: two sockets and a pipe each way. */
+#define CONN_FDS	6
+/* What a full pipe grows to (fcntl(2) F_SETPIPE_SZ), and for all pipes
+ * together at most (a quarter of the default pipe-user-pages-soft). */
+#define PIPE_BYTES	(1024 * 1024)
+#define PIPE_BUDGET	(16 * 1024 * 1024)
 
 enum state { S_HEAD, S_RESOLVING, S_CONNECTING, S_RELAY, S_DONE };
 
 struct pbuf {
 	char	*data;
 	size_t	 len;
+};
+
+/* One direction of a tunnel: its input socket, a pipe, its output socket. */
+struct tube {
+	int	 pipe[2];	/* -1 until the first byte comes */
+	size_t	 len;		/* bytes in the pipe */
+	size_t	 grown;		/* its size, once grown (of the budget) */
+	bool	 full;		/* the pipe took nothing more: wait for out */
+	bool	 eof;		/* the input is at its end (or failed) */
+	bool	 shut;		/* and that end passed on (SHUT_WR) */
 };
 
 struct conn {
@@ -56,8 +86,7 @@ struct conn {
 	int		 client, upstream;
 	time_t		 started;
 	struct pbuf	 untrusted_head;	/* the request head, as read */
-	struct pbuf	 up, down;	/* client->upstream, upstream->client */
-	bool		 client_eof, upstream_eof;
+	struct tube	 up, down;	/* client->upstream, upstream->client */
 	char		 addr[INET6_ADDRSTRLEN + 8];	/* the one tried */
 };
 
@@ -69,6 +98,7 @@ struct proxy {
 	size_t		 n;
 	int		 resolved[2];	/* resolver threads -> the loop */
 	unsigned	 allowed, refused, failed;
+	size_t		 pipe_budget;	/* what pipes may still grow by */
 	struct sockaddr_storage *own;	/* this host's interface addresses */
 	size_t		 nown;
 	bool		 own_ok;	/* listed at least once */
@@ -449,6 +479,21 @@ resolve(void *arg)
 	return NULL;
 }
 
+/*
+ * A relay adds no delay of its own: each end chose how it coalesces its
+ * writes, and Nagle's algorithm here, against the far end's delayed
+ * acknowledgements, would hold a small write back by tens of ms.
+ */
+static void
+nodelay(int fd)
+{
+	int one = 1;
+
+	if (fd >= 0)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+		    sizeof(one));
+}
+
 /* The addresses are known: check them, start connecting. */
 static void
 connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
@@ -479,6 +524,7 @@ connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
 	}
 	c->upstream = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0);
+	nodelay(c->upstream);
 	if (c->upstream < 0 || (connect(c->upstream, res->ai_addr,
 	    res->ai_addrlen) < 0 && errno != EINPROGRESS)) {
 		fail(px, c, errno);
@@ -572,8 +618,23 @@ proxy_new(int listen_fd, char *const *allow, char *const *endpoint,
     const char *injected)
 {
 	struct proxy *px = xcalloc(1, sizeof(*px));
+	const rlim_t want = 256 + MAX_CONNS * CONN_FDS;
+	struct rlimit rl;
 
+	/*
+	 * Room for every tunnel's fds: the soft limit raised towards the
+	 * hard one (a soft limit of 1024 is common).  Only this process's:
+	 * the sandbox is already running with its own.  Past the hard
+	 * limit, a tunnel that cannot have its pipe is closed.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_debug("proxy: cannot raise RLIMIT_NOFILE: %s",
+			    strerror(errno));
+	}
 	px->listener = listen_fd;
+	px->pipe_budget = PIPE_BUDGET;
 	if (pipe2(px->resolved, O_NONBLOCK | O_CLOEXEC) < 0)
 		die_errno(errno, "proxy: pipe");
 	px->allow = allow;
@@ -586,16 +647,35 @@ proxy_new(int listen_fd, char *const *allow, char *const *endpoint,
 }
 
 static void
-conn_free(struct conn *c)
+tube_close(struct proxy *px, struct tube *t)
+{
+	if (t->pipe[0] >= 0) {
+		close(t->pipe[0]);
+		close(t->pipe[1]);
+	}
+	t->pipe[0] = t->pipe[1] = -1;
+	px->pipe_budget += t->grown;
+	t->grown = 0;
+}
+
+static void
+conn_free(struct proxy *px, struct conn *c)
 {
 	if (c->client >= 0)
 		close(c->client);
 	if (c->upstream >= 0)
 		close(c->upstream);
 	free(c->untrusted_head.data);
-	free(c->up.data);
-	free(c->down.data);
+	tube_close(px, &c->up);
+	tube_close(px, &c->down);
 	free(c);
+}
+
+/* Both ways at their end, and everything passed on. */
+static bool
+relay_over(const struct conn *c)
+{
+	return c->up.eof && c->down.eof && !c->up.len && !c->down.len;
 }
 
 size_t
@@ -611,9 +691,8 @@ proxy_poll(struct proxy *px, struct pollfd *p, size_t max)
 		if (c->state == S_HEAD && now - c->started > HEAD_SECONDS)
 			refuse(px, c, "(request)", "too slow to send its request");
 		if (c->state == S_DONE || (c->state == S_RELAY &&
-		    c->client_eof && c->upstream_eof && !c->up.len &&
-		    !c->down.len)) {
-			conn_free(c);
+		    relay_over(c))) {
+			conn_free(px, c);
 			px->c[i] = px->c[--px->n];
 			continue;
 		}
@@ -641,10 +720,11 @@ proxy_poll(struct proxy *px, struct pollfd *p, size_t max)
 			ue = POLLOUT;
 			break;
 		case S_RELAY:
-			ce = (short)((!c->client_eof && c->up.len < BUF ?
-			    POLLIN : 0) | (c->down.len ? POLLOUT : 0));
-			ue = (short)((!c->upstream_eof && c->down.len < BUF ?
-			    POLLIN : 0) | (c->up.len ? POLLOUT : 0));
+			/* Read only what the pipe has room for. */
+			ce = (short)((!c->up.eof && !c->up.full ? POLLIN : 0) |
+			    (c->down.len ? POLLOUT : 0));
+			ue = (short)((!c->down.eof && !c->down.full ? POLLIN :
+			    0) | (c->up.len ? POLLOUT : 0));
 			break;
 		case S_RESOLVING:
 		case S_DONE:
@@ -664,30 +744,65 @@ proxy_poll(struct proxy *px, struct pollfd *p, size_t max)
 	return n;
 }
 
-static void
-buf_fill(struct pbuf *b, int fd, bool *eof)
+/*
+ * Move what in has into t's pipe (when readable) and what the pipe holds
+ * into out, as far as both go without blocking; pass an end on once
+ * everything before it is out.  False when the tunnel must end: out
+ * failed, or no pipe could be made.
+ */
+static bool
+tube_pump(struct proxy *px, const struct conn *c, struct tube *t, int in,
+    int out, bool readable)
 {
 	ssize_t r;
+	int size;
 
-	if (b->data == NULL)
-		b->data = xmalloc(BUF);
-	/* Bounded: the buffer's BUF bytes. */
-	r = read(fd, b->data + b->len, BUF - b->len);
-	if (r > 0)
-		b->len += (size_t)r;
-	else if (r == 0 || (errno != EAGAIN && errno != EINTR))
-		*eof = true;
-}
-
-static bool
-buf_drain(struct pbuf *b, int fd)
-{
-	ssize_t w = send(fd, b->data, b->len, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-	if (w < 0)
-		return errno == EAGAIN || errno == EINTR;
-	memmove(b->data, b->data + w, b->len - (size_t)w);
-	b->len -= (size_t)w;
+	if (readable && !t->eof && t->pipe[0] < 0) {
+		if (pipe2(t->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+			log_warn("proxy: %s: cannot make a pipe: %s", c->dest,
+			    strerror(errno));
+			t->pipe[0] = t->pipe[1] = -1;
+			return false;
+		}
+	}
+	if (readable && !t->eof && !t->full) {
+		/* Bounded: at most PIPE_BYTES, and the pipe's room. */
+		r = splice(in, NULL, t->pipe[1], NULL, PIPE_BYTES,
+		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (r > 0)
+			t->len += (size_t)r;
+		else if (r == 0 || (errno != EAGAIN && errno != EINTR))
+			t->eof = true;
+		else if (t->len > 0 && !t->grown &&
+		    px->pipe_budget >= PIPE_BYTES &&
+		    (size = fcntl(t->pipe[1], F_SETPIPE_SZ, PIPE_BYTES)) > 0) {
+			/* Full: fewer, larger moves from now on.  Where the
+			 * system allows no more (pipe-max-size, the user's
+			 * pipe pages), the pipe stays as it is. */
+			t->grown = (size_t)size < px->pipe_budget ?
+			    (size_t)size : px->pipe_budget;
+			px->pipe_budget -= t->grown;
+		} else if (t->len > 0)
+			/* No room (a pipe counts pages, not bytes): wait
+			 * for out to take some. */
+			t->full = true;
+	}
+	if (t->len > 0) {
+		/* Bounded: what the pipe holds. */
+		r = splice(t->pipe[0], NULL, out, NULL, t->len,
+		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (r > 0) {
+			t->len -= (size_t)r;
+			t->full = false;
+		} else if (r < 0 && errno != EAGAIN && errno != EINTR)
+			return false;
+	}
+	/* Half-close: the end passed on once the data is out. */
+	if (t->eof && t->len == 0 && !t->shut) {
+		shutdown(out, SHUT_WR);
+		t->shut = true;
+		tube_close(px, t);
+	}
 	return true;
 }
 
@@ -710,9 +825,13 @@ head_read(struct proxy *px, struct conn *c)
 	c->untrusted_head.data[c->untrusted_head.len] = '\0';
 	if (memmem(c->untrusted_head.data, c->untrusted_head.len,
 	    "\r\n\r\n", 4) || memmem(c->untrusted_head.data,
-	    c->untrusted_head.len, "\n\n", 2))
+	    c->untrusted_head.len, "\n\n", 2)) {
 		start(px, c);
-	else if (c->untrusted_head.len == HEAD_MAX)
+		/* Parsed: its buffer is not kept for the tunnel's life. */
+		free(c->untrusted_head.data);
+		c->untrusted_head.data = NULL;
+		c->untrusted_head.len = 0;
+	} else if (c->untrusted_head.len == HEAD_MAX)
 		refuse(px, c, "(request)", "a request head over 8 KiB");
 }
 
@@ -735,9 +854,12 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 			    SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 			if (fd >= 0 && px->n < MAX_CONNS) {
+				nodelay(fd);
 				c = xcalloc(1, sizeof(*c));
 				c->client = fd;
 				c->upstream = -1;
+				c->up.pipe[0] = c->up.pipe[1] = -1;
+				c->down.pipe[0] = c->down.pipe[1] = -1;
 				c->started = time(NULL);
 				px->c[px->n++] = c;
 			} else if (fd >= 0)
@@ -766,30 +888,20 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 			reply(c->client, "200 Connection established");
 			c->state = S_RELAY;
 		} else if (c->state == S_RELAY) {
-			int fd = px->map[i].side ? c->upstream : c->client;
-			struct pbuf *in = px->map[i].side ? &c->down : &c->up;
-			struct pbuf *out = px->map[i].side ? &c->up : &c->down;
-			bool *eof = px->map[i].side ? &c->upstream_eof :
-			    &c->client_eof;
+			bool up = px->map[i].side == 0;
+			/* What this fd sends on, and what it is sent. */
+			struct tube *in = up ? &c->up : &c->down;
+			struct tube *out = up ? &c->down : &c->up;
+			bool readable = p[i].revents & (POLLIN | POLLHUP |
+			    POLLERR);
 
-			if (p[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-				int other = px->map[i].side ? c->client :
-				    c->upstream;
-
-				buf_fill(in, fd, eof);
-				/* Pass it on at once: a poll round saved. */
-				if (in->len && !buf_drain(in, other))
-					c->state = S_DONE;
-			}
-			if ((p[i].revents & POLLOUT) && out->len &&
-			    !buf_drain(out, fd))
-				c->state = S_DONE;
-			/* Half-close: pass an EOF on once the data is out. */
-			if (c->client_eof && !c->up.len && c->upstream >= 0)
-				shutdown(c->upstream, SHUT_WR);
-			if (c->upstream_eof && !c->down.len)
-				shutdown(c->client, SHUT_WR);
-			if (p[i].revents & POLLERR)
+			/* In and passed on at once: a poll round saved. */
+			if (!tube_pump(px, c, in, up ? c->client :
+			    c->upstream, up ? c->upstream : c->client,
+			    readable) ||
+			    !tube_pump(px, c, out, up ? c->upstream : c->client,
+			    up ? c->client : c->upstream, false) ||
+			    (p[i].revents & POLLERR))
 				c->state = S_DONE;
 		}
 	}
@@ -830,7 +942,7 @@ proxy_free(struct proxy *px)
 	strv_free(px->refusals);
 	strv_free(px->failures);
 	for (i = 0; i < px->n; i++)
-		conn_free(px->c[i]);
+		conn_free(px, px->c[i]);
 	close(px->listener);
 	/*
 	 * A thread still resolving gets EPIPE and frees its own job.  The

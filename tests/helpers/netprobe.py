@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """netprobe.py - servers and probes for tests/integration/network.sh and
-host-sockets.sh (and bench/proxy).  Every probe prints one line and exits
+host-sockets.sh.  Every probe prints one line and exits
 0 when it got through, 1 when it did not (the line names the errno, of
 socket() too: a sandbox may refuse the socket itself).
 
@@ -15,6 +15,9 @@ to READYFILE once it listens):
   serve-sink READYFILE              TCP: accepts and holds connections
   serve-log LOGFILE READYFILE       TCP: logs "conn" and the first bytes
                                     received for every connection
+  serve-relay TOTAL READYFILE       TCP, for the relay probe: the first
+                                    byte of a connection says what it wants
+                                    (see relay_one())
 
 Probes:
   tcp HOST PORT                     connect()
@@ -30,7 +33,10 @@ Probes:
                                     line, "@name" for abstract); prints
                                     "PATH errno" per line; exit 1 when any
                                     connect succeeded
-  hold PROXYPORT DEST N SECONDS     open N CONNECT tunnels to DEST, hold
+  relay PROXYPORT DEST CASE [N]     a serve-relay case through a CONNECT
+                                    tunnel (PROXYPORT 0: directly):
+                                    client-eof N, server-eof N,
+                                    slow-reader; prints what it saw
 """
 import errno
 import os
@@ -153,6 +159,184 @@ def serve_sink(readyfile):
         c, _ = s.accept()
         held.append(c)
         threading.Thread(target=drain, args=(c,), daemon=True).start()
+
+
+# serve-relay's state, across its connections: the flood's progress and
+# what the server-eof case received.
+RELAY = {"sent": 0, "done": False, "eof_got": None}
+RELAY_LOCK = threading.Lock()
+
+
+def relay_pattern(total):
+    """The flood's bytes: a cycle of 251 (a prime: a lost, doubled or
+    reordered chunk of any power-of-two size shows), in 64 KiB chunks."""
+    block = bytes(i % 251 for i in range(251)) * 263
+    off = 0
+    while off < total:
+        n = min(65536, total - off)
+        start = off % 251
+        yield block[start:start + n]
+        off += n
+
+
+def read_to_eof(c):
+    n = 0
+    while True:
+        d = c.recv(65536)
+        if not d:
+            return n
+        n += len(d)
+
+
+def relay_one(c, total):
+    """One connection: "A" counts the bytes until the client's end, then
+    answers "got N" (the client's half-close passed on, the way back still
+    open); "B" sends "hello", ends its own side, and keeps what it reads
+    until the client's end for "S" (the server's half-close passed on, the
+    way there still open); "F" sends TOTAL bytes of relay_pattern(),
+    counting them; "S" answers "sent N done D eof_got G"."""
+    try:
+        kind = c.recv(1)
+        if kind == b"A":
+            c.sendall(b"got %d\n" % read_to_eof(c))
+        elif kind == b"B":
+            with RELAY_LOCK:
+                RELAY["eof_got"] = None
+            c.sendall(b"hello\n")
+            c.shutdown(socket.SHUT_WR)
+            n = read_to_eof(c)
+            with RELAY_LOCK:
+                RELAY["eof_got"] = n
+        elif kind == b"F":
+            with RELAY_LOCK:
+                RELAY["sent"], RELAY["done"] = 0, False
+            for chunk in relay_pattern(total):
+                c.sendall(chunk)
+                with RELAY_LOCK:
+                    RELAY["sent"] += len(chunk)
+            with RELAY_LOCK:
+                RELAY["done"] = True
+        elif kind == b"S":
+            with RELAY_LOCK:
+                c.sendall(b"sent %d done %d eof_got %s\n" % (RELAY["sent"],
+                          RELAY["done"], str(RELAY["eof_got"]).encode()))
+    except OSError:
+        pass
+    c.close()
+
+
+def serve_relay(total, readyfile):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    s.listen(64)
+    ready(readyfile, s.getsockname()[1])
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=relay_one, args=(c, int(total)),
+                         daemon=True).start()
+
+
+# A guard against a hang, far above what any of these takes: not a bound
+# on how long they may take.
+RELAY_GUARD = 300
+
+
+def relay_dial(proxyport, dest, kind):
+    host, port = dest.rsplit(":", 1)
+    if proxyport == "0":
+        s = socket.create_connection((host, int(port)), timeout=RELAY_GUARD)
+    else:
+        s = socket.create_connection(("127.0.0.1", int(proxyport)),
+                                     timeout=RELAY_GUARD)
+        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" %
+                   (dest, dest)).encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            d = s.recv(1)
+            if not d:
+                raise OSError("the proxy closed: %r" % head)
+            head += d
+        if not head.startswith(b"HTTP/1.1 200"):
+            raise OSError("the proxy refused: %r" % head[:40])
+    s.sendall(kind)
+    return s
+
+
+def relay_status(proxyport, dest):
+    s = relay_dial(proxyport, dest, b"S")
+    w = s.makefile("rb").readline().split()
+    s.close()
+    return int(w[1]), w[3] == b"1", w[5].decode()
+
+
+def probe_relay(proxyport, dest, case, n="0"):
+    n = int(n)
+    payload = b"".join(relay_pattern(n))
+    if case == "client-eof":
+        s = relay_dial(proxyport, dest, b"A")
+        s.sendall(payload)
+        s.shutdown(socket.SHUT_WR)
+        got = b""
+        while True:
+            d = s.recv(4096)
+            if not d:
+                break
+            got += d
+        print(got.decode("latin-1").strip() or "(nothing back)")
+        return 0
+    if case == "server-eof":
+        s = relay_dial(proxyport, dest, b"B")
+        got = b""
+        while True:
+            d = s.recv(4096)
+            if not d:
+                break
+            got += d
+        s.sendall(payload)
+        s.shutdown(socket.SHUT_WR)
+        s.close()
+        # The server keeps the count once the end reaches it.
+        for _ in range(RELAY_GUARD * 10):
+            eof_got = relay_status(proxyport, dest)[2]
+            if eof_got != "None":
+                break
+            time.sleep(0.1)
+        print("read %r then EOF; the server got %s after its own end" %
+              (got.decode("latin-1"), eof_got))
+        return 0
+    if case == "slow-reader":
+        import hashlib
+        s = relay_dial(proxyport, dest, b"F")
+        # Read nothing until the sender is held: its count stands still
+        # across three looks (or it is done, and nothing held it).
+        last, same = -1, 0
+        while same < 3:
+            time.sleep(0.2)
+            sent, done, _ = relay_status(proxyport, dest)
+            if done:
+                break
+            same = same + 1 if sent == last else 0
+            last = sent
+        held = "held" if not done else "not held"
+        h = hashlib.sha256()
+        total = 0
+        while True:
+            d = s.recv(1 << 20)
+            if not d:
+                break
+            h.update(d)
+            total += len(d)
+        want = hashlib.sha256()
+        for chunk in relay_pattern(total):
+            want.update(chunk)
+        _, done, _ = relay_status(proxyport, dest)
+        print("sender %s; then read %d bytes, %s; sender done %s" %
+              (held, total, "intact" if h.digest() == want.digest()
+               else "CORRUPT", "yes" if done else "no"))
+        return 0
+    print("netprobe: unknown relay case %s" % case, file=sys.stderr)
+    return 2
 
 
 def probe_tcp(host, port):
@@ -304,23 +488,6 @@ def probe_raw_all(host, port, hexreq):
     return 0
 
 
-def hold(proxyport, dest, n, seconds):
-    socks = []
-    for _ in range(int(n)):
-        s = socket.create_connection(("127.0.0.1", int(proxyport)), timeout=15)
-        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" %
-                   (dest, dest)).encode())
-        resp = s.recv(4096)
-        if not resp.startswith(b"HTTP/1.1 200"):
-            print("tunnel refused: %r" % resp[:40])
-            return 1
-        socks.append(s)
-    print("holding %d" % len(socks))
-    sys.stdout.flush()
-    time.sleep(float(seconds))
-    return 0
-
-
 def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "serve-http":
@@ -361,8 +528,10 @@ def main(argv):
         return probe_raw(*args)
     elif cmd == "raw-all":
         return probe_raw_all(*args)
-    elif cmd == "hold":
-        return hold(*args)
+    elif cmd == "serve-relay":
+        serve_relay(*args)
+    elif cmd == "relay":
+        return probe_relay(*args)
     else:
         print("netprobe: unknown command %s" % cmd, file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 33
+plan 35
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -23,7 +23,9 @@ printf '%s\n' "$BODY" >"$TEST_TMP/www/index.html"
 HTTP_PORT=$(start_server http http "$TEST_TMP/www") &&
 HTTP2_PORT=$(start_server http2 http "$TEST_TMP/www") &&
 UDP_LOG=$TEST_TMP/udp.log &&
-UDP_PORT=$(start_server udp udp "$UDP_LOG") || {
+UDP_PORT=$(start_server udp udp "$UDP_LOG") &&
+RELAY_TOTAL=268435456 &&
+RELAY_PORT=$(start_server relay relay "$RELAY_TOTAL") || {
 	echo "Bail out! cannot start the loopback servers"
 	cat "$TEST_TMP/server.err" 2>/dev/null | sed 's/^/# /'
 	exit 1
@@ -592,6 +594,58 @@ t_proxy_counts() {
 	assert_file_has_content "$ERR" 'refused \(-v names them\)$'
 }
 
+# A tunnel's two ways end apart (half-close).  The client's end passed on
+# while the way back stays open: the server reads 1 MiB to its end, then
+# answers.  The server's end passed on while the way there stays open:
+# the client reads "hello" to its end, then sends 1 MiB, which the server
+# gets whole.  The control: the same, directly on the host.
+t_proxy_half_close() {
+	require_leg_c_caller
+	net_ws
+	for c in client-eof server-eof; do
+		st python3 "$NETPROBE" relay 0 "127.0.0.1:$RELAY_PORT" "$c" \
+		    1048576 >"$TEST_TMP/control.$c"
+		assert_status "$ST" 0
+	done
+	printf '%s\n' "got 1048576" \
+	    "read 'hello\\n' then EOF; the server got 1048576 after its own end" \
+	    >"$TEST_TMP/want"
+	cat "$TEST_TMP/control.client-eof" "$TEST_TMP/control.server-eof" \
+	    >"$TEST_TMP/control"
+	cmp -s "$TEST_TMP/control" "$TEST_TMP/want" || {
+		diag_file "$TEST_TMP/control" "directly"
+		fail "control: not what the two half-closes give directly"
+	}
+	run_confine -p "$ONLINE" --allow "127.0.0.1:$RELAY_PORT" -- sh -c '
+	    for c in client-eof server-eof; do
+		python3 "$1" relay 3128 "$2" $c 1048576 || echo "$c failed"
+	    done' sh "$P_IN" "127.0.0.1:$RELAY_PORT"
+	assert_status "$RC" 0
+	cmp -s "$OUT" "$TEST_TMP/want" || {
+		diag_file "$OUT" "inside"
+		fail "not what the two half-closes should give"
+	}
+}
+
+# A client that does not read holds its sender back (backpressure): the
+# server's 256 MiB, far more than the sockets and the pipe between them
+# hold, stop going out until the client reads; then every byte comes, in
+# order.  The control: a client on the host that does not read holds the
+# server back too (the amount is enough to fill what is between).
+t_proxy_slow_reader() {
+	require_leg_c_caller
+	net_ws
+	st python3 "$NETPROBE" relay 0 "127.0.0.1:$RELAY_PORT" slow-reader \
+	    >"$TEST_TMP/control"
+	assert_status "$ST" 0
+	want="sender held; then read $RELAY_TOTAL bytes, intact; sender done yes"
+	assert_eq "$(cat "$TEST_TMP/control")" "$want" "control: directly"
+	run_confine -p "$ONLINE" --allow "127.0.0.1:$RELAY_PORT" -- \
+	    python3 "$P_IN" relay 3128 "127.0.0.1:$RELAY_PORT" slow-reader
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" "$want" "through the proxy"
+}
+
 # ---------------------------------------------------------------- host
 
 require_host_mode() {
@@ -692,6 +746,8 @@ tcase "proxy: a raw --endpoint is leg C, refused in the sealed profile" t_endpoi
 proxy_tcase "proxy: no allow-list, nothing leaves" t_proxy_empty
 proxy_tcase "proxy: an unreachable destination: 502 with the reason, counted as a failure" t_proxy_upstream_failure
 proxy_tcase "proxy: the exit line counts allowed and refused" t_proxy_counts
+proxy_tcase "proxy: a tunnel's two ways end apart (half-close)" t_proxy_half_close
+proxy_tcase "proxy: a client that does not read holds its sender back, then gets every byte" t_proxy_slow_reader
 tcase "host: the host's loopback server is reachable" t_host_loopback
 tcase "host: the host's interfaces" t_host_links
 tcase "host: a host unix socket under /tmp is unreachable" t_host_unix_tmp
