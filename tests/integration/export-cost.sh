@@ -5,12 +5,14 @@
 # one at init (the control, tests/helpers/git2-init, shows it here), and
 # the export, which speaks no TLS, never opens it, with the same patch.
 # Its memory does not grow with a file's size: a 256 MiB file (the export's
-# per-file limit is 32 MiB) is named too large, and the peak RSS of the
-# whole run and of the export alone stays under 64 MiB; the control shows
-# that the measure sees a process of 128 MiB.
+# per-file limit is 32 MiB) is named too large, and files of 30 and 20 MiB
+# (over 4 MiB: hashed and written in pieces, as binary) are exported, git
+# apply making them again; the peak RSS of the whole run and of the export
+# alone stays under 64 MiB.  The control shows that the measure sees a
+# process of 128 MiB.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 3
+plan 4
 
 EXPORT=$(dirname "$CONFINE")/confine-export
 GIT2_INIT=$TESTS_BUILDDIR/helpers/git2-init
@@ -108,7 +110,45 @@ t_large_file() {
 	done
 }
 
+t_large_exported() {
+	ws_new
+	peak_rss "$TEST_TMP/rss.run" sh -c 'cd "$1" && exec "$2" -- sh -c \
+	    "head -c 31457280 /dev/urandom >big.bin &&
+	    yes \$(printf %0199d 7) | head -c 20971520 >long.txt &&
+	    head -c 5000000 /dev/urandom >>README" \
+	    </dev/null >"$3" 2>"$4"' sh "$WS" "$CONFINE" "$OUT" "$ERR" ||
+	    fail "confine failed: $(cat "$ERR")"
+	assert_ws_unchanged
+	summary_session
+	assert_eq "$(grep '^diff --git' "$SDIR/changes.patch")" \
+	    "diff --git a/README b/README
+diff --git a/big.bin b/big.bin
+diff --git a/long.txt b/long.txt" "the patch's files"
+	for p in README big.bin long.txt; do
+		assert_file_has_content "$SDIR/report" \
+		    "^  $p: over 4 MiB: exported as binary, the review shows no diff of it\$"
+	done
+	assert_file_has_content "$SDIR/report" '^ big.bin  *| Bin 0 -> 31457280 bytes$'
+	peak_rss "$TEST_TMP/rss.export" "$EXPORT" -q "$SDIR" ||
+	    fail "the export failed"
+	for m in run export; do
+		rss=$(cat "$TEST_TMP/rss.$m")
+		diag "peak RSS, $m: $rss KiB"
+		[ "$rss" -lt "$RSS_MAX_KB" ] ||
+		    fail "peak RSS of the $m: $rss KiB, over $RSS_MAX_KB"
+	done
+	# git takes the patch, and makes the same files.
+	git clone -q "$WS" "$TEST_TMP/clone" || fail "cannot clone"
+	(cd "$TEST_TMP/clone" && git apply --binary "$SDIR/changes.patch") ||
+	    fail "git apply refuses the patch"
+	for p in README big.bin long.txt; do
+		cmp -s "$TEST_TMP/clone/$p" "$SDIR/upper/$p" ||
+		    fail "$p applied is not the session's"
+	done
+}
+
 tcase "the export opens no CA bundle, and makes the same patch" t_no_ca_bundle
 tcase "control: the peak RSS measure sees 128 MiB" t_rss_control
 tcase "a 256 MiB file: named too large, the peak RSS under 64 MiB" t_large_file
+tcase "files of 30, 20 and 5 MiB: exported as binary, the peak RSS under 64 MiB" t_large_exported
 tap_done
