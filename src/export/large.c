@@ -12,6 +12,10 @@
  *
  * Runs in: confine-export, after the sandbox is gone; the files are agent
  * data, or the host's.
+ * The same backend holds, past what the export keeps in memory, the other
+ * files' blobs by reference: read whole again, and checked, when libgit2
+ * asks for one (large_add_whole()).
+ *
  * MUST: hold no more of a large file than a buffer of it.
  * MUST: read a file only through upper_open() (beneath its layer, its size
  * told before any read), and no further than that size.
@@ -39,12 +43,14 @@ struct large_blob {
 	struct changes_src	 src;	/* its fds, borrowed from the export */
 	struct upper_state	 st;
 	char			*untrusted_path;
+	bool			 whole;	/* not large: read whole when asked */
 };
 
 struct large_odb {
 	git_odb_backend		 parent;
 	struct large_blob	*v;
 	size_t			 n;
+	bool			 sorted;	/* v by id, for bsearch */
 	bool			 armed;	/* the next stream is a large one */
 };
 
@@ -53,29 +59,102 @@ struct hash_stream {
 	git_odb_stream	 parent;
 };
 
-static const struct large_blob *
-find(const struct large_odb *l, const git_oid *id)
+static int
+by_id(const void *a, const void *b)
 {
-	size_t i;
+	return git_oid_cmp(&((const struct large_blob *)a)->id,
+	    &((const struct large_blob *)b)->id);
+}
 
-	for (i = 0; i < l->n; i++)
-		if (git_oid_equal(&l->v[i].id, id))
-			return &l->v[i];
-	return NULL;
+/* Thousands of files may be read again: sorted once, then searched. */
+static const struct large_blob *
+find(struct large_odb *l, const git_oid *id)
+{
+	struct large_blob key;
+
+	if (!l->sorted && l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), by_id);
+	l->sorted = true;
+	git_oid_cpy(&key.id, id);
+	return bsearch(&key, l->v, l->n, sizeof(*l->v), by_id);
+}
+
+static void
+add_entry(struct large_odb *l, const git_oid *id, size_t size,
+    const struct changes_src *src, const char *untrusted_path,
+    const struct upper_state *st, bool whole)
+{
+	struct large_blob *e;
+
+	if (find(l, id) != NULL)
+		return;
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	e = &l->v[l->n++];
+	e->id = *id;
+	e->size = size;
+	e->src = *src;
+	e->st = *st;
+	e->untrusted_path = xstrdup(untrusted_path);
+	e->whole = whole;
+	l->sorted = false;
+}
+
+/* A blob not held in memory, read whole: still the bytes of its id. */
+static int
+read_whole(git_odb_backend *b, const struct large_blob *e, void **ret)
+{
+	autoclose int fd = -1;
+	unsigned char *untrusted_data;
+	size_t size, got = 0;
+	git_oid again;
+	ssize_t n;
+
+	if ((fd = upper_open(&e->src, e->untrusted_path, &e->st, e->size,
+	    &size)) < 0 || size != e->size)
+		goto changed;
+	if ((untrusted_data = git_odb_backend_data_alloc(b, size ? size : 1))
+	    == NULL)
+		return -1;
+	while (got < size) {
+		/* Bounded: size - got, what is left of the blob's size. */
+		if ((n = read(fd, untrusted_data + got, size - got)) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != size || git_odb_hash(&again, untrusted_data, size,
+	    GIT_OBJECT_BLOB) < 0 || !git_oid_equal(&again, &e->id)) {
+		git_odb_backend_data_free(b, untrusted_data);
+		goto changed;
+	}
+	*ret = untrusted_data;
+	return 0;
+changed:
+	git_error_set_str(GIT_ERROR_ODB, "a file changed while it was "
+	    "exported");
+	return -1;
 }
 
 static int
 l_read(void **data, size_t *len, git_object_t *type, git_odb_backend *b,
     const git_oid *id)
 {
-	(void)data;
-	(void)len;
-	(void)type;
-	if (find((struct large_odb *)b, id) == NULL)
+	const struct large_blob *e = find((struct large_odb *)b, id);
+
+	if (e == NULL)
 		return GIT_ENOTFOUND;
-	git_error_set_str(GIT_ERROR_ODB, "a large file's blob is not read "
-	    "whole");
-	return -1;
+	if (!e->whole) {
+		git_error_set_str(GIT_ERROR_ODB, "a large file's blob is not "
+		    "read whole");
+		return -1;
+	}
+	if (read_whole(b, e, data) < 0)
+		return -1;
+	*len = e->size;
+	*type = GIT_OBJECT_BLOB;
+	return 0;
 }
 
 static int
@@ -258,7 +337,6 @@ large_add(git_repository *repo, int fd, size_t size,
     const struct upper_state *st, git_oid *ret, size_t *ret_lines)
 {
 	struct large_odb *l = large_of(repo);
-	struct large_blob *e;
 	git_odb *odb = NULL;
 	git_oid id;
 	size_t lines = 0;
@@ -272,28 +350,38 @@ large_add(git_repository *repo, int fd, size_t size,
 	git_odb_free(odb);
 	if (r < 0)
 		return r;
-	if (find(l, &id) == NULL) {
-		l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
-		e = &l->v[l->n++];
-		e->id = id;
-		e->size = size;
-		e->src = *src;
-		e->st = *st;
-		e->untrusted_path = xstrdup(untrusted_path);
-	}
+	add_entry(l, &id, size, src, untrusted_path, st, false);
 	*ret = id;
 	*ret_lines = lines;
+	return 0;
+}
+
+int
+large_add_whole(git_repository *repo, const struct changes_src *src,
+    const char *untrusted_path, const struct upper_state *st,
+    const void *untrusted_buf, size_t len, git_oid *ret)
+{
+	struct large_odb *l = large_of(repo);
+
+	if (l == NULL) {
+		git_error_set_str(GIT_ERROR_ODB, "large: no backend");
+		return -1;
+	}
+	if (git_odb_hash(ret, untrusted_buf, len, GIT_OBJECT_BLOB) < 0)
+		return -1;
+	add_entry(l, ret, len, src, untrusted_path, st, true);
 	return 0;
 }
 
 bool
 large_is(git_repository *repo, const git_oid *id)
 {
+	const struct large_blob *e;
 	struct large_odb *l;
 
 	if (git_oid_is_zero(id) || (l = large_of(repo)) == NULL)
 		return false;
-	return find(l, id) != NULL;
+	return (e = find(l, id)) != NULL && !e->whole;
 }
 
 /* git's base85 (base85.c): 4 bytes, most significant first, as 5. */
@@ -375,6 +463,8 @@ large_put_literal(git_repository *repo, const git_oid *id, FILE *out)
 	int fd = -1, r = -1;
 	size_t size = 0;
 
+	if (e && e->whole)	/* not large: read whole, from the database */
+		e = NULL;
 	if (e) {
 		if ((fd = upper_open(&e->src, e->untrusted_path, &e->st,
 		    e->size, &size)) < 0) {

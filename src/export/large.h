@@ -42,6 +42,17 @@ int	large_add(git_repository *repo, int fd, size_t size,
 	    const struct changes_src *src, const char *untrusted_path,
 	    const struct upper_state *st, git_oid *ret, size_t *ret_lines);
 
+/*
+ * Put untrusted_buf, the len bytes of one side of untrusted_path (not
+ * large, just read whole), in repo's private database by reference: its
+ * id in *ret; it is read again from the same layer and path, whole and
+ * checked against the id, each time libgit2 asks for it, so that the
+ * export holds no more than what it looks at.  0, or -1 (a libgit2 error).
+ */
+int	large_add_whole(git_repository *repo, const struct changes_src *src,
+	    const char *untrusted_path, const struct upper_state *st,
+	    const void *untrusted_buf, size_t len, git_oid *ret);
+
 /* Is id a large blob of repo's private database? */
 bool	large_is(git_repository *repo, const git_oid *id);
 

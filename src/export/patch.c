@@ -125,9 +125,18 @@ ignored(struct host_repo *h, const char *path)
 	return !(h->index && git_index_get_bypath(h->index, path, 0));
 }
 
-/* What one export reads: UPPER_MAX_TOTAL bytes in all. */
+/*
+ * What one export reads: UPPER_MAX_TOTAL bytes in all; of which it holds
+ * HELD_MAX in memory (the mempack), and the rest by reference (read again
+ * when looked at, export/large.h), so that its memory does not grow with
+ * the change: at most that, and a few times the largest file under
+ * LARGE_MIN while libgit2 diffs it.
+ */
+#define HELD_MAX	(16UL * 1024 * 1024)
+
 struct budget {
 	size_t	left;
+	size_t	held;
 };
 
 static size_t
@@ -203,9 +212,17 @@ add_side(git_repository *repo, git_index *idx, const struct changes_src *src,
 	e.mode = st->type == UPPER_LINK ? GIT_FILEMODE_LINK :
 	    (st->mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE :
 	    GIT_FILEMODE_BLOB;
-	if (git_oid_is_zero(&e.id) &&
-	    git_blob_create_from_buffer(&e.id, repo, untrusted_buf, len) < 0)
-		return -1;
+	/* A large one has its id; any other is held, or read again. */
+	if (git_oid_is_zero(&e.id)) {
+		if (st->type == UPPER_FILE && b->held + len > HELD_MAX)
+			r = large_add_whole(repo, src, untrusted_path, st,
+			    untrusted_buf, len, &e.id);
+		else if ((r = git_blob_create_from_buffer(&e.id, repo,
+		    untrusted_buf, len)) == 0)
+			b->held += len;
+		if (r < 0)
+			return -1;
+	}
 	/* A name git refuses (".GIT/x", "a/../b"): skipped, and said. */
 	if (git_index_add(idx, &e) < 0) {
 		*why = xasprintf("git refuses the name: %s", git_err());

@@ -7,12 +7,14 @@
 # Its memory does not grow with a file's size: a 256 MiB file (the export's
 # per-file limit is 32 MiB) is named too large, and files of 30 and 20 MiB
 # (over 4 MiB: hashed and written in pieces, as binary) are exported, git
-# apply making them again; the peak RSS of the whole run and of the export
-# alone stays under 64 MiB.  The control shows that the measure sees a
+# apply making them again; and so are 20 files of 3.5 MiB (70 MiB in all:
+# past 16 MiB the export holds none of them, reading each again when it
+# looks at it).  The peak RSS of the whole run and of the export alone
+# stays under 64 MiB.  The control shows that the measure sees a
 # process of 128 MiB.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 4
+plan 5
 
 EXPORT=$(dirname "$CONFINE")/confine-export
 GIT2_INIT=$TESTS_BUILDDIR/helpers/git2-init
@@ -138,12 +140,44 @@ diff --git a/long.txt b/long.txt" "the patch's files"
 		    fail "peak RSS of the $m: $rss KiB, over $RSS_MAX_KB"
 	done
 	# git takes the patch, and makes the same files.
-	git clone -q "$WS" "$TEST_TMP/clone" || fail "cannot clone"
-	(cd "$TEST_TMP/clone" && git apply --binary "$SDIR/changes.patch") ||
+	git clone -q "$WS" "$TEST_TMP/clone.large" || fail "cannot clone"
+	(cd "$TEST_TMP/clone.large" &&
+	    git apply --binary "$SDIR/changes.patch") ||
 	    fail "git apply refuses the patch"
 	for p in README big.bin long.txt; do
-		cmp -s "$TEST_TMP/clone/$p" "$SDIR/upper/$p" ||
+		cmp -s "$TEST_TMP/clone.large/$p" "$SDIR/upper/$p" ||
 		    fail "$p applied is not the session's"
+	done
+}
+
+t_many_files() {
+	ws_new
+	peak_rss "$TEST_TMP/rss.run" sh -c 'cd "$1" && exec "$2" -- sh -c \
+	    "i=10; while [ \$i -lt 30 ]; do
+	    yes \$(printf %0199d \$i) | head -c 3670016 >m\$i.txt &&
+	    i=\$((i + 1)); done" \
+	    </dev/null >"$3" 2>"$4"' sh "$WS" "$CONFINE" "$OUT" "$ERR" ||
+	    fail "confine failed: $(cat "$ERR")"
+	assert_ws_unchanged
+	summary_session
+	assert_eq "$(grep -c '^diff --git' "$SDIR/changes.patch")" 20 \
+	    "the patch's files"
+	assert_file_has_content "$SDIR/report" \
+	    '^ 20 files changed, 367020 insertions\(\+\)$'
+	peak_rss "$TEST_TMP/rss.export" "$EXPORT" -q "$SDIR" ||
+	    fail "the export failed"
+	for m in run export; do
+		rss=$(cat "$TEST_TMP/rss.$m")
+		diag "peak RSS, $m: $rss KiB"
+		[ "$rss" -lt "$RSS_MAX_KB" ] ||
+		    fail "peak RSS of the $m: $rss KiB, over $RSS_MAX_KB"
+	done
+	git clone -q "$WS" "$TEST_TMP/clone.many" || fail "cannot clone"
+	(cd "$TEST_TMP/clone.many" && git apply "$SDIR/changes.patch") ||
+	    fail "git apply refuses the patch"
+	for f in "$SDIR"/upper/m*.txt; do
+		cmp -s "$TEST_TMP/clone.many/${f##*/}" "$f" ||
+		    fail "${f##*/} applied is not the session's"
 	done
 }
 
@@ -151,4 +185,5 @@ tcase "the export opens no CA bundle, and makes the same patch" t_no_ca_bundle
 tcase "control: the peak RSS measure sees 128 MiB" t_rss_control
 tcase "a 256 MiB file: named too large, the peak RSS under 64 MiB" t_large_file
 tcase "files of 30, 20 and 5 MiB: exported as binary, the peak RSS under 64 MiB" t_large_exported
+tcase "20 files of 3.5 MiB: exported as text, the peak RSS under 64 MiB" t_many_files
 tap_done
