@@ -1,7 +1,8 @@
 #!/bin/sh
 # install-deps.sh - install what building and testing confine needs, on
 # Debian 12 (bookworm) or Ubuntu 24.04 (noble) and their derivatives.
-# bash-completion, zsh, fish and man-db are for the tests of the
+# strace is for export-cost.sh (it skips without it); bash-completion,
+# zsh, fish and man-db are for the tests of the
 # completions and manual pages (they skip without them); bench/run-all
 # installs gnuplot and firejail itself, contrib/debian/build-and-test.sh
 # the Debian packaging tools.  systemd and dbus-user-session give the
@@ -18,7 +19,7 @@ packages='
 	libseccomp-dev libcap-ng-dev libinih-dev libgit2-dev zlib1g-dev
 	libjansson-dev libssl-dev libsystemd-dev
 	systemd dbus-user-session
-	git scdoc bubblewrap tmux hyperfine python3 procps iproute2
+	git scdoc bubblewrap tmux hyperfine python3 procps iproute2 strace
 	ca-certificates curl openssl
 	bash-completion zsh fish man-db xfsprogs
 '

@@ -13,6 +13,11 @@ tests_helpers_notify_probe_SOURCES = tests/helpers/notify-probe.c
 tests_helpers_procs_SOURCES = tests/helpers/procs.c
 check_PROGRAMS += tests/helpers/no-userns
 tests_helpers_no_userns_SOURCES = tests/helpers/no-userns.c
+# libgit2's own init, without confine-export's no-tls.c (export-cost.sh).
+check_PROGRAMS += tests/helpers/git2-init
+tests_helpers_git2_init_SOURCES = tests/helpers/git2-init.c
+tests_helpers_git2_init_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
+tests_helpers_git2_init_LDADD = $(LIBGIT2_LIBS)
 # The keyholder's transport with a test hook (keyholder-transport.sh,
 # bench/keyholder).
 check_PROGRAMS += tests/helpers/kh-serve
@@ -56,6 +61,7 @@ INTEGRATION_TESTS = \
 	tests/integration/apply-safety.sh \
 	tests/integration/apply-journal.sh \
 	tests/integration/export-faults.sh \
+	tests/integration/export-cost.sh \
 	tests/integration/network.sh \
 	tests/integration/inject.sh \
 	tests/integration/host-sockets.sh \
@@ -144,6 +150,7 @@ BACKEND_TESTS = \
 	tests/bwrap/enter.bwrap \
 	tests/bwrap/apply-commits.bwrap \
 	tests/bwrap/export-faults.bwrap \
+	tests/bwrap/export-cost.bwrap \
 	tests/bwrap/network.bwrap \
 	tests/bwrap/inject.bwrap \
 	tests/bwrap/host-sockets.bwrap \
@@ -187,6 +194,7 @@ BACKEND_TESTS = \
 	tests/landlock/enter.landlock \
 	tests/landlock/apply-commits.landlock \
 	tests/landlock/export-faults.landlock \
+	tests/landlock/export-cost.landlock \
 	tests/landlock/network.landlock \
 	tests/landlock/inject.landlock \
 	tests/landlock/host-sockets.landlock \

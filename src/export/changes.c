@@ -493,24 +493,54 @@ upper_lower_state(int lower_fd, const char *untrusted_path,
 		st->type = UPPER_ABSENT;
 }
 
+/* Both fds to their end, in step: the same bytes?  Memory: two buffers. */
+static bool
+same_bytes(int fa, int fb)
+{
+	char untrusted_a[65536], untrusted_b[sizeof(untrusted_a)];
+	ssize_t na, nb;
+	size_t got;
+
+	for (;;) {
+		if ((na = read(fa, untrusted_a, sizeof(untrusted_a))) < 0)
+			return false;
+		for (got = 0; got < (size_t)na; got += (size_t)nb)
+			if ((nb = read(fb, untrusted_b + got,
+			    (size_t)na - got)) <= 0)	/* Bounded: na */
+				return false;
+		if (na == 0)	/* b must end where a does */
+			return read(fb, untrusted_b, 1) == 0;	/* Bounded: 1 */
+		if (memcmp(untrusted_a, untrusted_b, (size_t)na) != 0)
+			return false;
+	}
+}
+
 /* Copy mode: same type, mode and bytes (or link target) on both sides? */
 static bool
 same(const struct changes_src *src, const char *untrusted_path,
     const struct upper_change *c)
 {
 	autofree char *a = NULL, *b = NULL;
+	autoclose int fa = -1, fb = -1;
 	size_t na = 0, nb = 0;
 
 	if (c->old.type != c->new.type || (c->old.type != UPPER_FILE &&
 	    c->old.type != UPPER_LINK) || (c->old.type == UPPER_FILE &&
 	    (c->old.mode & 0111) != (c->new.mode & 0111)))
 		return false;
+	if (c->old.type == UPPER_LINK) {
+		if (upper_read(src, untrusted_path, &c->old, PATH_MAX, &a,
+		    &na) < 0 || upper_read(src, untrusted_path, &c->new,
+		    PATH_MAX, &b, &nb) < 0)
+			return false;
+		return na == nb && memcmp(a, b, na) == 0;
+	}
 	/* Over the export's bound: a change, and the export says why. */
-	if (upper_read(src, untrusted_path, &c->old, UPPER_MAX_FILE, &a,
-	    &na) < 0 || upper_read(src, untrusted_path, &c->new,
-	    UPPER_MAX_FILE, &b, &nb) < 0)
+	if ((fa = upper_open(src, untrusted_path, &c->old, UPPER_MAX_FILE,
+	    &na)) < 0 || (fb = upper_open(src, untrusted_path, &c->new,
+	    UPPER_MAX_FILE, &nb)) < 0 || na != nb)
 		return false;
-	return na == nb && memcmp(a, b, na) == 0;
+	return same_bytes(fa, fb);
 }
 
 static int
@@ -615,12 +645,42 @@ readable(int root, const char *untrusted_path)
 }
 
 int
+upper_open(const struct changes_src *src, const char *untrusted_path,
+    const struct upper_state *st, size_t max, size_t *ret_size)
+{
+	int root = st->in_upper ? src->upper : src->lower;
+	struct stat sb;
+	int fd, r;
+
+	if ((fd = open_beneath(root, untrusted_path, O_RDONLY | O_NOFOLLOW |
+	    O_NOCTTY | O_NONBLOCK)) == -EACCES && st->in_upper &&
+	    readable(root, untrusted_path) == 0)
+		fd = open_beneath(root, untrusted_path, O_RDONLY | O_NOFOLLOW |
+		    O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	/* Agent data: its size first, then never more than max read. */
+	if (fstat(fd, &sb) < 0)
+		r = -errno;
+	else if (!S_ISREG(sb.st_mode))
+		r = -EINVAL;
+	else if ((uint64_t)sb.st_size > max)
+		r = -EFBIG;
+	else {
+		*ret_size = (size_t)sb.st_size;
+		return fd;
+	}
+	close(fd);
+	return r;
+}
+
+int
 upper_read(const struct changes_src *src, const char *untrusted_path,
     const struct upper_state *st, size_t max, char **ret, size_t *ret_len)
 {
 	int root = st->in_upper ? src->upper : src->lower;
 	autoclose int fd = -1;
-	struct stat sb;
+	size_t size;
 	ssize_t n;
 
 	if (st->type == UPPER_LINK) {
@@ -636,20 +696,8 @@ upper_read(const struct changes_src *src, const char *untrusted_path,
 		*ret_len = (size_t)n;
 		return 0;
 	}
-	if ((fd = open_beneath(root, untrusted_path, O_RDONLY | O_NOFOLLOW |
-	    O_NOCTTY | O_NONBLOCK)) == -EACCES && st->in_upper &&
-	    readable(root, untrusted_path) == 0)
-		fd = open_beneath(root, untrusted_path, O_RDONLY | O_NOFOLLOW |
-		    O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
+	if ((fd = upper_open(src, untrusted_path, st, max, &size)) < 0)
 		return fd;
-	/* Agent data: its size first, then never more than max read. */
-	if (fstat(fd, &sb) < 0)
-		return -errno;
-	if (!S_ISREG(sb.st_mode))
-		return -EINVAL;
-	if ((uint64_t)sb.st_size > max)
-		return -EFBIG;
 	/* -EFBIG too when it grew past max while read. */
 	if ((n = fd_read_all(fd, max, ret)) < 0)
 		return (int)n;

@@ -127,4 +127,13 @@ int	upper_read(const struct changes_src *, const char *untrusted_path,
 	    const struct upper_state *, size_t max, char **ret,
 	    size_t *ret_len);
 
+/*
+ * Open a side that is a regular file, from the layer it is in, to read it
+ * in pieces: its fd (O_CLOEXEC, the caller's), its size in *ret_size (at
+ * most max, told by fstat before any read), or -errno: -EFBIG when it is
+ * over max, -EINVAL when it is not a regular file.
+ */
+int	upper_open(const struct changes_src *, const char *untrusted_path,
+	    const struct upper_state *, size_t max, size_t *ret_size);
+
 #endif

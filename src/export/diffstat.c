@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "export/diffstat.h"
+#include "export/large.h"
 #include "lib/util.h"
 
 /* A line of the summary. */
@@ -105,10 +106,14 @@ blob_size(git_odb *odb, const git_diff_file *f)
 }
 
 static void
-line_fill(git_odb *odb, git_diff *diff, size_t i, struct stat_line *l)
+line_fill(git_repository *repo, git_odb *odb, git_diff *diff, size_t i,
+    struct stat_line *l)
 {
 	const git_diff_delta *d = git_diff_get_delta(diff, i);
 	git_patch *patch = NULL;
+	/* A large file's patch is binary (export/large.h), never loaded. */
+	bool large = repo && (large_is(repo, &d->old_file.id) ||
+	    large_is(repo, &d->new_file.id));
 
 	memset(l, 0, sizeof(*l));
 	if (d->status == GIT_DELTA_RENAMED &&
@@ -116,11 +121,11 @@ line_fill(git_odb *odb, git_diff *diff, size_t i, struct stat_line *l)
 		l->name = rename_name(d->old_file.path, d->new_file.path);
 	else
 		l->name = diffstat_quote(d->new_file.path);
-	if (git_patch_from_diff(&patch, diff, i) == 0 && patch) {
+	if (!large && git_patch_from_diff(&patch, diff, i) == 0 && patch) {
 		d = git_patch_get_delta(patch);
 		git_patch_line_stats(NULL, &l->added, &l->deleted, patch);
 	}
-	if (d->flags & GIT_DIFF_FLAG_BINARY) {
+	if (large || (d->flags & GIT_DIFF_FLAG_BINARY)) {
 		l->binary = true;
 		l->added = l->deleted = 0;
 		/* git says nothing of the sizes when the bytes are the same. */
@@ -292,7 +297,7 @@ diffstat_print(git_repository *repo, git_diff *diff, FILE *out, size_t max,
 	if (repo == NULL || git_repository_odb(&odb, repo) < 0)
 		odb = NULL;
 	for (i = 0; i < n; i++) {
-		line_fill(odb, diff, i, &v[i]);
+		line_fill(repo, odb, diff, i, &v[i]);
 		if (!v[i].binary) {
 			adds += v[i].added;
 			dels += v[i].deleted;

@@ -34,6 +34,7 @@
 #include "export/changes.h"
 #include "export/commits.h"
 #include "export/diffstat.h"
+#include "export/large.h"
 #include "export/patch.h"
 #include "export/review-flags.h"
 #include "lib/fdio.h"
@@ -124,9 +125,18 @@ ignored(struct host_repo *h, const char *path)
 	return !(h->index && git_index_get_bypath(h->index, path, 0));
 }
 
-/* What one export reads: UPPER_MAX_TOTAL bytes in all. */
+/*
+ * What one export reads: UPPER_MAX_TOTAL bytes in all; of which it holds
+ * HELD_MAX in memory (the mempack), and the rest by reference (read again
+ * when looked at, export/large.h), so that its memory does not grow with
+ * the change: at most that, and a few times the largest file under
+ * LARGE_MIN while libgit2 diffs it.
+ */
+#define HELD_MAX	(16UL * 1024 * 1024)
+
 struct budget {
 	size_t	left;
+	size_t	held;
 };
 
 static size_t
@@ -150,40 +160,69 @@ count_lines(const char *buf, size_t len)
 static int
 add_side(git_repository *repo, git_index *idx, const struct changes_src *src,
     const char *untrusted_path, const struct upper_state *st,
-    struct budget *b, char **why)
+    struct budget *b, char **why, bool *large)
 {
 	git_index_entry e;
 	autofree char *untrusted_buf = NULL, *safe = NULL;
-	size_t len = 0;
+	autoclose int fd = -1;
+	size_t len = 0, lines = 0, max = b->left < UPPER_MAX_FILE ? b->left :
+	    UPPER_MAX_FILE;
+	ssize_t n;
 	int r;
 
-	r = upper_read(src, untrusted_path, st, b->left < UPPER_MAX_FILE ?
-	    b->left : UPPER_MAX_FILE, &untrusted_buf, &len);
+	memset(&e, 0, sizeof(e));
+	if (st->type != UPPER_FILE)
+		r = upper_read(src, untrusted_path, st, max, &untrusted_buf,
+		    &len);
+	else if ((r = fd = upper_open(src, untrusted_path, st, max,
+	    &len)) >= 0) {
+		/* A large file is hashed in pieces, never held whole. */
+		if (len > LARGE_MIN) {
+			r = large_add(repo, fd, len, src, untrusted_path, st,
+			    &e.id, &lines);
+			*large = true;
+		} else if ((n = fd_read_all(fd, max, &untrusted_buf)) < 0)
+			r = (int)n;
+		else {
+			len = (size_t)n;
+			lines = count_lines(untrusted_buf, len);
+			r = 0;
+		}
+	}
 	if (r == -EFBIG) {
 		*why = xstrdup(b->left < UPPER_MAX_FILE ? "too large, not "
 		    "exported: over the export's total of 256 MiB" : "too "
 		    "large, not exported: over 32 MiB");
 		return 1;
 	}
+	if (r == -1)
+		return -1;
 	if (r < 0) {
 		safe = untrusted_display(untrusted_wrap(untrusted_path,
 		    strlen(untrusted_path)), 0);
 		log_warn("export: cannot read '%s': %s", safe, strerror(-r));
 		return -1;
 	}
-	if (st->type == UPPER_FILE &&
-	    count_lines(untrusted_buf, len) > UPPER_MAX_LINES) {
+	if (st->type == UPPER_FILE && lines > UPPER_MAX_LINES) {
 		*why = xstrdup("too large, not exported: over 200000 lines");
 		return 1;
 	}
 	b->left -= len;
-	memset(&e, 0, sizeof(e));
 	e.path = untrusted_path;	/* git_index_add() refuses a bad one */
 	e.mode = st->type == UPPER_LINK ? GIT_FILEMODE_LINK :
 	    (st->mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE :
 	    GIT_FILEMODE_BLOB;
-	if (git_blob_create_from_buffer(&e.id, repo, untrusted_buf, len) < 0)
-		return -1;
+	/* A large one has its id; any other is held, or read again. */
+	if (git_oid_is_zero(&e.id)) {
+		if (st->type == UPPER_FILE && b->held + len > HELD_MAX)
+			r = large_add_whole(repo, src, untrusted_path, st,
+			    untrusted_buf, len, &e.id);
+		else if ((r = git_blob_create_from_buffer(&e.id, repo,
+		    untrusted_buf, len)) == 0)
+			b->held += len;
+		if (r < 0)
+			return -1;
+	}
 	/* A name git refuses (".GIT/x", "a/../b"): skipped, and said. */
 	if (git_index_add(idx, &e) < 0) {
 		*why = xasprintf("git refuses the name: %s", git_err());
@@ -265,11 +304,60 @@ put_patch(const git_buf *b, const git_diff_delta *d, FILE *out)
 }
 
 /*
+ * The patch of a change with a large side (export/large.c), as libgit2
+ * writes a binary one: the headers, then the new side's literal and the
+ * old side's; the headers alone when the bytes are the same (a rename, a
+ * mode change).  0, or -1.
+ */
+static int
+put_large(git_repository *repo, const git_diff_delta *d, FILE *out)
+{
+	static const git_oid zero;
+	bool added = d->status == GIT_DELTA_ADDED;
+	bool deleted = d->status == GIT_DELTA_DELETED;
+	char a[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1];
+
+	fputs("diff --git ", out);
+	put_header_name(out, "a/", d->old_file.path);
+	fputc(' ', out);
+	put_header_name(out, "b/", d->new_file.path);
+	fputc('\n', out);
+	if (added)
+		fprintf(out, "new file mode %o\n", d->new_file.mode);
+	else if (deleted)
+		fprintf(out, "deleted file mode %o\n", d->old_file.mode);
+	else if (d->old_file.mode != d->new_file.mode)
+		fprintf(out, "old mode %o\nnew mode %o\n", d->old_file.mode,
+		    d->new_file.mode);
+	if (d->status == GIT_DELTA_RENAMED) {
+		fprintf(out, "similarity index %u%%\nrename from ",
+		    d->similarity);
+		put_header_name(out, "", d->old_file.path);
+		fputs("\nrename to ", out);
+		put_header_name(out, "", d->new_file.path);
+		fputc('\n', out);
+	}
+	if (git_oid_equal(&d->old_file.id, &d->new_file.id))
+		return ferror(out) ? -1 : 0;
+	git_oid_tostr(a, sizeof(a), added ? &zero : &d->old_file.id);
+	git_oid_tostr(b, sizeof(b), deleted ? &zero : &d->new_file.id);
+	fprintf(out, "index %s..%s", a, b);
+	if (!added && !deleted && d->old_file.mode == d->new_file.mode)
+		fprintf(out, " %o", d->new_file.mode);
+	fputs("\nGIT binary patch\n", out);
+	if (large_put_literal(repo, deleted ? &zero : &d->new_file.id,
+	    out) < 0 || large_put_literal(repo, added ? &zero :
+	    &d->old_file.id, out) < 0)
+		return -1;
+	return ferror(out) ? -1 : 0;
+}
+
+/*
  * libgit2 1.5's rename detection can put the ADDED half of a type change
  * before its DELETED half; git apply wants the deletion first.
  */
 static int
-print_patch(git_diff *diff, FILE *out)
+print_patch(git_repository *repo, git_diff *diff, FILE *out)
 {
 	size_t n = git_diff_num_deltas(diff), i;
 
@@ -297,6 +385,12 @@ print_patch(git_diff *diff, FILE *out)
 			const git_diff_delta *d = git_diff_get_delta(diff,
 			    order[k]);
 
+			if (large_is(repo, &d->old_file.id) ||
+			    large_is(repo, &d->new_file.id)) {
+				if (put_large(repo, d, out) < 0)
+					return -1;
+				continue;
+			}
 			if (git_patch_from_diff(&patch, diff, order[k]) < 0)
 				return -1;
 			if (patch && git_patch_to_buf(&buf, patch) == 0) {
@@ -700,6 +794,13 @@ flags(git_repository *repo, git_diff *diff, struct repo_cache *rc,
 		const char *why = flag_path(path);
 		autofree char *safe = NULL, *more = content_flag(repo, d);
 
+		/* New bytes no content rule read: the review must look. */
+		if (more == NULL && d->status != GIT_DELTA_DELETED &&
+		    !git_oid_equal(&d->old_file.id, &d->new_file.id) &&
+		    large_is(repo, &d->new_file.id))
+			more = xstrdup("over 4 MiB: exported as binary, the "
+			    "review shows no diff of it");
+
 		if (why == NULL && d->status == GIT_DELTA_RENAMED)
 			why = flag_path(d->old_file.path);
 		if (why == NULL && (nested_repo(rc, path) ||
@@ -901,6 +1002,7 @@ write_rest(git_repository *repo, git_commit *last, char **paths,
 	size_t nall = 0, i;
 	git_oid oid;
 	FILE *f = NULL;
+	bool large = false;
 	int r = -1;
 
 	for (i = 0; i < ch->n; i++)
@@ -923,7 +1025,7 @@ write_rest(git_repository *repo, git_commit *last, char **paths,
 			continue;
 		upper_lower_state(lower, paths[i], &st);
 		if (st.type != UPPER_ABSENT && add_side(repo, irest, &host,
-		    paths[i], &st, &b, &why) != 0)
+		    paths[i], &st, &b, &why, &large) != 0)
 			goto out;
 	}
 	dopts.flags = GIT_DIFF_SHOW_BINARY;
@@ -932,7 +1034,7 @@ write_rest(git_repository *repo, git_commit *last, char **paths,
 	    git_diff_tree_to_tree(&diff, repo, told, tnew, &dopts) < 0 ||
 	    (f = create_at(dirfd, "rest.patch")) == NULL)
 		goto out;
-	r = print_patch(diff, f);
+	r = print_patch(repo, diff, f);
 	if (close_checked(f) < 0)
 		r = -1;
 out:
@@ -973,7 +1075,7 @@ write_commit(git_repository *repo, git_commit *c, size_t i, int dirfd,
 	snprintf(name, sizeof(name), "%s.patch", num);
 	if ((f = create_at(dirfd, name)) == NULL)
 		goto out;
-	if ((print_patch(diff, f) < 0) | (close_checked(f) < 0))
+	if ((print_patch(repo, diff, f) < 0) | (close_checked(f) < 0))
 		goto out;
 	snprintf(name, sizeof(name), "%s.meta", num);
 	if ((f = create_at(dirfd, name)) == NULL)
@@ -1210,14 +1312,17 @@ kind_changed(const struct upper_changes *ch, size_t i,
 static int
 collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
     const struct changes_src *src, git_index *iold, git_index *inew,
-    struct counts *cnt, char ***extra, size_t *nextra)
+    struct counts *cnt, char ***extra, size_t *nextra, char ***large,
+    size_t *nlarge)
 {
 	struct budget b = { UPPER_MAX_TOTAL };
 	autostrv char **cut = xcalloc(1, sizeof(*cut));
 	size_t i, k, ncut = 0;
+	bool large_old, large_new;
 	int r;
 
 	*extra = xcalloc(1, sizeof(**extra));
+	*large = xcalloc(1, sizeof(**large));
 	for (i = 0; i < ch->n; i++) {
 		const struct upper_change *c = &ch->v[i];
 		autofree char *why = NULL;
@@ -1243,12 +1348,13 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 			continue;
 		}
 		r = 0;
+		large_old = large_new = false;
 		if (c->old.type != UPPER_ABSENT)
 			r = add_side(repo, iold, src, c->untrusted_path,
-			    &c->old, &b, &why);
+			    &c->old, &b, &why, &large_old);
 		if (r == 0 && c->new.type != UPPER_ABSENT)
 			r = add_side(repo, inew, src, c->untrusted_path,
-			    &c->new, &b, &why);
+			    &c->new, &b, &why, &large_new);
 		if (r < 0)
 			return -1;
 		if (r > 0) {
@@ -1264,6 +1370,8 @@ collect(git_repository *repo, struct host_repo *h, struct upper_changes *ch,
 				    c->untrusted_path, why));
 			continue;
 		}
+		if (large_old || large_new)
+			strv_push(large, nlarge, xstrdup(c->untrusted_path));
 		if (h->repo == NULL)
 			continue;
 		if (ign && c->was_dir)
@@ -1304,6 +1412,90 @@ write_summary(const struct export_opts *o, const struct counts *c,
 }
 
 static int
+tree_of(git_repository *repo, git_index *idx, git_tree **ret)
+{
+	git_oid id;
+
+	if (git_index_write_tree_to(&id, idx, repo) < 0 ||
+	    git_tree_lookup(ret, repo, &id) < 0)
+		return -1;
+	return 0;
+}
+
+/* Move the entry at path, if any, from one index to another. */
+static int
+move_entry(git_index *from, git_index *to, const char *path)
+{
+	const git_index_entry *e = git_index_get_bypath(from, path, 0);
+
+	if (e == NULL)
+		return 0;
+	if (git_index_add(to, e) < 0 || git_index_remove_bypath(from,
+	    path) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The diff of iold against inew, renames found.  The paths with a large
+ * side (export/large.h) are diffed apart and renamed only when their bytes
+ * are the same, then merged in: libgit2's similarity reads a blob whole,
+ * which a large one refuses.  inew keeps all its entries.  0, or -1 (a
+ * libgit2 error).
+ */
+static int
+diff_changes(git_repository *repo, git_index *iold, git_index *inew,
+    char *const *large, size_t nlarge, git_diff **ret)
+{
+	git_index *lold = NULL, *lnew = NULL;
+	git_tree *told = NULL, *tnew = NULL, *ltold = NULL, *ltnew = NULL;
+	git_diff *diff = NULL, *ldiff = NULL;
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
+	size_t i;
+	int r = -1;
+
+	if (git_index_new(&lold) < 0 || git_index_new(&lnew) < 0)
+		goto out;
+	for (i = 0; i < nlarge; i++)
+		if (move_entry(iold, lold, large[i]) < 0 ||
+		    move_entry(inew, lnew, large[i]) < 0)
+			goto out;
+	/* No TYPECHANGE: git apply wants a type change as delete + add. */
+	dopts.flags = GIT_DIFF_SHOW_BINARY;
+	fopts.flags = GIT_DIFF_FIND_RENAMES;
+	if (tree_of(repo, iold, &told) < 0 || tree_of(repo, inew, &tnew) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, told, tnew, &dopts) < 0 ||
+	    git_diff_find_similar(diff, &fopts) < 0)
+		goto out;
+	if (nlarge > 0) {
+		fopts.flags = GIT_DIFF_FIND_RENAMES |
+		    GIT_DIFF_FIND_EXACT_MATCH_ONLY;
+		if (tree_of(repo, lold, &ltold) < 0 ||
+		    tree_of(repo, lnew, &ltnew) < 0 ||
+		    git_diff_tree_to_tree(&ldiff, repo, ltold, ltnew,
+		    &dopts) < 0 || git_diff_find_similar(ldiff, &fopts) < 0 ||
+		    git_diff_merge(diff, ldiff) < 0)
+			goto out;
+		for (i = 0; i < nlarge; i++)
+			if (move_entry(lnew, inew, large[i]) < 0)
+				goto out;
+	}
+	*ret = steal_ptr(&diff);
+	r = 0;
+out:
+	git_diff_free(diff);
+	git_diff_free(ldiff);
+	git_tree_free(told);
+	git_tree_free(tnew);
+	git_tree_free(ltold);
+	git_tree_free(ltnew);
+	git_index_free(lold);
+	git_index_free(lnew);
+	return r;
+}
+
+static int
 run(const struct export_opts *o, git_repository *repo,
     const struct changes_src *src, int sdir)
 {
@@ -1311,17 +1503,13 @@ run(const struct export_opts *o, git_repository *repo,
 	struct host_repo host;
 	struct counts cnt = { 0 };
 	git_index *iold = NULL, *inew = NULL;
-	git_oid toid, tnew;
-	git_tree *told = NULL, *tnewt = NULL;
 	git_diff *diff = NULL;
-	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
-	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
 	FILE *patch = NULL, *report = NULL;
 	const char *where;
-	autostrv char **extra = NULL;
+	autostrv char **extra = NULL, **large = NULL;
 	struct series ser = { 0 };
 	struct repo_cache rc = { .src = src };
-	size_t i, nflag, nextra = 0;
+	size_t i, nflag, nextra = 0, nlarge = 0;
 	int r, ret = -1;
 
 	if ((r = upper_changes(src, &ch, &where)) < 0) {
@@ -1332,19 +1520,9 @@ run(const struct export_opts *o, git_repository *repo,
 	if (git_index_new(&iold) < 0 || git_index_new(&inew) < 0)
 		goto out;
 	if (collect(repo, &host, &ch, src, iold, inew, &cnt,
-	    &extra, &nextra) < 0)
+	    &extra, &nextra, &large, &nlarge) < 0)
 		goto out;
-	if (git_index_write_tree_to(&toid, iold, repo) < 0 ||
-	    git_index_write_tree_to(&tnew, inew, repo) < 0 ||
-	    git_tree_lookup(&told, repo, &toid) < 0 ||
-	    git_tree_lookup(&tnewt, repo, &tnew) < 0)
-		goto giterr;
-	/* No TYPECHANGE: git apply wants a type change as delete + add. */
-	dopts.flags = GIT_DIFF_SHOW_BINARY;
-	if (git_diff_tree_to_tree(&diff, repo, told, tnewt, &dopts) < 0)
-		goto giterr;
-	fopts.flags = GIT_DIFF_FIND_RENAMES;
-	if (git_diff_find_similar(diff, &fopts) < 0)
+	if (diff_changes(repo, iold, inew, large, nlarge, &diff) < 0)
 		goto giterr;
 
 	if ((patch = tmp_file(sdir, "changes.patch")) == NULL ||
@@ -1353,7 +1531,7 @@ run(const struct export_opts *o, git_repository *repo,
 		    strerror(errno));
 		goto out;
 	}
-	if (print_patch(diff, patch) < 0) {
+	if (print_patch(repo, diff, patch) < 0) {
 		if (ferror(patch)) {
 			r = sink_finish(patch);
 			patch = NULL;
@@ -1457,8 +1635,6 @@ out:
 		unlinkat(sdir, "report.tmp", 0);
 	}
 	git_diff_free(diff);
-	git_tree_free(told);
-	git_tree_free(tnewt);
 	git_index_free(iold);
 	git_index_free(inew);
 	host_close(&host);
@@ -1495,6 +1671,10 @@ export_session(const struct export_opts *o)
 		goto out;
 	}
 	mem = NULL;
+	if (large_backend_add(odb) < 0) {
+		log_warn("export: %s", git_err());
+		goto out;
+	}
 	git_repository_set_odb(repo, odb);
 	src.lower = lower;
 	src.upper = upper;
