@@ -3,7 +3,8 @@
  * input/host-probe.c - read-only facts about the host.
  *
  * Runs in: the supervisor, before the plan is computed.
- * MUST: change nothing on the host.
+ * MUST: change nothing on the host, but confine's own note of bwrap's
+ * version (input/bwrap-cache.c).
  */
 #include "config.h"
 
@@ -26,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "input/bwrap-cache.h"
 #include "input/host-probe.h"
 #include "lib/env.h"
 #include "lib/spawn.h"
@@ -348,6 +350,7 @@ probe_bwrap_found(struct host *h)
 	    access(BWRAP_PATH, X_OK) == 0) {
 		h->bwrap.found = true;
 		h->bwrap.setuid = (st.st_mode & S_ISUID) && st.st_uid == 0;
+		h->bwrap.st = st;
 	}
 }
 
@@ -393,12 +396,20 @@ probe_bwrap(struct host *h, bool trial)
 	h->bwrap.probed = true;
 	if (!trial) {
 		/* Asked for by name: its version is enough; a bwrap that
-		 * cannot confine here fails at the start, and says why. */
-		if (run_quiet((const char *[]){ BWRAP_PATH, "--version", NULL },
-		    out, sizeof(out)) != 0 ||
-		    sscanf(out, "bubblewrap %d.%d", &major, &minor) != 2)
-			h->bwrap.why = xasprintf("%s --version fails",
-			    BWRAP_PATH);
+		 * cannot confine here fails at the start, and says why.  The
+		 * version is asked once per binary (input/bwrap-cache.c). */
+		if (h->state_home == NULL || bwrap_cache_get(h->state_home,
+		    &h->bwrap.st, &major, &minor) < 0) {
+			if (run_quiet((const char *[]){ BWRAP_PATH,
+			    "--version", NULL }, out, sizeof(out)) != 0 ||
+			    sscanf(out, "bubblewrap %d.%d", &major,
+			    &minor) != 2)
+				h->bwrap.why = xasprintf("%s --version fails",
+				    BWRAP_PATH);
+			else if (h->state_home)
+				bwrap_cache_put(h->state_home, &h->bwrap.st,
+				    major, minor);
+		}
 		h->bwrap.disable_userns = unshare_user && (major > 0 ||
 		    minor >= 8);
 		return;

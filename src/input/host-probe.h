@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -78,6 +79,8 @@ struct host {
 	struct {
 		bool	 found;		/* BWRAP_PATH is an executable file */
 		bool	 setuid;	/* owned by root and setuid */
+		struct stat st;		/* BWRAP_PATH's, when found: the key
+					   of its version's note */
 		bool	 probed;	/* probe_bwrap() ran: the rest is known */
 		bool	 disable_userns;	/* it has --disable-userns, and it
 						   applies here */
