@@ -223,6 +223,7 @@ main(int argc, char **argv)
 		plan_free(&plan);
 		return 0;
 	}
+	probe_bwrap_note(&host);
 	/* An asked limit no engine here applies: nothing is made. */
 	if (plan.limits_engine.refused) {
 		cause = xstrdup(plan.limits_engine.refused);

@@ -17,7 +17,8 @@
  * except an older version claimed, which would leave it out; hence the
  * checks below, and a file that fails any is ignored, never trusted.
  *
- * Runs in: the supervisor, before the plan is computed.
+ * Runs in: the supervisor: read before the plan is computed, written
+ * when a run (not --dry-run) goes on to start.
  * MUST: trust the file only when it is a regular file of this user's,
  * writable by nobody else, read with a bound, and its key is the
  * binary's as it is now; on any doubt ask bwrap.

@@ -3,8 +3,7 @@
  * input/host-probe.c - read-only facts about the host.
  *
  * Runs in: the supervisor, before the plan is computed.
- * MUST: change nothing on the host, but confine's own note of bwrap's
- * version (input/bwrap-cache.c).
+ * MUST: change nothing on the host.
  */
 #include "config.h"
 
@@ -384,6 +383,14 @@ bwrap_try(bool unshare_user, bool disable_userns, char *out, size_t len)
 }
 
 void
+probe_bwrap_note(const struct host *h)
+{
+	if (h->bwrap.note_due && h->state_home)
+		bwrap_cache_put(h->state_home, &h->bwrap.st, h->bwrap.major,
+		    h->bwrap.minor);
+}
+
+void
 probe_bwrap(struct host *h, bool trial)
 {
 	char out[4096];
@@ -406,9 +413,11 @@ probe_bwrap(struct host *h, bool trial)
 			    &minor) != 2)
 				h->bwrap.why = xasprintf("%s --version fails",
 				    BWRAP_PATH);
-			else if (h->state_home)
-				bwrap_cache_put(h->state_home, &h->bwrap.st,
-				    major, minor);
+			else {
+				h->bwrap.major = major;
+				h->bwrap.minor = minor;
+				h->bwrap.note_due = true;
+			}
 		}
 		h->bwrap.disable_userns = unshare_user && (major > 0 ||
 		    minor >= 8);

@@ -11,6 +11,11 @@
  * bwrap's network namespace, applies Landlock (after bwrap's mounts, which
  * it would forbid) and execs the command.
  *
+ * Where the plan's workspace is an overlay (bwrap not setuid, user
+ * namespaces working), the process that becomes bwrap first takes a user
+ * and mount namespace of its own and mounts it there (enforce/overlay.c);
+ * bwrap, run in them, binds it as any path: no copy is made.
+ *
  * Runs in: the supervisor, and the child that execs bwrap.
  * MUST: bwrap gets no fd but 0, 1, 2 and those named on its command line.
  */
@@ -18,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +34,8 @@
 #include <unistd.h>
 
 #include "enforce/cgroup.h"
+#include "enforce/namespaces.h"
+#include "enforce/overlay.h"
 #include "enforce/seccomp.h"
 #include "lib/log.h"
 #include "lib/sys.h"
@@ -224,12 +232,38 @@ check_mount_points(const struct plan *p, const char **where)
 		if (top && (top->kind == PLAN_MOUNT_TMPFS ||
 		    top->kind == PLAN_MOUNT_EMPTY_ROOT ||
 		    top->kind == PLAN_MOUNT_COPY ||
+		    top->kind == PLAN_MOUNT_OVERLAY ||
 		    top->kind == PLAN_MOUNT_BIND_RW))
 			continue;
 		*where = m->dst;
 		return -EROFS;
 	}
 	return 0;
+}
+
+/*
+ * In the child that becomes bwrap: the plan's workspace overlay in a user
+ * and mount namespace of this process's own (the caller's ids), where
+ * bwrap then runs.  0 (none planned, or mounted), or -errno with *where.
+ */
+static int
+overlay_first(const struct plan *p, const char **where)
+{
+	const struct plan_mount *m = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->mounts.n && m == NULL; i++)
+		if (p->mounts.v[i].kind == PLAN_MOUNT_OVERLAY)
+			m = &p->mounts.v[i];
+	if (m == NULL)
+		return 0;
+	*where = "a user and mount namespace for the workspace's overlay";
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return -errno;
+	if ((r = ns_map_ids(p->uid, p->gid)) < 0)
+		return r;
+	return overlay_mount_workspace(m, where);
 }
 
 static pid_t
@@ -295,6 +329,11 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 		    (k = cgroup_enter(rs->cgroup_procs)) < 0) {
 			dprintf(STDERR_FILENO, "confine: limits: cannot enter "
 			    "the sandbox's cgroup: %s\n", strerror(-k));
+			_exit(EXIT_CONFINE);
+		}
+		if ((k = overlay_first(p, where)) < 0) {
+			dprintf(STDERR_FILENO, "confine: mount: cannot set up "
+			    "'%s': %s\n", *where, strerror(-k));
 			_exit(EXIT_CONFINE);
 		}
 		sigemptyset(&none);

@@ -136,7 +136,7 @@ native_refuse(int err, const char *where)
 
 const struct backend_ops backend_native = {
 	.name = "native",
-	.flags = BACKEND_OVERLAY,
+	.flags = 0,
 	.check = NULL,
 	.start = native_start,
 	.refuse = native_refuse,
