@@ -43,6 +43,7 @@
 #include "policy/bwrap-argv.h"
 #include "policy/plan-wire.h"
 #include "run/backend.h"
+#include "run/filter-cache.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -68,8 +69,14 @@ sealed_filter(const struct plan *p, const char **where)
 
 	if (fd < 0)
 		return -errno;
-	if ((r = syscall_filter_export(&p->sys, fd, where)) < 0)
-		return r;
+	/* Compiled by an earlier run (run/filter-cache.c), or now. */
+	if (filter_cache_get(p, fd) < 0) {
+		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+			return -errno;
+		if ((r = syscall_filter_export(&p->sys, fd, where)) < 0)
+			return r;
+		filter_cache_put(p, fd);
+	}
 	*where = "seal the filter";
 	return seal(&fd);
 }
