@@ -6,8 +6,8 @@
  * the stage (policy/plan-wire.c) into another, and runs bwrap with the
  * argv policy/bwrap-argv.c builds and an empty environment.  bwrap makes
  * the namespaces and mounts, drops the capabilities and loads the filter,
- * then runs confine again from /proc/self/fd as the inner stage
- * (run/inner-stage.c): it takes the terminal, makes the proxy's socket in
+ * then runs confine-inner (run/inner-main.c) from /proc/self/fd as the
+ * inner stage (run/inner-stage.c): it takes the terminal, makes the proxy's socket in
  * bwrap's network namespace, applies Landlock (after bwrap's mounts, which
  * it would forbid) and execs the command.
  *
@@ -38,6 +38,7 @@
 #include "enforce/overlay.h"
 #include "enforce/seccomp.h"
 #include "lib/log.h"
+#include "lib/spawn.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "policy/bwrap-argv.h"
@@ -279,6 +280,7 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 {
 	autoclose int seccomp = -1, stage = -1, exe = -1;
 	autofree char *empty = path_join(p->session_dir, "empty");
+	autofree char *inner = NULL;
 	autofree bool *is_dir = NULL, *gone = NULL;
 	char **sys_net;
 	struct bwrap_in in;
@@ -295,7 +297,11 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	*where = "the inner stage";
 	if ((r = stage = sealed_stage(p, rs)) < 0)
 		return r;
-	if ((exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0)
+	/* The inner stage: a program of its own, small to exec (its
+	 * libraries only; run/inner-main.c), beside confine or installed. */
+	*where = "the inner stage: cannot open confine-inner";
+	inner = spawn_helper_path("confine-inner");
+	if ((exe = open(inner, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	/* Run-time facts too: the host's network directories in sysfs, read
 	 * now, as native's mounts read them (enforce/mounts.c). */
