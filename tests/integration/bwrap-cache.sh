@@ -17,11 +17,22 @@ run_confine --backend bwrap -- true
 if [ "$RC" -ne 0 ]; then
 	skip_all "the bwrap backend cannot run here: $(head -n 1 "$ERR")"
 fi
+# The note's word shows as --disable-userns, which bwrap 0.8 takes where
+# it makes a user namespace: not where it is setuid, nor before 0.8.
+USERNS_WORD=yes
 if ! grep -q '^[0-9]* [0-9]* [0-9-]* [0-9-]* [0-9]* [0-9-]* [0-9]* 0 [89]$' \
-    "$XDG_STATE_HOME/confine/bwrap-version" 2>/dev/null; then
-	skip_all "bwrap before 0.8 or setuid here: nothing to tell apart"
+    "$XDG_STATE_HOME/confine/bwrap-version" 2>/dev/null ||
+    (cd "$WS" && "$CONFINE" --backend bwrap --dry-run -- true) |
+    grep -q '^bwrap: .*(setuid)$'; then
+	USERNS_WORD=no
 fi
 plan 8
+
+# need_word: skip a case that tells the note by --disable-userns.
+need_word() {
+	[ "$USERNS_WORD" = yes ] ||
+	    skip_case "bwrap before 0.8 or setuid here: no --disable-userns to tell the note by"
+}
 
 NOTE=
 key() {
@@ -49,11 +60,12 @@ t_written() {
 	run_confine --backend bwrap -- true
 	assert_status "$RC" 0
 	assert_exists "$NOTE"
-	assert_file_has_content "$NOTE" " 0 [89]$"
+	assert_file_has_content "$NOTE" " [0-9][0-9]* [0-9][0-9]*$"
 	[ "$(stat -c %a "$NOTE")" = 600 ] || fail "the note is not 0600"
 }
 
 t_used() {
+	need_word
 	ws_new
 	key
 	forge
@@ -65,6 +77,7 @@ t_used() {
 }
 
 t_other_binary() {
+	need_word
 	ws_new
 	key
 	forge
@@ -76,6 +89,7 @@ t_other_binary() {
 }
 
 t_unsafe() {
+	need_word
 	ws_new
 	key
 	forge
@@ -90,6 +104,7 @@ t_unsafe() {
 }
 
 t_broken() {
+	need_word
 	ws_new
 	key
 	printf 'garbage\n\377\000' >"$NOTE"
