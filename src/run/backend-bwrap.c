@@ -2,19 +2,24 @@
 /*
  * run/backend-bwrap.c - the bwrap backend's start.
  *
- * The supervisor compiles the seccomp filter into a sealed memfd, writes
- * the stage (policy/plan-wire.c) into another, and runs bwrap with the
- * argv policy/bwrap-argv.c builds and an empty environment.  bwrap makes
- * the namespaces and mounts, drops the capabilities and loads the filter,
+ * The supervisor compiles the seccomp filter (or takes the one an earlier
+ * run kept, run/filter-cache.c) into a sealed memfd, writes the stage
+ * (policy/plan-wire.c) into another, and runs bwrap with the argv
+ * policy/bwrap-argv.c builds and an empty environment.  bwrap makes the
+ * namespaces and mounts, drops the capabilities and loads the filter,
  * then runs confine-inner (run/inner-main.c) from /proc/self/fd as the
- * inner stage (run/inner-stage.c): it takes the terminal, makes the proxy's socket in
- * bwrap's network namespace, applies Landlock (after bwrap's mounts, which
- * it would forbid) and execs the command.
+ * inner stage (run/inner-stage.c): it takes the terminal, makes the
+ * proxy's socket in bwrap's network namespace, applies Landlock (after
+ * bwrap's mounts, which it would forbid) and execs the command.
  *
  * Where the plan's workspace is an overlay (bwrap not setuid, user
  * namespaces working), the process that becomes bwrap first takes a user
  * and mount namespace of its own and mounts it there (enforce/overlay.c);
- * bwrap, run in them, binds it as any path: no copy is made.
+ * bwrap, run in them, binds it as any path: no copy is made.  Not the
+ * inner stage, after bwrap: bwrap's mounts below the workspace (hidden
+ * paths, masked sockets, the profile's paths) would be under the overlay,
+ * its filter refuses mount(2), and confine's code in the sandbox would
+ * have to hold CAP_SYS_ADMIN there.
  *
  * Runs in: the supervisor, and the child that execs bwrap.
  * MUST: bwrap gets no fd but 0, 1, 2 and those named on its command line.
