@@ -86,6 +86,9 @@ EXTRA_DIST += tests/limits-lib.sh tests/user-manager.sh
 # auto's fallbacks on a host without user namespaces: once, not per backend.
 TESTS += tests/integration/backends.sh tests/integration/auto-bwrap.sh
 EXTRA_DIST += tests/integration/backends.sh tests/integration/auto-bwrap.sh
+# bwrap's version, noted once per binary: the bwrap backend's alone, once.
+TESTS += tests/integration/bwrap-cache.sh
+EXTRA_DIST += tests/integration/bwrap-cache.sh
 
 # The keyholder's transport against a loopback TLS server: host side only,
 # no sandbox, once.

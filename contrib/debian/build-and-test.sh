@@ -153,7 +153,7 @@ dpkg-query -W -f '${Package} ${Version} ${Status}\n' confine bubblewrap
 step "run the installed confine"
 [ "$(command -v confine)" = /usr/bin/confine ] ||
     die "confine is not /usr/bin/confine: $(command -v confine)"
-for p in confine-export confine-keyholder; do
+for p in confine-export confine-keyholder confine-inner; do
 	[ -x /usr/libexec/confine/$p ] || die "/usr/libexec/confine/$p is not installed"
 done
 /usr/bin/confine --version

@@ -29,7 +29,6 @@
 #include "policy/compute.h"
 #include "policy/plan.h"
 #include "run/agent-state.h"
-#include "run/inner-stage.h"
 #include "run/supervisor.h"
 
 /* Make sure 0, 1, 2 exist and nothing else we inherited stays open. */
@@ -133,9 +132,6 @@ main(int argc, char **argv)
 	int r, status;
 	bool trial;
 
-	/* bwrap runs confine again inside its sandbox: the inner stage. */
-	if (argc > 1 && streq(argv[1], BWRAP_INNER_ARG))
-		return inner_main(argc, argv);
 	sanitize_fds();
 	env = env_snapshot(argc, argv, &area);
 	if (cli_parse(argc, argv, &opts, &cause) < 0) {
@@ -225,6 +221,7 @@ main(int argc, char **argv)
 		plan_free(&plan);
 		return 0;
 	}
+	probe_bwrap_note(&host);
 	/* An asked limit no engine here applies: nothing is made. */
 	if (plan.limits_engine.refused) {
 		cause = xstrdup(plan.limits_engine.refused);

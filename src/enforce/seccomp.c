@@ -429,6 +429,15 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 	return seccomp_export_bpf(ctx, fd);
 }
 
+void
+syscall_filter_engine(char *buf, size_t len)
+{
+	const struct scmp_version *sv = seccomp_version();
+
+	snprintf(buf, len, "libseccomp %u.%u.%u api %u", sv->major,
+	    sv->minor, sv->micro, seccomp_api_get());
+}
+
 /* A classic BPF program is at most BPF_MAXINSNS instructions (filter.h). */
 #define FILTER_MAX	(BPF_MAXINSNS * sizeof(struct sock_filter))
 

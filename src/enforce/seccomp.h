@@ -28,6 +28,10 @@ struct syscall_filter_prog {
 int	syscall_filter_export(const struct plan_syscalls *, int fd,
 	    const char **where);
 
+/* What compiles the filter, in words ("libseccomp 2.5.4 api 6"), in buf:
+ * a compiled filter is kept for this alone (run/filter-cache.c). */
+void	syscall_filter_engine(char *buf, size_t len);
+
 /* Runs in: the command.  Read a whole BPF program from fd (to EOF). */
 int	syscall_filter_read(int fd, struct syscall_filter_prog *ret);
 /*

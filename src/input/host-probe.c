@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "input/bwrap-cache.h"
 #include "input/host-probe.h"
 #include "lib/env.h"
 #include "lib/spawn.h"
@@ -348,6 +349,7 @@ probe_bwrap_found(struct host *h)
 	    access(BWRAP_PATH, X_OK) == 0) {
 		h->bwrap.found = true;
 		h->bwrap.setuid = (st.st_mode & S_ISUID) && st.st_uid == 0;
+		h->bwrap.st = st;
 	}
 }
 
@@ -381,6 +383,14 @@ bwrap_try(bool unshare_user, bool disable_userns, char *out, size_t len)
 }
 
 void
+probe_bwrap_note(const struct host *h)
+{
+	if (h->bwrap.note_due && h->state_home)
+		bwrap_cache_put(h->state_home, &h->bwrap.st, h->bwrap.major,
+		    h->bwrap.minor);
+}
+
+void
 probe_bwrap(struct host *h, bool trial)
 {
 	char out[4096];
@@ -393,12 +403,22 @@ probe_bwrap(struct host *h, bool trial)
 	h->bwrap.probed = true;
 	if (!trial) {
 		/* Asked for by name: its version is enough; a bwrap that
-		 * cannot confine here fails at the start, and says why. */
-		if (run_quiet((const char *[]){ BWRAP_PATH, "--version", NULL },
-		    out, sizeof(out)) != 0 ||
-		    sscanf(out, "bubblewrap %d.%d", &major, &minor) != 2)
-			h->bwrap.why = xasprintf("%s --version fails",
-			    BWRAP_PATH);
+		 * cannot confine here fails at the start, and says why.  The
+		 * version is asked once per binary (input/bwrap-cache.c). */
+		if (h->state_home == NULL || bwrap_cache_get(h->state_home,
+		    &h->bwrap.st, &major, &minor) < 0) {
+			if (run_quiet((const char *[]){ BWRAP_PATH,
+			    "--version", NULL }, out, sizeof(out)) != 0 ||
+			    sscanf(out, "bubblewrap %d.%d", &major,
+			    &minor) != 2)
+				h->bwrap.why = xasprintf("%s --version fails",
+				    BWRAP_PATH);
+			else {
+				h->bwrap.major = major;
+				h->bwrap.minor = minor;
+				h->bwrap.note_due = true;
+			}
+		}
 		h->bwrap.disable_userns = unshare_user && (major > 0 ||
 		    minor >= 8);
 		return;

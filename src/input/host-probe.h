@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -78,7 +79,12 @@ struct host {
 	struct {
 		bool	 found;		/* BWRAP_PATH is an executable file */
 		bool	 setuid;	/* owned by root and setuid */
+		struct stat st;		/* BWRAP_PATH's, when found: the key
+					   of its version's note */
 		bool	 probed;	/* probe_bwrap() ran: the rest is known */
+		bool	 note_due;	/* bwrap was asked its version: note it
+					   (probe_bwrap_note()) */
+		int	 major, minor;	/* that version */
 		bool	 disable_userns;	/* it has --disable-userns, and it
 						   applies here */
 		char	*why;		/* why it cannot be used, or NULL */
@@ -135,6 +141,12 @@ void	host_free(struct host *);
  * called when the bwrap backend may be used.
  */
 void	probe_bwrap(struct host *, bool trial);
+/*
+ * Note the version probe_bwrap() asked bwrap for, keyed on the binary
+ * (input/bwrap-cache.c), so that the next run need not ask: the one thing
+ * of the probe's written, and only by a run (--dry-run writes nothing).
+ */
+void	probe_bwrap_note(const struct host *);
 /* Is BWRAP_PATH there (h->bwrap.found, .setuid)?  A stat only. */
 void	probe_bwrap_found(struct host *);
 /* Why this user cannot create user namespaces, by the sysctls, or NULL.

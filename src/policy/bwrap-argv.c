@@ -6,7 +6,8 @@
  * uts, named PLAN_HOSTNAME, cgroup where it may), the mounts in the plan's order, drops every
  * capability, sets no_new_privs, loads the seccomp filter and runs
  * confine's inner stage from /proc/self/fd (confine itself may live where
- * the sandbox hides, under a home directory).
+ * the sandbox hides, under a home directory).  A workspace overlay of the
+ * plan is mounted before bwrap runs (enforce/overlay.c): bwrap binds it.
  *
  * Runs in: the supervisor.
  * MUST: stay pure: the argv is golden-tested.
@@ -140,6 +141,10 @@ mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
 			add3(a, "--ro-bind", empty, m->dst);
 		break;
 	case PLAN_MOUNT_OVERLAY:
+		/* The workspace's overlay, mounted there before bwrap runs
+		 * (enforce/overlay.c): writable again, as the root is not. */
+		add3(a, "--bind", m->dst, m->dst);
+		break;
 	case PLAN_MOUNT_SCRATCH:
 	case PLAN_MOUNT_LINK:
 		/* Never planned for bwrap (policy/compute.c): copies instead. */

@@ -696,10 +696,14 @@ copy_excepts(struct plan *p, const struct eff *e)
 	}
 }
 
-/* native and bwrap: the sandbox's own mount tree; copy: for bwrap. */
+/*
+ * native and bwrap: the sandbox's own mount tree; copy: for bwrap, whose
+ * workspace is an overlay all the same where ws_overlay (made before bwrap
+ * starts, run/backend-bwrap.c), else a copy too.
+ */
 static void
 mounts_plan(struct plan *p, const struct host *h, const char *ws,
-    const struct eff *e, bool copy)
+    const struct eff *e, bool copy, bool ws_overlay)
 {
 	struct plan_mount *m;
 	unsigned int seq = 0;
@@ -737,12 +741,12 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	 * holds the planning order while sorting.
 	 */
 	first = p->mounts.n;
-	add_mount(p, copy ? PLAN_MOUNT_COPY : PLAN_MOUNT_OVERLAY, ws, seq++,
-	    true);
+	add_mount(p, copy && !ws_overlay ? PLAN_MOUNT_COPY : PLAN_MOUNT_OVERLAY,
+	    ws, seq++, true);
 	m = &p->mounts.v[p->mounts.n - 1];
 	m->src = xstrdup(ws);
 	m->upper = path_join(p->session_dir, "upper");
-	if (!copy)
+	if (!copy || ws_overlay)
 		m->work = path_join(p->session_dir, "work");
 	add_list(p, PLAN_MOUNT_BIND_RO, &e->ro, &seq, false);
 	/* A credential is a file; a directory would show far more. */
@@ -982,13 +986,25 @@ backend_choose(struct plan *p, const struct eff *e, const struct host *h,
 	    h->bwrap.why ? h->bwrap.why : NULL;
 
 	if (layout && streq(layout, "overlay")) {
-		if (!is_auto && !streq(want, "native")) {
-			*cause = xasprintf("backend %s (%s): this session's "
-			    "workspace is an overlay, which only the native "
-			    "backend can enter", want, origin);
+		/* bwrap's overlay is made in a user namespace of the
+		 * supervisor's: not with a setuid bwrap. */
+		if (streq(want, "bwrap") && (h->userns_why ||
+		    h->bwrap.setuid)) {
+			*cause = xasprintf("backend bwrap (%s): this session's "
+			    "workspace is an overlay, which bwrap can enter "
+			    "only where user namespaces work and bwrap is not "
+			    "setuid", origin);
 			return -1;
 		}
-		want = "native";
+		if (!is_auto && !streq(want, "native") &&
+		    !streq(want, "bwrap")) {
+			*cause = xasprintf("backend %s (%s): this session's "
+			    "workspace is an overlay, which only the native "
+			    "and bwrap backends can enter", want, origin);
+			return -1;
+		}
+		if (is_auto)
+			want = "native";
 	} else if (layout && streq(layout, "copy") &&
 	    streq(want, "native")) {
 		*cause = xasprintf("backend native (%s): this session's "
@@ -1675,7 +1691,15 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		p.cwd = xasprintf("%s%s", p.mounts.v[0].upper, rel);
 	} else {
 		p.home = xstrdup(h->home);
-		mounts_plan(&p, h, ws, &e, p.backend == PLAN_BACKEND_BWRAP);
+		/*
+		 * bwrap: the workspace an overlay, as on native, where the
+		 * supervisor can make one (a user namespace of its own: not
+		 * with a setuid bwrap, which runs where none can be made),
+		 * unless an entered session's workspace is a copy.
+		 */
+		mounts_plan(&p, h, ws, &e, p.backend == PLAN_BACKEND_BWRAP,
+		    p.backend == PLAN_BACKEND_BWRAP && p.bwrap_unshare_user &&
+		    !(o->session_layout && streq(o->session_layout, "copy")));
 		landlock_plan(&p, h, ws, &e);
 		p.cwd = xstrdup(path_has_prefix(h->cwd, ws) ? h->cwd : ws);
 	}

@@ -203,6 +203,18 @@ plan_free(struct plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+bool
+plan_ws_overlay(const struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->mounts.n; i++)
+		if (p->mounts.v[i].kind == PLAN_MOUNT_OVERLAY &&
+		    p->workspace && streq(p->mounts.v[i].src, p->workspace))
+			return true;
+	return false;
+}
+
 static const char *
 mount_kind_name(enum plan_mount_kind k)
 {
@@ -274,7 +286,9 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 		    m->exec ? "" : ", noexec");
 		break;
 	case PLAN_MOUNT_OVERLAY:
-		fprintf(f, " (writes go to %s)", m->upper);
+		fprintf(f, " (writes go to %s%s)", m->upper,
+		    p->backend == PLAN_BACKEND_BWRAP ? "; made before bwrap, "
+		    "in a user namespace of confine's" : "");
 		break;
 	case PLAN_MOUNT_MASK:
 		fprintf(f, " (host socket hidden)");

@@ -322,6 +322,9 @@ struct plan {
 };
 
 void	plan_free(struct plan *);
+/* Is the workspace an overlay (native; bwrap where it can), whose
+ * deletions are whiteouts, or else a copy? */
+bool	plan_ws_overlay(const struct plan *);
 /* What keeps the host's pathname sockets out of reach on p's backend. */
 const char *plan_sockets_why(const struct plan *p);
 /* Print the plan in the --dry-run format. */

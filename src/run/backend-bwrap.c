@@ -2,14 +2,24 @@
 /*
  * run/backend-bwrap.c - the bwrap backend's start.
  *
- * The supervisor compiles the seccomp filter into a sealed memfd, writes
- * the stage (policy/plan-wire.c) into another, and runs bwrap with the
- * argv policy/bwrap-argv.c builds and an empty environment.  bwrap makes
- * the namespaces and mounts, drops the capabilities and loads the filter,
- * then runs confine again from /proc/self/fd as the inner stage
- * (run/inner-stage.c): it takes the terminal, makes the proxy's socket in
- * bwrap's network namespace, applies Landlock (after bwrap's mounts, which
- * it would forbid) and execs the command.
+ * The supervisor compiles the seccomp filter (or takes the one an earlier
+ * run kept, run/filter-cache.c) into a sealed memfd, writes the stage
+ * (policy/plan-wire.c) into another, and runs bwrap with the argv
+ * policy/bwrap-argv.c builds and an empty environment.  bwrap makes the
+ * namespaces and mounts, drops the capabilities and loads the filter,
+ * then runs confine-inner (run/inner-main.c) from /proc/self/fd as the
+ * inner stage (run/inner-stage.c): it takes the terminal, makes the
+ * proxy's socket in bwrap's network namespace, applies Landlock (after
+ * bwrap's mounts, which it would forbid) and execs the command.
+ *
+ * Where the plan's workspace is an overlay (bwrap not setuid, user
+ * namespaces working), the process that becomes bwrap first takes a user
+ * and mount namespace of its own and mounts it there (enforce/overlay.c);
+ * bwrap, run in them, binds it as any path: no copy is made.  Not the
+ * inner stage, after bwrap: bwrap's mounts below the workspace (hidden
+ * paths, masked sockets, the profile's paths) would be under the overlay,
+ * its filter refuses mount(2), and confine's code in the sandbox would
+ * have to hold CAP_SYS_ADMIN there.
  *
  * Runs in: the supervisor, and the child that execs bwrap.
  * MUST: bwrap gets no fd but 0, 1, 2 and those named on its command line.
@@ -18,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +39,17 @@
 #include <unistd.h>
 
 #include "enforce/cgroup.h"
+#include "enforce/namespaces.h"
+#include "enforce/overlay.h"
 #include "enforce/seccomp.h"
 #include "lib/log.h"
+#include "lib/spawn.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "policy/bwrap-argv.h"
 #include "policy/plan-wire.h"
 #include "run/backend.h"
+#include "run/filter-cache.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -60,8 +75,14 @@ sealed_filter(const struct plan *p, const char **where)
 
 	if (fd < 0)
 		return -errno;
-	if ((r = syscall_filter_export(&p->sys, fd, where)) < 0)
-		return r;
+	/* Compiled by an earlier run (run/filter-cache.c), or now. */
+	if (filter_cache_get(p, fd) < 0) {
+		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+			return -errno;
+		if ((r = syscall_filter_export(&p->sys, fd, where)) < 0)
+			return r;
+		filter_cache_put(p, fd);
+	}
 	*where = "seal the filter";
 	return seal(&fd);
 }
@@ -224,6 +245,7 @@ check_mount_points(const struct plan *p, const char **where)
 		if (top && (top->kind == PLAN_MOUNT_TMPFS ||
 		    top->kind == PLAN_MOUNT_EMPTY_ROOT ||
 		    top->kind == PLAN_MOUNT_COPY ||
+		    top->kind == PLAN_MOUNT_OVERLAY ||
 		    top->kind == PLAN_MOUNT_BIND_RW))
 			continue;
 		*where = m->dst;
@@ -232,12 +254,38 @@ check_mount_points(const struct plan *p, const char **where)
 	return 0;
 }
 
+/*
+ * In the child that becomes bwrap: the plan's workspace overlay in a user
+ * and mount namespace of this process's own (the caller's ids), where
+ * bwrap then runs.  0 (none planned, or mounted), or -errno with *where.
+ */
+static int
+overlay_first(const struct plan *p, const char **where)
+{
+	const struct plan_mount *m = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->mounts.n && m == NULL; i++)
+		if (p->mounts.v[i].kind == PLAN_MOUNT_OVERLAY)
+			m = &p->mounts.v[i];
+	if (m == NULL)
+		return 0;
+	*where = "a user and mount namespace for the workspace's overlay";
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return -errno;
+	if ((r = ns_map_ids(p->uid, p->gid)) < 0)
+		return r;
+	return overlay_mount_workspace(m, where);
+}
+
 static pid_t
 bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
     const char **where)
 {
 	autoclose int seccomp = -1, stage = -1, exe = -1;
 	autofree char *empty = path_join(p->session_dir, "empty");
+	autofree char *inner = NULL;
 	autofree bool *is_dir = NULL, *gone = NULL;
 	char **sys_net;
 	struct bwrap_in in;
@@ -254,7 +302,11 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	*where = "the inner stage";
 	if ((r = stage = sealed_stage(p, rs)) < 0)
 		return r;
-	if ((exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0)
+	/* The inner stage: a program of its own, small to exec (its
+	 * libraries only; run/inner-main.c), beside confine or installed. */
+	*where = "the inner stage: cannot open confine-inner";
+	inner = spawn_helper_path("confine-inner");
+	if ((exe = open(inner, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	/* Run-time facts too: the host's network directories in sysfs, read
 	 * now, as native's mounts read them (enforce/mounts.c). */
@@ -295,6 +347,11 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 		    (k = cgroup_enter(rs->cgroup_procs)) < 0) {
 			dprintf(STDERR_FILENO, "confine: limits: cannot enter "
 			    "the sandbox's cgroup: %s\n", strerror(-k));
+			_exit(EXIT_CONFINE);
+		}
+		if ((k = overlay_first(p, where)) < 0) {
+			dprintf(STDERR_FILENO, "confine: mount: cannot set up "
+			    "'%s': %s\n", *where, strerror(-k));
 			_exit(EXIT_CONFINE);
 		}
 		sigemptyset(&none);

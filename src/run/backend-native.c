@@ -174,7 +174,7 @@ native_kill(pid_t child)
 
 const struct backend_ops backend_native = {
 	.name = "native",
-	.flags = BACKEND_OVERLAY,
+	.flags = 0,
 	.check = NULL,
 	.start = native_start,
 	.refuse = native_refuse,

@@ -79,10 +79,9 @@ enum backend_flag {
 	 * (run/notify.c), its pid along with it. */
 	BACKEND_UNOTIFY		= 1 << 2,
 	/* With the plan's sys.no_path_metadata, the command passes out the
-	 * listener for chmod and utimes (run/notify-meta.c). */
+	 * listener for chmod and utimes (run/notify-meta.c).  (Whether the
+	 * workspace is an overlay is the plan's: plan_ws_overlay().) */
 	BACKEND_META_NOTIFY	= 1 << 3,
-	/* The workspace is an overlay: a deletion is a whiteout. */
-	BACKEND_OVERLAY		= 1 << 4,
 };
 
 struct backend_ops {

@@ -54,6 +54,7 @@ backend_check_paths(const struct plan *p, const char **where)
 
 		if (m->kind != PLAN_MOUNT_BIND_RO &&
 		    m->kind != PLAN_MOUNT_BIND_RW && m->kind != PLAN_MOUNT_COPY &&
+		    m->kind != PLAN_MOUNT_OVERLAY &&
 		    m->kind != PLAN_MOUNT_LINK && m->kind != PLAN_MOUNT_HIDE)
 			continue;
 		if (path && through_symlink(path)) {

@@ -71,7 +71,7 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start,
 	    p->workspace,
 	    p->backend == PLAN_BACKEND_BWRAP ? "bwrap" :
 	    p->backend == PLAN_BACKEND_LANDLOCK ? "landlock" : "native",
-	    p->backend == PLAN_BACKEND_NATIVE ? "overlay" : "copy",
+	    plan_ws_overlay(p) ? "overlay" : "copy",
 	    p->quadrant, p->profile, p->profile_arg);
 	/* Left out of the workspace's copy: the export leaves them alone. */
 	for (i = 0; i < p->mounts.n; i++) {
@@ -299,13 +299,34 @@ run_lock(const struct plan *p, int dirfd)
 	return r < 0 ? r : 0;
 }
 
+/* The workspace overlay's layers: upper/ and a fresh, empty work/. */
+static int
+overlay_layers(const struct plan *p, int fd, const char **where)
+{
+	struct stat st;
+
+	*where = p->session_dir;
+	/* The overlay's root takes upper/'s mode: give it the workspace's. */
+	if (stat(p->workspace, &st) < 0)
+		return -errno;
+	if (p->reenter) {
+		/* The layers stay; overlayfs wants a fresh, empty work dir. */
+		remove_tree(fd, "work", 0);
+		if (mkdirat(fd, "work", 0700) < 0)
+			return -errno;
+	} else if (mkdirat(fd, "upper", 0700) < 0 ||
+	    mkdirat(fd, "work", 0700) < 0 ||
+	    fchmodat(fd, "upper", st.st_mode & 07777, 0) < 0)
+		return -errno;
+	return 0;
+}
+
 int
 workspace_session_create(const struct plan *p, const char **where,
     struct timespec *start)
 {
 	autofree char *parent = xstrdup(p->session_dir);
 	autoclose int fd = -1;
-	struct stat st;
 	size_t i;
 	int r;
 
@@ -321,8 +342,14 @@ workspace_session_create(const struct plan *p, const char **where,
 	if ((r = run_lock(p, fd)) < 0)
 		return r;
 	start->tv_sec = start->tv_nsec = 0;
-	if (p->backend != PLAN_BACKEND_NATIVE)
-		return copies_create(p, fd, where, start);
+	/* bwrap: its other paths are copies, its workspace may be an
+	 * overlay all the same (enforce/overlay.c). */
+	if (p->backend != PLAN_BACKEND_NATIVE) {
+		if ((r = copies_create(p, fd, where, start)) < 0 ||
+		    !plan_ws_overlay(p))
+			return r;
+		return overlay_layers(p, fd, where);
+	}
 	/*
 	 * The overlay shows the host's files as they are: the export flags
 	 * one whose ctime is the start's or later as changed on the host
@@ -336,18 +363,8 @@ workspace_session_create(const struct plan *p, const char **where,
 	 */
 	if (!p->reenter)
 		clock_gettime(CLOCK_REALTIME, start);
-	/* The overlay's root takes upper/'s mode: give it the workspace's. */
-	if (stat(p->workspace, &st) < 0)
-		return -errno;
-	if (p->reenter) {
-		/* The layers stay; overlayfs wants a fresh, empty work dir. */
-		remove_tree(fd, "work", 0);
-		if (mkdirat(fd, "work", 0700) < 0)
-			return -errno;
-	} else if (mkdirat(fd, "upper", 0700) < 0 ||
-	    mkdirat(fd, "work", 0700) < 0 ||
-	    fchmodat(fd, "upper", st.st_mode & 07777, 0) < 0)
-		return -errno;
+	if ((r = overlay_layers(p, fd, where)) < 0)
+		return r;
 	/* Scratch directories of the profile: their layers live here too. */
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
@@ -412,10 +429,14 @@ workspace_session_finish(const struct plan *p, bool keep,
 		 * Untouched: nothing to export (the export would say so).
 		 * What the proxy refused is no change: the exit line said it.
 		 */
-		if (p->reenter || keep || copy_changed_since(upper, start))
-			return true;
-		workspace_session_remove(p);
-		return false;
+		if (!plan_ws_overlay(p)) {
+			if (p->reenter || keep ||
+			    copy_changed_since(upper, start))
+				return true;
+			workspace_session_remove(p);
+			return false;
+		}
+		/* bwrap's overlay: as native's, below. */
 	}
 	/* overlayfs's own scratch (mode 000 entries, volatile markers). */
 	remove_tree(fd, "work", 0);

@@ -488,12 +488,11 @@ export_run(const struct plan *p, bool keep)
  * confine-export said why; nothing is left.
  */
 static void
-seed_patch(const struct plan *p, const struct backend_ops *ops,
-    const struct run_state *rs)
+seed_patch(const struct plan *p, const struct run_state *rs)
 {
 	autofree char *upper = path_join(p->session_dir, "upper");
 	char *argv[] = { (char *)"--apply", p->patch_from, (char *)"--into",
-	    upper, (ops->flags & BACKEND_OVERLAY) ? (char *)"--whiteouts" :
+	    upper, plan_ws_overlay(p) ? (char *)"--whiteouts" :
 	    NULL, NULL };
 
 	sandbox_wait_start(&rs->start_after);
@@ -685,7 +684,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	/* The sandbox's cgroup, before anything of the command runs. */
 	limits_start(p, &rs, &lr);
 	if (p->patch_from)
-		seed_patch(p, ops, &rs);
+		seed_patch(p, &rs);
 	/* The disk budget is measured from here (a project quota, or the
 	 * watch): what the session holds now is not the command's. */
 	w = watch_new(p);

@@ -2101,10 +2101,14 @@ test_bwrap_plan(void)
 		overlays += p.mounts.v[i].kind == PLAN_MOUNT_OVERLAY ||
 		    p.mounts.v[i].kind == PLAN_MOUNT_SCRATCH ||
 		    p.mounts.v[i].kind == PLAN_MOUNT_LINK;
-	is_int(overlays, 0, "bwrap plan: no overlay, no scratch overlay");
-	m = find_mount(&p, PLAN_MOUNT_COPY, PROJ);
-	ok(m && streq(m->upper, SESSION "/upper") && m->work == NULL,
-	    "bwrap plan: the workspace is a copy in the session's upper/");
+	is_int(overlays, 1, "bwrap plan: one overlay, no scratch overlay");
+	m = find_mount(&p, PLAN_MOUNT_OVERLAY, PROJ);
+	ok(m && streq(m->upper, SESSION "/upper") &&
+	    streq(m->work, SESSION "/work") && streq(m->src, PROJ),
+	    "bwrap plan: the workspace is an overlay, its layers in the "
+	    "session");
+	ok(plan_ws_overlay(&p), "bwrap plan: the workspace's layout is an "
+	    "overlay");
 	m = find_mount(&p, PLAN_MOUNT_COPY, HOME "/.cache/go");
 	ok(m && has(m->upper, SESSION "/scratch/") && m->work == NULL,
 	    "bwrap plan: a scratch path is a copy in the session's scratch/");
@@ -2113,6 +2117,21 @@ test_bwrap_plan(void)
 	    "the caller is");
 	is_str(env_get(p.envp, "HOME"), HOME, "bwrap plan: HOME is the "
 	    "caller's (a tmpfs inside)");
+	plan_free(&p);
+
+	/* A setuid bwrap runs where confine can make no user namespace. */
+	h.bwrap.setuid = true;
+	if ((cause = try_backend(&h, &o, &pr, "bwrap", &p)) != NULL) {
+		ok(false, "setuid bwrap plan: accepted (%s)", cause);
+		profile_free(&pr);
+		return;
+	}
+	m = find_mount(&p, PLAN_MOUNT_COPY, PROJ);
+	ok(m && streq(m->upper, SESSION "/upper") && m->work == NULL &&
+	    find_mount(&p, PLAN_MOUNT_OVERLAY, PROJ) == NULL,
+	    "setuid bwrap plan: the workspace is a copy in the session's "
+	    "upper/");
+	ok(!plan_ws_overlay(&p), "setuid bwrap plan: the layout is a copy");
 	plan_free(&p);
 	profile_free(&pr);
 }
@@ -2482,12 +2501,17 @@ test_backend_layout(void)
 {
 	static const struct {
 		const char *layout, *want, *backend, *says;
+		bool setuid;
 	} rows[] = {
-		{ "overlay", "auto", "native", NULL },
-		{ "overlay", "bwrap", NULL, "only the native backend" },
-		{ "copy", "native", NULL, "made by the bwrap or landlock" },
-		{ "copy", "auto", "bwrap", NULL },
-		{ "copy", "landlock", "landlock", NULL },
+		{ "overlay", "auto", "native", NULL, false },
+		{ "overlay", "bwrap", "bwrap", NULL, false },
+		{ "overlay", "bwrap", NULL, "bwrap is not setuid", true },
+		{ "overlay", "landlock", NULL, "only the native and bwrap",
+		    false },
+		{ "copy", "native", NULL, "made by the bwrap or landlock",
+		    false },
+		{ "copy", "auto", "bwrap", NULL, false },
+		{ "copy", "landlock", "landlock", NULL, false },
 	};
 	size_t i;
 
@@ -2498,6 +2522,7 @@ test_backend_layout(void)
 		autofree char *cause = NULL;
 
 		h.bwrap.found = h.bwrap.probed = true;
+		h.bwrap.setuid = rows[i].setuid;
 		o.session_layout = rows[i].layout;
 		o.session_id = (char *)SESSION_ID;
 		cause = try_backend(&h, &o, &builtin, rows[i].want, &p);
