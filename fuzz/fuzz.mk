@@ -99,6 +99,7 @@ fuzz_cli_fuzzer_LDFLAGS = $(FUZZ_FLAGS)
 # The plan's wire form, as the inner stage reads it.
 fuzz_plan_wire_fuzzer_SOURCES = fuzz/plan-wire-fuzzer.c \
 	src/policy/plan-wire.c src/policy/plan.c src/policy/sequence.c \
+	src/policy/limits-engine.c \
 	src/lib/util.c src/lib/log.c src/lib/term-escape.c
 fuzz_plan_wire_fuzzer_CFLAGS = $(AM_CFLAGS) $(FUZZ_FLAGS)
 fuzz_plan_wire_fuzzer_LDFLAGS = $(FUZZ_FLAGS)
