@@ -11,8 +11,9 @@
  * filesystem's free space falls below the reserve, the sandbox is
  * stopped.  Tasks and memory, when no cgroup enforces them: the sandbox's
  * processes, from its first one down through /proc/PID/task/TID/children,
- * their threads counted and their own memory (RssAnon and RssShmem of
- * /proc/PID/status) summed.
+ * their threads counted and their own memory (the proportional share of
+ * their private and shared pages, smaps_rollup) summed, no more often
+ * than a tenth of the supervisor's time allows.
  *
  * Sampled: a burst between two ticks can pass a limit briefly; the line
  * says "watched".
@@ -89,6 +90,9 @@ struct watch {
 	struct stat	*work;
 	size_t		 nwork;
 	bool		 proc_warned;
+	/* Memory is read again no sooner than ten times what reading it
+	 * took (CLOCK_MONOTONIC, ns): the watch's cost at most a tenth. */
+	uint64_t	 mem_next;
 };
 
 struct usage {
@@ -285,6 +289,16 @@ hit(struct watch *w, struct run_state *rs, int which, const char *line)
 	w->stopped = true;
 }
 
+/* CLOCK_MONOTONIC in ns. */
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
 /* The most of /proc/PID/status read: its lines are a few KiB. */
 #define PROC_STATUS_MAX	8192
 
@@ -304,6 +318,32 @@ status_kib(const char *status, const char *key)
 	    sscanf(line + strlen(key), "%llu", &v) != 1)
 		return 0;
 	return v;
+}
+
+/*
+ * The memory the process of /proc directory pfd takes of its own: the
+ * proportional share (Pss: a page shared by n processes, as after a fork,
+ * counts 1/n in each) of its private pages and of the shared memory it
+ * maps; where smaps_rollup has no Pss_Anon (before Linux 5.7), the
+ * resident counts of status, which count a shared page in each process.
+ */
+static uint64_t
+own_memory(int pfd)
+{
+	autoclose int fd = openat(pfd, "smaps_rollup", O_RDONLY | O_CLOEXEC);
+	autofree char *buf = NULL;
+
+	if (fd >= 0 && fd_read_all(fd, PROC_STATUS_MAX, &buf) > 0 &&
+	    strstr(buf, "\nPss_Anon:"))
+		return (status_kib(buf, "Pss_Anon:") +
+		    status_kib(buf, "Pss_Shmem:")) * 1024;
+	free(steal_ptr(&buf));
+	close(steal_fd(&fd));
+	if ((fd = openat(pfd, "status", O_RDONLY | O_CLOEXEC)) >= 0 &&
+	    fd_read_all(fd, PROC_STATUS_MAX, &buf) > 0)
+		return (status_kib(buf, "RssAnon:") +
+		    status_kib(buf, "RssShmem:")) * 1024;
+	return 0;
 }
 
 /* Read the pids of a children file into w->pids from *n; false: full. */
@@ -336,7 +376,7 @@ add_children(struct watch *w, int taskfd, const char *tid, size_t *n)
  * first process cannot be read.
  */
 static int
-procs_measure(struct watch *w, pid_t child, uint64_t *ret_tasks,
+procs_measure(struct watch *w, pid_t child, bool mem, uint64_t *ret_tasks,
     uint64_t *ret_rss)
 {
 	uint64_t tasks = 0, rss = 0;
@@ -347,8 +387,7 @@ procs_measure(struct watch *w, pid_t child, uint64_t *ret_tasks,
 		autofree char *dir = xasprintf("/proc/%d", (int)w->pids[i]);
 		autoclose int pfd = open(dir, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC);
-		autoclose int tfd = -1, sfd = -1;
-		autofree char *status = NULL;
+		autoclose int tfd = -1;
 		struct dirent *e;
 		DIR *d;
 
@@ -358,10 +397,8 @@ procs_measure(struct watch *w, pid_t child, uint64_t *ret_tasks,
 				return -errno;
 			continue;	/* gone meanwhile */
 		}
-		if ((sfd = openat(pfd, "status", O_RDONLY | O_CLOEXEC)) >= 0 &&
-		    fd_read_all(sfd, PROC_STATUS_MAX, &status) > 0)
-			rss += status_kib(status, "RssAnon:") * 1024 +
-			    status_kib(status, "RssShmem:") * 1024;
+		if (mem)
+			rss += own_memory(pfd);
 		if ((d = fdopendir(steal_fd(&tfd))) == NULL)
 			continue;
 		while ((e = readdir(d)) != NULL) {
@@ -385,10 +422,16 @@ static void
 tick_procs(struct watch *w, struct run_state *rs)
 {
 	char words[32], line[192];
-	uint64_t tasks = 0, rss = 0;
+	uint64_t tasks = 0, rss = 0, t0 = now_ns(), t1;
+	bool mem = w->memory && t0 >= w->mem_next;
 	int r;
 
-	if ((r = procs_measure(w, rs->child, &tasks, &rss)) < 0) {
+	r = procs_measure(w, rs->child, mem, &tasks, &rss);
+	if (mem) {
+		t1 = now_ns();
+		w->mem_next = t1 + 10 * (t1 - t0);
+	}
+	if (r < 0) {
 		/* Gone: the supervisor reaps it.  Else say once. */
 		if (r != -ENOENT && !w->proc_warned)
 			log_warn("limits: cannot watch the sandbox's "
@@ -400,7 +443,7 @@ tick_procs(struct watch *w, struct run_state *rs)
 		snprintf(line, sizeof(line), "task limit %" PRIu64 " reached "
 		    "(watched): the command was stopped", w->tasks);
 		hit(w, rs, HIT_TASKS, line);
-	} else if (w->memory && rss > w->memory) {
+	} else if (mem && rss > w->memory) {
 		plan_size_name(w->memory, words);
 		snprintf(line, sizeof(line), "memory limit %s reached (watched "
 		    "by the supervisor): the command was stopped", words);
