@@ -158,14 +158,18 @@ serve_one(int fd)
 	_exit(0);
 }
 
-static void __attribute__((noreturn))
-serve(const char *readyfile)
+/*
+ * A listener on an ephemeral port of the loopback, its port written to
+ * readyfile; children are not waited for.
+ */
+static int
+listen_ready(const char *readyfile)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t l = sizeof(sa);
 	FILE *f;
-	int s, c, one = 1;
+	int s;
 
 	signal(SIGCHLD, SIG_IGN);
 	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
@@ -176,6 +180,15 @@ serve(const char *readyfile)
 		fatal("the ready file");
 	fprintf(f, "%u\n", ntohs(sa.sin_port));
 	fclose(f);
+	return s;
+}
+
+static void __attribute__((noreturn))
+serve(const char *readyfile)
+{
+	int s, c, one = 1;
+
+	s = listen_ready(readyfile);
 	for (;;) {
 		if ((c = accept(s, NULL, NULL)) < 0)
 			continue;
@@ -209,21 +222,9 @@ relay_way(int in, int out)
 static void __attribute__((noreturn))
 relay(const char *readyfile, const char *host, unsigned port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t l = sizeof(sa);
-	FILE *f;
 	int s, c, u, one = 1;
 
-	signal(SIGCHLD, SIG_IGN);
-	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
-	    bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(s, 512) < 0 || getsockname(s, (struct sockaddr *)&sa, &l))
-		fatal("listen");
-	if ((f = fopen(readyfile, "w")) == NULL)
-		fatal("the ready file");
-	fprintf(f, "%u\n", ntohs(sa.sin_port));
-	fclose(f);
+	s = listen_ready(readyfile);
 	for (;;) {
 		if ((c = accept(s, NULL, NULL)) < 0)
 			continue;
