@@ -203,6 +203,8 @@ main(int argc, char **argv)
 		probe_bwrap(&host, trial);
 	if (may_use_landlock(&opts, &profile, &host))
 		host.keys_shown = probe_keys_shown();
+	if (policy_allow_list(&profile))
+		probe_etc_private(&host);
 	/* The profile may name the workspace; an option still wins. */
 	if (choose_workspace(&opts, &host, &profile, &cause) < 0)
 		goto refuse;

@@ -207,12 +207,15 @@ etc_scan(int fd, const char *dir, char ***v, size_t *n, size_t *seen,
 	return r;
 }
 
-static void
-etc_private(struct host *h)
+void
+probe_etc_private(struct host *h)
 {
 	size_t n = 0, seen = 0;
 	int fd, r;
 
+	strv_free(h->etc_private);
+	free(h->etc_why);
+	h->etc_why = NULL;
 	h->etc_private = xcalloc(1, sizeof(char *));
 	if ((fd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		r = -errno;
@@ -716,7 +719,13 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	h.var_run_is_dir = lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode);
 	h.unix_sockets = unix_sockets();
 	h.root_links = root_links();
-	etc_private(&h);
+	/*
+	 * /etc is scanned only for a plan that shows the host from an
+	 * allow-list (probe_etc_private()): until then a plan that would
+	 * need it is refused, as one whose scan failed.
+	 */
+	h.etc_why = xstrdup("not scanned (only a quadrant with leg C needs "
+	    "it)");
 	h.landlock_abi = landlock_abi(&h.landlock_errno);
 	h.userns_why = probe_userns_why(h.uid);
 	probe_bwrap_found(&h);

@@ -72,7 +72,9 @@ struct host {
 	char		**etc_private;	/* entries under /etc that are not
 					   world-readable (or, a directory, not
 					   world-searchable), not descended */
-	char		*etc_why;	/* why /etc could not be scanned, or NULL */
+	char		*etc_why;	/* why /etc could not be scanned, or NULL;
+					   "not scanned" until
+					   probe_etc_private() ran */
 	char		*userns_why;	/* why user namespaces cannot be used,
 					   or NULL when they seem to work */
 	struct {
@@ -172,6 +174,13 @@ void	probe_git_identity(struct host *h, char *const *env);
 /* Is v (len bytes) an identity value passed as it is?  NULL, or why not
  * (a static string).  Pure. */
 const char *probe_git_value_why(const char *v, size_t len);
+
+/*
+ * The entries under /etc the world cannot read (h->etc_private, or
+ * h->etc_why): a walk of /etc, a few milliseconds, so only called when the
+ * plan shows the host from an allow-list (policy_allow_list()).
+ */
+void	probe_etc_private(struct host *h);
 
 /* How many keys /proc/keys shows that are not the kernel's own keyrings. */
 int	probe_keys_shown(void);
