@@ -456,6 +456,100 @@ workspace_session_remove(const struct plan *p)
 		remove_tree(fd, slash + 1, 0);
 }
 
+/* Does dirfd/rel hold nothing (a directory with no entry)? */
+static bool
+dir_empty(int dirfd, const char *rel)
+{
+	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct dirent *e;
+	bool empty = true;
+	DIR *d;
+
+	if (fd < 0)
+		return false;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return false;
+	}
+	while (empty && (e = readdir(d)) != NULL)
+		empty = streq(e->d_name, ".") || streq(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+bool
+workspace_session_untouched(const struct plan *p)
+{
+	autoclose int fd = -1;
+	size_t i;
+
+	if (p->backend != PLAN_BACKEND_NATIVE || p->reenter ||
+	    (fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || !dir_empty(fd, "upper"))
+		return false;
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind == PLAN_MOUNT_SCRATCH && m->state == NULL &&
+		    !dir_empty(fd, m->upper + strlen(p->session_dir) + 1))
+			return false;
+	}
+	return true;
+}
+
+/* STATE/confine/trash, beside the store of p's session. */
+static char *
+trash_dir(const struct plan *p)
+{
+	autofree char *store = xstrdup(p->session_dir);
+
+	*strrchr(store, '/') = '\0';
+	*strrchr(store, '/') = '\0';
+	return path_join(store, "trash");
+}
+
+int
+workspace_session_discard(const struct plan *p)
+{
+	autofree char *trash = trash_dir(p);
+	autofree char *to = path_join(trash, p->session_id);
+
+	if (mkdir(trash, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (rename(p->session_dir, to) < 0)
+		return -errno;
+	return 0;
+}
+
+void
+workspace_trash_empty(const struct plan *p)
+{
+	autofree char *trash = trash_dir(p);
+	autoclose int fd = open(trash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	remove_tree(fd, p->session_id, 0);
+	if ((d = fdopendir(dup(fd))) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		autoclose int dir = -1, lock = -1;
+
+		if (!session_id_ok(e->d_name) || (dir = openat(fd, e->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			continue;
+		/* Held: its own confine is removing it now. */
+		if ((lock = session_run_lock(dir, false)) < 0)
+			continue;
+		remove_tree(fd, e->d_name, 0);
+	}
+	closedir(d);
+}
+
 void
 workspace_remove_tree(int dirfd, const char *name)
 {
