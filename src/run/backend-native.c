@@ -37,22 +37,25 @@
 #include "run/steps.h"
 
 /*
- * The command is gone: end everything else in the namespace (what the
- * kernel does when pid 1 exits; all of it runs as the one mapped uid, so
- * pid 1 may signal it) and reap it, orphans included, so that nothing of
- * the sandbox is left to write in the session.  Then the status record
- * REC_READY + the command's status: the supervisor may return the status
- * while this process and the namespaces are still being torn down.
+ * The command is gone.  Every process of the namespace descends from this
+ * one, and the command's orphans were given to it: with no child left (the
+ * exited ones reaped), nothing of the sandbox is left to write in the
+ * session.  Then the status record REC_READY + the command's status: the
+ * supervisor may return the status while this process and the namespaces
+ * are still being torn down.  With processes left, the kernel kills them
+ * when this one exits (a pid namespace's end), and the supervisor waits
+ * for that, as it reaps this process.
  */
 static noreturn void
 leave(int code, int status_fd)
 {
 	const unsigned char rec[2] = { REC_READY, (unsigned char)code };
+	pid_t pid;
 
-	kill(-1, SIGKILL);
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
 		;
-	if (write(status_fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
+	if (pid < 0 && errno == ECHILD &&
+	    write(status_fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
 		/* The supervisor reaps this process instead. */
 	}
 	_exit(code);
