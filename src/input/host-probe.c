@@ -672,6 +672,10 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	int i;
 
 	*cause = NULL;
+	/* First: a native session starts here (plan->started). */
+	clock_gettime(CLOCK_REALTIME, &now);
+	h.now = now.tv_sec;
+	h.now_ns = now.tv_nsec;
 	h.uid = getuid();
 	h.gid = getgid();
 	/*
@@ -739,9 +743,6 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 			break;
 		}
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	h.now = now.tv_sec;
-	h.now_ns = now.tv_nsec;
 	h.path_exists = path_exists;
 	if (getrandom(&h.random, sizeof(h.random), GRND_NONBLOCK) !=
 	    sizeof(h.random))

@@ -332,9 +332,14 @@ workspace_session_create(const struct plan *p, const char **where,
 	 * written after it, so the command starts only once the coarse clock
 	 * has passed it (sandbox_command()), and such a write came before
 	 * the command, which saw it.  (The coarse clock as the start flagged
-	 * a file written in the same tick before the launch.)
+	 * a file written in the same tick before the launch.)  It is the
+	 * run's first moment, the host probe's (plan->started): the launch
+	 * itself, not a wait, mostly covers the rest of the coarse clock's
+	 * tick; a host write during the launch is flagged, which it may be.
 	 */
-	if (!p->reenter)
+	if (!p->reenter && p->started.tv_sec != 0)
+		*start = p->started;
+	else if (!p->reenter)
 		clock_gettime(CLOCK_REALTIME, start);
 	/* The overlay's root takes upper/'s mode: give it the workspace's. */
 	if (stat(p->workspace, &st) < 0)
