@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/doctor.h"
@@ -31,6 +32,7 @@
 #include "run/agent-state.h"
 #include "run/inner-stage.h"
 #include "run/supervisor.h"
+#include "store/git-cache.h"
 
 /* Make sure 0, 1, 2 exist and nothing else we inherited stays open. */
 static void
@@ -45,6 +47,31 @@ sanitize_fds(void)
 	if (sys_close_range(3, ~0U, 0) < 0)
 		for (fd = 3; fd < 1024; fd++)
 			close(fd);
+}
+
+/*
+ * The user's git identity: git's answer as kept by the last run when what
+ * it depends on has not changed (store/git-cache.h), else git's own, kept
+ * for the next.
+ */
+static void
+git_identity(struct host *h, char *const *env)
+{
+	autofree char *key = probe_git_key(h, env);
+	struct git_answer a;
+
+	if (key && git_cache_load(h->state_home, key, &a.status, a.out,
+	    sizeof(a.out), &a.len)) {
+		probe_git_answer(h, &a);
+		return;
+	}
+	if (probe_git_run(h, env, &a) < 0)
+		return;
+	probe_git_answer(h, &a);
+	/* Not an answer of git's: asked again next time. */
+	if (key && a.status >= 0 && WIFEXITED(a.status) &&
+	    WEXITSTATUS(a.status) != 127 && a.len < sizeof(a.out))
+		git_cache_save(h->state_home, key, a.status, a.out, a.len);
 }
 
 /*
@@ -189,7 +216,7 @@ main(int argc, char **argv)
 		goto refuse;
 	if (probe_host(env, opts.workspace, &host, &cause) < 0)
 		die("%s", cause);
-	probe_git_identity(&host, env);
+	git_identity(&host, env);
 	if (host.git_why)
 		log_warn("git identity: not given to the command: %s",
 		    host.git_why);
