@@ -518,8 +518,12 @@ static noreturn void
 tear_down(const struct plan *p, struct run_state *rs, struct limits_run *lr,
     int pidfd)
 {
+	sigset_t none;
 	int fd;
 
+	/* The supervisor's signals were its signalfd's: the defaults here. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
 	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		dup2(fd, 0);
