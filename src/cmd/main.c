@@ -51,15 +51,19 @@ sanitize_fds(void)
 
 /*
  * The user's git identity: git's answer as kept by the last run when what
- * it depends on has not changed (store/git-cache.h), else git's own, kept
- * for the next.
+ * it depends on has not changed (store/git-cache.h), else git's own.  A
+ * fresh answer worth keeping is left in *ret_new (its key in *ret_key) for
+ * git_identity_keep(), once the run has made its session: a refused run
+ * or --dry-run makes nothing.
  */
 static void
-git_identity(struct host *h, char *const *env)
+git_identity(struct host *h, char *const *env, char **ret_key,
+    struct git_answer *ret_new)
 {
 	autofree char *key = probe_git_key(h, env);
 	struct git_answer a;
 
+	ret_new->status = -1;
 	if (key && git_cache_load(h->state_home, key, &a.status, a.out,
 	    sizeof(a.out), &a.len)) {
 		probe_git_answer(h, &a);
@@ -70,8 +74,18 @@ git_identity(struct host *h, char *const *env)
 	probe_git_answer(h, &a);
 	/* Not an answer of git's: asked again next time. */
 	if (key && a.status >= 0 && WIFEXITED(a.status) &&
-	    WEXITSTATUS(a.status) != 127 && a.len < sizeof(a.out))
-		git_cache_save(h->state_home, key, a.status, a.out, a.len);
+	    WEXITSTATUS(a.status) != 127 && a.len < sizeof(a.out)) {
+		*ret_new = a;
+		*ret_key = steal_ptr(&key);
+	}
+}
+
+static void
+git_identity_keep(const struct host *h, const char *key,
+    const struct git_answer *a)
+{
+	if (key && a->status >= 0)
+		git_cache_save(h->state_home, key, a->status, a->out, a->len);
 }
 
 /*
@@ -154,6 +168,8 @@ main(int argc, char **argv)
 	autostrv char **env = NULL, **keep = NULL;
 	struct env_area area;
 	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
+	autofree char *git_key = NULL;
+	struct git_answer git_new;
 	autoclose int state_lock = -1;
 	uint64_t cap;
 	size_t i;
@@ -216,7 +232,7 @@ main(int argc, char **argv)
 		goto refuse;
 	if (probe_host(env, opts.workspace, &host, &cause) < 0)
 		die("%s", cause);
-	git_identity(&host, env);
+	git_identity(&host, env, &git_key, &git_new);
 	if (host.git_why)
 		log_warn("git identity: not given to the command: %s",
 		    host.git_why);
@@ -290,6 +306,7 @@ main(int argc, char **argv)
 	else
 		session_recover(plan.session_dir, plan.workspace);
 	status = sandbox_run(&plan, &area);
+	git_identity_keep(&host, git_key, &git_new);
 	session_settle(plan.session_dir, cap);
 	profile_free(&profile);
 	host_free(&host);
