@@ -514,16 +514,56 @@ trash_dir(const struct plan *p)
 	return path_join(store, "trash");
 }
 
+/*
+ * overlayfs leaves its work directory's entries mode 000 (work/work,
+ * work/incompat/volatile): opened to their owner, directories only, never
+ * through a symlink, so that the user may remove the trash at once too.
+ */
+static void
+open_up(int at, const char *name, int depth)
+{
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if (depth > 4 || fchmodat(at, name, 0700, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    (fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL)
+		if (e->d_type == DT_DIR && !streq(e->d_name, ".") &&
+		    !streq(e->d_name, ".."))
+			open_up(dirfd(d), e->d_name, depth + 1);
+	closedir(d);
+}
+
 int
 workspace_session_discard(const struct plan *p)
 {
 	autofree char *trash = trash_dir(p);
 	autofree char *to = path_join(trash, p->session_id);
+	autoclose int fd = -1;
+	size_t i;
 
 	if (mkdir(trash, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	if (rename(p->session_dir, to) < 0)
 		return -errno;
+	if ((fd = open(to, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return 0;
+	open_up(fd, "work", 0);
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind == PLAN_MOUNT_SCRATCH && m->state == NULL &&
+		    m->work)
+			open_up(fd, m->work + strlen(p->session_dir) + 1, 0);
+	}
 	return 0;
 }
 

@@ -48,8 +48,10 @@ bool	workspace_session_untouched(const struct plan *);
 /*
  * Take an untouched session out of the store: its directory is renamed
  * from STATE/confine/sessions/ID to STATE/confine/trash/ID, which no
- * listing reads ("confine ls" no longer sees it from here on).  0 or
- * -errno; on failure it is where it was.
+ * listing reads ("confine ls" no longer sees it from here on), and
+ * overlayfs's mode 000 work directories are opened to their owner (the
+ * user may remove the trash at once).  0 or -errno; on failure it is
+ * where it was.
  */
 int	workspace_session_discard(const struct plan *);
 
