@@ -198,7 +198,13 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 		relaying = relayed = true;
 	}
 
-	while ((!done && !rec->exited) || relaying || status_open) {
+	/*
+	 * The first process's status record is the last there is: no other
+	 * process holds the pipe by then (run/backend-native.c), so its end
+	 * of file (that process's exit) is not waited for.
+	 */
+	while ((!done && !rec->exited) || relaying ||
+	    (status_open && !rec->exited)) {
 		struct pollfd pfd[10 + 2 * 256 + 1];
 		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0, xfd = 0;
 		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0, wfd = 0;
