@@ -5,6 +5,7 @@
 # confine run [OPTIONS] [--] COMMAND [ARG...]
 # confine ls [--all] | show [SESSION]
 # confine diff [--commits] [--color | --no-color] [SESSION]
+# confine stop SESSION
 # confine drop SESSION... | drop [--yes] --empty | --applied |
 #     --older-than DURATION | --all
 # confine state ls | show PROFILE | drop [--yes] PROFILE
@@ -79,6 +80,12 @@ _confine_sessions()
 	"$1" ls --all 2>/dev/null | awk '{ print $1 }'
 }
 
+# The running ones: their state (the fifth column) says so.
+_confine_running()
+{
+	"$1" ls --all 2>/dev/null | awk '$5 == "running" { print $1 }'
+}
+
 # shellcheck disable=SC2207 # the usual idiom: completions have no spaces
 _confine()
 {
@@ -99,7 +106,7 @@ _confine()
 	fi
 	_confine_help "$confine"
 
-	local subcommands='run ls show diff apply enter drop state profile trust doctor'
+	local subcommands='run ls show diff apply enter stop drop state profile trust doctor'
 	local i=1 w c
 
 	case ${words[1]-} in
@@ -158,6 +165,11 @@ _confine()
 		else
 			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
 		fi
+		return 0
+		;;
+	stop)
+		((cword == 2)) &&
+		    COMPREPLY=($(compgen -W "$(_confine_running "$confine")" -- "$cur"))
 		return 0
 		;;
 	drop)

@@ -6,7 +6,7 @@
 # option is completed as soon as confine has it.  Profile names come from
 # "confine profile list", session ids from "confine ls --all".
 
-set -l __confine_subcommands run ls show diff apply enter drop state profile trust doctor
+set -l __confine_subcommands run ls show diff apply enter stop drop state profile trust doctor
 
 # __confine_state: where the cursor is, from the words before it.
 #   options     only run options so far: an option, a subcommand or the command
@@ -68,7 +68,7 @@ function __confine_at_command_name
     __confine_first_word; or return 0
     set -l cur (commandline -ct)
     test -n "$cur"; or return 1
-    for s in run ls show diff apply enter drop state profile trust doctor
+    for s in run ls show diff apply enter stop drop state profile trust doctor
         string match -q -- "$cur*" $s; and return 1
     end
     return 0
@@ -80,7 +80,7 @@ function __confine_in_command
     string match -q 'past *' -- "$s"; or return 1
     set -l words (commandline -opc)
     set -l i (string split ' ' -- $s)[2]
-    test $i -eq 2; and contains -- $words[2] ls show diff apply enter drop state profile trust doctor; and return 1
+    test $i -eq 2; and contains -- $words[2] ls show diff apply enter stop drop state profile trust doctor; and return 1
     return 0
 end
 
@@ -95,6 +95,10 @@ function __confine_complete_command
         return
     end
     complete -C (string join ' ' -- (string escape -- $words[$i..-1]) (commandline -ct))
+end
+
+function __confine_running
+    confine ls --all 2>/dev/null | string match -r '^\S+ +\S+ +\S+ +\S+ +running .*' | string replace -ra ' +' ' ' | string replace -r '^(\S+) ' '$1\t'
 end
 
 function __confine_profiles
@@ -155,6 +159,7 @@ complete -c confine -n __confine_first_word -a show -d 'Print the report of a se
 complete -c confine -n __confine_first_word -a diff -d 'Print the patch of a session'
 complete -c confine -n __confine_first_word -a apply -d 'Apply the patch of a session'
 complete -c confine -n __confine_first_word -a enter -d 'Run a command in the host tree plus the patch of a session'
+complete -c confine -n __confine_first_word -a stop -d 'End a running session'
 complete -c confine -n __confine_first_word -a drop -d 'Delete sessions'
 complete -c confine -n __confine_first_word -a state -d 'List, show or drop the agent state kept for a profile'
 complete -c confine -n __confine_first_word -a profile -d 'List, show or check profiles'
@@ -178,6 +183,7 @@ end
 
 complete -c confine -n '__confine_sub show diff; and __confine_nargs 2' -a '(__confine_sessions)'
 complete -c confine -n '__confine_sub drop apply' -a '(__confine_sessions)'
+complete -c confine -n '__confine_sub stop; and __confine_nargs 2' -a '(__confine_running)'
 complete -c confine -n '__confine_sub ls; and __confine_nargs 2' -l all -d "Every workspace's sessions"
 complete -c confine -n '__confine_sub drop' -l empty -d 'Drop the empty sessions'
 complete -c confine -n '__confine_sub drop' -l applied -d 'Drop the applied sessions'

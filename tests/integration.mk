@@ -49,6 +49,8 @@ INTEGRATION_TESTS = \
 	tests/integration/export-security.sh \
 	tests/integration/sessions.sh \
 	tests/integration/sessions-tidy.sh \
+	tests/integration/stop.sh \
+	tests/integration/parallel.sh \
 	tests/integration/enter.sh \
 	tests/integration/apply-commits.sh \
 	tests/integration/apply-safety.sh \
@@ -136,6 +138,8 @@ BACKEND_TESTS = \
 	tests/bwrap/export-security.bwrap \
 	tests/bwrap/sessions.bwrap \
 	tests/bwrap/sessions-tidy.bwrap \
+	tests/bwrap/stop.bwrap \
+	tests/bwrap/parallel.bwrap \
 	tests/bwrap/enter.bwrap \
 	tests/bwrap/apply-commits.bwrap \
 	tests/bwrap/export-faults.bwrap \
@@ -177,6 +181,8 @@ BACKEND_TESTS = \
 	tests/landlock/export-security.landlock \
 	tests/landlock/sessions.landlock \
 	tests/landlock/sessions-tidy.landlock \
+	tests/landlock/stop.landlock \
+	tests/landlock/parallel.landlock \
 	tests/landlock/enter.landlock \
 	tests/landlock/apply-commits.landlock \
 	tests/landlock/export-faults.landlock \

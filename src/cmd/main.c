@@ -214,6 +214,8 @@ main(int argc, char **argv)
 		return session_apply(&opts, env);
 	case CLI_DROP:
 		return session_drop(&opts, env);
+	case CLI_STOP:
+		return session_stop(&opts, env);
 	case CLI_STATE_LS:
 		return state_ls(env);
 	case CLI_STATE_SHOW:

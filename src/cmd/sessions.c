@@ -31,7 +31,9 @@
 #include "lib/util.h"
 #include "run/session-dir.h"
 #include "store/session-meta.h"
+#include "store/session-running.h"
 #include "store/session-store.h"
+#include "store/session-usage.h"
 
 extern char **environ;
 
@@ -239,8 +241,28 @@ age_format(long long t, time_t now, char *buf, size_t len)
 		snprintf(buf, len, "%lldd", d / 86400);
 }
 
-enum { COL_ID, COL_AGE, COL_FILES, COL_SIZE, COL_STATE, COL_WS, COL_CMD,
-	NCOLS };
+enum { COL_ID, COL_AGE, COL_FILES, COL_SIZE, COL_STATE, COL_MEM, COL_TASKS,
+	COL_WS, COL_CMD, NCOLS };
+
+/* A running session's memory and tasks, now; "?" when not known. */
+static void
+ls_usage(const struct session_info *s, char **col)
+{
+	struct session_running r = { 0 };
+	struct session_usage u;
+	char buf[32];
+
+	if (session_running_get(s->dir, &r) < 0 ||
+	    session_usage_get(&r, &u) < 0) {
+		col[COL_MEM] = xstrdup("?");
+		col[COL_TASKS] = xstrdup("?");
+	} else {
+		session_size_format(u.memory, buf, sizeof(buf));
+		col[COL_MEM] = xstrdup(buf);
+		col[COL_TASKS] = xasprintf("%llu", (unsigned long long)u.tasks);
+	}
+	session_running_free(&r);
+}
 
 /* One line of "confine ls": every column's text, for the terminal. */
 static void
@@ -258,6 +280,12 @@ ls_row(const struct session_info *s, time_t now, char **col)
 	    sizeof(buf));
 	col[COL_SIZE] = xstrdup(buf);
 	col[COL_STATE] = xstrdup(session_state_name(s->state));
+	if (s->state == SESSION_RUNNING)
+		ls_usage(s, col);
+	else {
+		col[COL_MEM] = xstrdup("-");
+		col[COL_TASKS] = xstrdup("-");
+	}
 	/* confine wrote both; the user typed them: shown safe all the same. */
 	col[COL_WS] = s->workspace ? term_sanitize(s->workspace,
 	    strlen(s->workspace), 0) : xstrdup("?");
@@ -269,15 +297,17 @@ int
 session_ls(const struct cli_opts *o, char *const *env)
 {
 	static const char *const head[NCOLS] = { "ID", "AGE", "FILES",
-	    "SIZE", "STATE", "WORKSPACE", "COMMAND" };
+	    "SIZE", "STATE", "MEMORY", "TASKS", "WORKSPACE", "COMMAND" };
 	/* Numbers to the right. */
 	static const bool right[NCOLS] = { [COL_AGE] = true,
-	    [COL_FILES] = true, [COL_SIZE] = true };
+	    [COL_FILES] = true, [COL_SIZE] = true, [COL_MEM] = true,
+	    [COL_TASKS] = true };
 	struct here w;
 	struct session_info *v;
 	char *(*rows)[NCOLS];
 	size_t n, i, c, nrows = 0, width[NCOLS] = { 0 };
 	time_t now = time(NULL);
+	bool running = false;
 
 	here_load(env, &w);
 	v = session_list(w.store, &n);
@@ -285,8 +315,10 @@ session_ls(const struct cli_opts *o, char *const *env)
 	for (c = 0; c < NCOLS; c++)
 		rows[0][c] = xstrdup(head[c]);
 	for (i = 0; i < n; i++)
-		if (o->all || (v[i].workspace && streq(v[i].workspace, w.ws)))
+		if (o->all || (v[i].workspace && streq(v[i].workspace, w.ws))) {
 			ls_row(&v[i], now, rows[++nrows]);
+			running |= v[i].state == SESSION_RUNNING;
+		}
 	for (i = 0; i <= nrows; i++)
 		for (c = 0; c < NCOLS; c++)
 			if (strlen(rows[i][c]) > width[c])
@@ -295,6 +327,9 @@ session_ls(const struct cli_opts *o, char *const *env)
 	for (i = isatty(STDOUT_FILENO) ? 0 : 1; nrows > 0 && i <= nrows; i++)
 		for (c = 0; c < NCOLS; c++) {
 			if (c == COL_WS && !o->all)
+				continue;
+			/* Memory and tasks: when a session listed runs. */
+			if ((c == COL_MEM || c == COL_TASKS) && !running)
 				continue;
 			if (c == COL_CMD)
 				printf("%s\n", rows[i][c]);
@@ -605,6 +640,11 @@ drop_one(int dfd, const char *id)
 		fprintf(stderr, "confine: no session '%s'\n", id);
 		return EXIT_CONFINE;
 	}
+	if (session_is_running_at(dfd, id)) {
+		fprintf(stderr, "confine: session '%s' is running\nhint: "
+		    "'confine stop %s' ends it\n", id, id);
+		return EXIT_CONFINE;
+	}
 	workspace_remove_tree(dfd, id);
 	if (faccessat(dfd, id, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 		fprintf(stderr, "confine: cannot remove session '%s'\n", id);
@@ -708,6 +748,99 @@ session_drop(const struct cli_opts *o, char *const *env)
 		if (drop_one(dfd, o->argv[i]) != 0)
 			status = EXIT_CONFINE;
 	return status;
+}
+
+/*
+ * How often stop looks whether the session ended, and how many times: for
+ * its record while it is being set up (a copy of a large workspace), and
+ * for its end (the grace, then the export of a large session).
+ */
+#define STOP_POLL_NS		(100 * 1000 * 1000L)
+#define STOP_RECORD_POLLS	600		/* a minute */
+#define STOP_END_POLLS		(30 * 600)	/* half an hour */
+
+static void
+stop_pause(void)
+{
+	struct timespec ts = { .tv_nsec = STOP_POLL_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The session ended (stopped, or on its own): what it left, as a run's
+ * end says it. */
+static void
+stop_said(const char *sdir, const char *id)
+{
+	struct stat st;
+
+	if (lstat(sdir, &st) < 0) {
+		log_msg("session %s ended: nothing to review, removed", id);
+		return;
+	}
+	if (!has(sdir, "changes.patch")) {
+		log_msg("session %s ended; its export did not happen", id);
+		fprintf(stderr, "hint: 'confine show %s' exports it\n", id);
+		return;
+	}
+	log_msg("session %s ended", id);
+	fprintf(stderr, "  review: confine diff %s    apply: confine apply "
+	    "%s\n", id, id);
+}
+
+int
+session_stop(const struct cli_opts *o, char *const *env)
+{
+	const char *id = o->argv[0];
+	autofree char *sdir = NULL;
+	struct session_running r = { 0 };
+	struct here w;
+	struct stat st;
+	int i, e;
+
+	if (!session_id_ok(id))
+		die("'%s' is not a session id", id);
+	here_load(env, &w);
+	sdir = path_join(w.store, id);
+	here_free(&w);
+	if (stat(sdir, &st) < 0)
+		die_hint(EXIT_CONFINE, 0, "'confine ls --all' lists the "
+		    "sessions", "no session '%s'", id);
+	if (!session_is_running(sdir)) {
+		fprintf(stderr, "confine: session %s is not running\n", id);
+		return 1;
+	}
+	/* Its record comes once its sandbox started. */
+	for (i = 0; (e = session_running_get(sdir, &r)) < 0; i++) {
+		if (!session_is_running(sdir)) {
+			stop_said(sdir, id);
+			return 0;
+		}
+		if (e == -EIO)
+			die("session %s: its running record is not one confine "
+			    "wrote", id);
+		if (i >= STOP_RECORD_POLLS)
+			die("session %s runs, but names no process to stop (a "
+			    "confine older than 'confine stop' runs it?)", id);
+		stop_pause();
+	}
+	if (kill(r.supervisor, SESSION_STOP_SIGNAL) < 0 && errno != ESRCH) {
+		if (errno == EPERM)
+			die_hint(EXIT_CONFINE, 0, "only its own user (or root) "
+			    "can stop it", "session %s: not allowed to signal "
+			    "its confine (pid %d)", id, (int)r.supervisor);
+		die_errno(errno, "session %s: cannot signal its confine (pid "
+		    "%d)", id, (int)r.supervisor);
+	}
+	session_running_free(&r);
+	for (i = 0; session_is_running(sdir); i++) {
+		if (i >= STOP_END_POLLS)
+			die("session %s still runs, half an hour after it was "
+			    "asked to stop", id);
+		stop_pause();
+	}
+	stop_said(sdir, id);
+	return 0;
 }
 
 void

@@ -19,6 +19,13 @@ int	session_diff(const struct cli_opts *, char *const *env);
 int	session_apply(const struct cli_opts *, char *const *env);
 int	session_drop(const struct cli_opts *, char *const *env);
 /*
+ * stop SESSION: ask its supervisor to end it (SIGTERM to the command,
+ * everything killed after 5 s), wait until it no longer runs, and say
+ * what it left.  0: stopped; 1: it was not running; 125: no such session,
+ * not ours to stop, or it did not end.
+ */
+int	session_stop(const struct cli_opts *, char *const *env);
+/*
  * For "enter": fill o (workspace, profile, session id, command) from the
  * session's metadata, so the run path rebuilds the session's policy.
  * Strings are heap-allocated into *keep (freed by the caller).

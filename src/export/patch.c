@@ -444,6 +444,28 @@ network(const struct export_opts *o, int sdir, FILE *report,
 }
 
 /*
+ * The session's stop, which the supervisor noted ("stopped": by=, killed=,
+ * grace=; store/session-meta.h), as a line of the report.
+ */
+static void
+stopped(const struct export_opts *o, FILE *report)
+{
+	autofree char *by = session_file_get(o->session_dir, "stopped", "by");
+	autofree char *killed = NULL, *grace = NULL;
+
+	if (by == NULL || !streq(by, "confine stop"))
+		return;
+	killed = session_file_get(o->session_dir, "stopped", "killed");
+	grace = session_file_get(o->session_dir, "stopped", "grace");
+	if (killed && streq(killed, "1"))
+		fprintf(report, "stopped: by 'confine stop'; still running "
+		    "%s s after SIGTERM, killed\n", grace ? grace : "?");
+	else
+		fprintf(report, "stopped: by 'confine stop'; ended within %s s "
+		    "of SIGTERM\n", grace ? grace : "?");
+}
+
+/*
  * The resource limits' engine and the limits reached, which the
  * supervisor noted ("limits", store/session-meta.h), one line each.
  */
@@ -1346,6 +1368,7 @@ run(const struct export_opts *o, git_repository *repo,
 
 	fprintf(report, "session %s\nworkspace %s\n", o->session_id,
 	    o->workspace);
+	stopped(o, report);
 	commits(repo, &host, src, sdir, &ch, inew, &ser);
 	fprintf(report, "changes: %zu added, %zu modified, %zu deleted, "
 	    "%zu renamed", cnt.added, cnt.modified, cnt.deleted, cnt.renamed);

@@ -23,7 +23,7 @@ const char cli_usage[] =
 "       confine run [OPTIONS] [--] COMMAND [ARG...]\n"
 "       confine profile list | show NAME | check FILE...\n"
 "       confine trust [FILE]\n"
-"       confine ls [--all] | show [SESSION]\n"
+"       confine ls [--all] | show [SESSION] | stop SESSION\n"
 "       confine diff [--commits] [--color | --no-color] [SESSION]\n"
 "       confine drop SESSION... | drop [--yes] --empty | --applied |\n"
 "                    --older-than DURATION | --all\n"
@@ -83,7 +83,8 @@ const char cli_usage[] =
 "  profile check FILE...  check profiles and their rule-of-two verdict\n"
 "  ls [--all]           list the current workspace's sessions (--all:\n"
 "                       every workspace's): id, age, files changed, size\n"
-"                       on disk, state, command\n"
+"                       on disk, state (a running one's memory and\n"
+"                       tasks too), command\n"
 "  show [SESSION]       the report of a session (default, for show, diff,\n"
 "                       apply and enter: the latest of the current\n"
 "                       workspace); exports it first if that has not\n"
@@ -109,6 +110,9 @@ const char cli_usage[] =
 "                       command's changes; --as-left: in the session's own\n"
 "                       tree as the agent left it (ignored files too),\n"
 "                       whose export is updated\n"
+"  stop SESSION         end a running session: SIGTERM to its command,\n"
+"                       everything in it killed 5 s later; exported and\n"
+"                       kept as at a normal end; waits for it\n"
 "  drop SESSION...      delete sessions\n"
 "  drop [--yes] --empty | --applied | --older-than DURATION | --all\n"
 "                       delete the sessions of every workspace that are\n"
@@ -330,6 +334,15 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 	}
 	if (streq(w, "drop"))
 		return drop_args(argc, argv, o, cause);
+	if (streq(w, "stop")) {
+		if (argc != 3 || argv[2][0] == '-') {
+			*cause = xasprintf("usage: confine stop SESSION");
+			return -1;
+		}
+		o->cmd = CLI_STOP;
+		o->argv = argv + 2;
+		return 1;
+	}
 	if (streq(w, "state")) {
 		const char *v = argc > 2 ? argv[2] : "";
 		int i = 3;

@@ -154,8 +154,12 @@ engine_line(enum plan_engine_kind k, const struct plan *p,
 
 /* Per limit, how this engine enforces it. */
 static char **
-how(const struct plan_limits *l, enum plan_engine_kind k, unsigned int bits)
+how(const struct plan *p, enum plan_engine_kind k, unsigned int bits)
 {
+	const struct plan_limits *l = &p->limits;
+	/* A setuid bwrap refuses --size: its tmpfs are the kernel's. */
+	const char *tmpfs = p->backend == PLAN_BACKEND_BWRAP &&
+	    p->mounts.tmpfs_size == 0 ? "" : ", tmpfs sizes";
 	char **v = NULL;
 	size_t n = 0;
 	bool cg = k != PLAN_ENGINE_KERNEL;
@@ -163,11 +167,11 @@ how(const struct plan_limits *l, enum plan_engine_kind k, unsigned int bits)
 	if (!l->memory)
 		strv_push(&v, &n, xstrdup("memory: none"));
 	else if (bits & PLAN_LIMIT_MEMORY)
-		strv_push(&v, &n, xstrdup("memory: memory.max, memory.swap.max "
-		    "0, tmpfs sizes"));
+		strv_push(&v, &n, xasprintf("memory: memory.max, memory.swap.max "
+		    "0%s", tmpfs));
 	else
-		strv_push(&v, &n, xasprintf("memory: the supervisor's watch, "
-		    "tmpfs sizes%s", cg ? " (no memory controller)" : ""));
+		strv_push(&v, &n, xasprintf("memory: the supervisor's watch%s%s",
+		    tmpfs, cg ? " (no memory controller)" : ""));
 	if (!l->tasks)
 		strv_push(&v, &n, xstrdup("tasks: none"));
 	else if (bits & PLAN_LIMIT_TASKS)
@@ -239,7 +243,7 @@ limits_engine_plan(struct plan *p, const struct host_cgroup *c,
 	e.line = engine_line(e.kind, p, c, e.expect);
 	if (e.kind == PLAN_ENGINE_SYSTEMD)
 		e.next_line = engine_line(e.next, p, c, e.expect_next);
-	e.how = how(&p->limits, e.kind, e.expect);
+	e.how = how(p, e.kind, e.expect);
 	/* Memory and tasks have the kernel's means; a cpu quota has none. */
 	can = e.expect | e.expect_next | PLAN_LIMIT_MEMORY | PLAN_LIMIT_TASKS |
 	    PLAN_LIMIT_DISK;
@@ -253,6 +257,20 @@ limits_engine_plan(struct plan *p, const struct host_cgroup *c,
 		    e.kind == PLAN_ENGINE_KERNEL ? (c->mount ? "no cgroup it "
 		    "may use" : "no cgroup2 mounted") : e.cgroup && e.kind !=
 		    PLAN_ENGINE_SYSTEMD ? e.cgroup : c->mount);
+	}
+	/* Without a memory controller the tmpfs sizes bound what the watch
+	 * cannot see (a tmpfs's pages are no process's): a setuid bwrap
+	 * has none. */
+	if (e.refused == NULL && (p->limits.asked & PLAN_LIMIT_MEMORY) &&
+	    p->limits.memory && p->backend == PLAN_BACKEND_BWRAP &&
+	    p->bwrap_setuid && !((e.expect | e.expect_next) &
+	    PLAN_LIMIT_MEMORY)) {
+		autofree char *v = limits_engine_value(PLAN_LIMIT_MEMORY,
+		    &p->limits);
+
+		e.refused = xasprintf("%s: a setuid bwrap cannot bound its "
+		    "tmpfs (it refuses --size) and no memory controller is "
+		    "given here; see confine doctor", v);
 	}
 	plan_engine_free(&p->limits_engine);
 	p->limits_engine = e;

@@ -160,7 +160,8 @@ policy_limits(struct plan *p, const struct cli_opts *o,
 	 * Every tmpfs holds at most the memory limit; its inodes (whose
 	 * kernel memory no size= counts) at most one per 16 KiB of it.
 	 */
-	if (l->memory) {
+	if (l->memory && !(p->backend == PLAN_BACKEND_BWRAP &&
+	    p->bwrap_setuid)) {	/* a setuid bwrap refuses --size */
 		p->mounts.tmpfs_size = l->memory;
 		p->mounts.tmpfs_inodes = l->memory / PLAN_TMPFS_INODE_BYTES;
 		if (p->mounts.tmpfs_inodes < PLAN_TMPFS_INODES_MIN)

@@ -433,6 +433,9 @@ dump_limits(const struct plan *p, FILE *f)
 	if (p->backend == PLAN_BACKEND_LANDLOCK)
 		fprintf(f, "    tmpfs: none of the sandbox's own (no mount "
 		    "namespace)\n");
+	else if (p->mounts.tmpfs_size == 0 && l->memory)
+		fprintf(f, "    every tmpfs: the kernel's default size and "
+		    "inodes (a setuid bwrap refuses --size)\n");
 	else if (p->mounts.tmpfs_size == 0)
 		fprintf(f, "    every tmpfs: the kernel's default size and "
 		    "inodes (no memory limit)\n");

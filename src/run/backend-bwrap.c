@@ -332,10 +332,22 @@ bwrap_refuse(int err, const char *where)
 	    "", where ? where : "");
 }
 
+/*
+ * bwrap killed, its sandbox's pid 1 gets SIGKILL (--die-with-parent), and
+ * with it every process of the sandbox's pid namespace (--unshare-pid,
+ * always given: policy/bwrap-argv.c).
+ */
+static void
+bwrap_kill(pid_t child)
+{
+	kill(child, SIGKILL);
+}
+
 const struct backend_ops backend_bwrap = {
 	.name = "bwrap",
 	.flags = BACKEND_OWN_FILTER | BACKEND_UNOTIFY,
 	.check = backend_check_paths,
 	.start = bwrap_start,
 	.refuse = bwrap_refuse,
+	.kill = bwrap_kill,
 };

@@ -84,9 +84,10 @@ keeper_end(void)
  * command adds the plan's domain (D2) below it.  It forwards confine's
  * signals, and when the command exits, or confine is gone (its pidfd,
  * which SIGKILL closes as well), it ends the session (keeper_end) and
- * exits with the command's status.  The command cannot signal or trace
- * it (D1 is not below D2), nor renice or limit it (the filter: another
- * process's pid is refused).
+ * exits with the command's status; asked to end it (SANDBOX_STOP_SIGNAL,
+ * "confine stop" past its grace period), it does so and exits 137.  The
+ * command cannot signal or trace it (D1 is not below D2), nor renice or
+ * limit it (the filter: another process's pid is refused).
  */
 static noreturn void
 keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
@@ -150,6 +151,12 @@ keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
 		if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		sig = (int)si.ssi_signo;
+		/* From outside the session only (the command's domain is
+		 * below the keeper's, which scopes signals): "end it now". */
+		if (sig == SANDBOX_STOP_SIGNAL) {
+			keeper_end();
+			_exit(128 + SIGKILL);
+		}
 		if (sig != SIGCHLD)
 			sandbox_forward(cmd, sig);
 		else if (sandbox_reap(cmd, &code)) {
@@ -180,10 +187,22 @@ landlock_refuse(int err, const char *where)
 	    ": " : "", where ? where : "");
 }
 
+/*
+ * The keeper ends the session when asked (keeper()): the command's
+ * processes are not its to kill from out here, only from inside the
+ * keeper's Landlock domain.
+ */
+static void
+landlock_kill(pid_t child)
+{
+	kill(child, SANDBOX_STOP_SIGNAL);
+}
+
 const struct backend_ops backend_landlock = {
 	.name = "landlock",
 	.flags = BACKEND_HOST_PTY | BACKEND_META_NOTIFY,
 	.check = backend_check_paths,
 	.start = landlock_start,
 	.refuse = landlock_refuse,
+	.kill = landlock_kill,
 };

@@ -23,12 +23,14 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "enforce/cgroup.h"
 #include "lib/log.h"
 #include "lib/sys.h"
 #include "lib/util.h"
@@ -86,14 +88,32 @@ reaper(pid_t cmd, int status_fd)
  * the command's steps; this one stays pid 1 and reaps.
  */
 static noreturn void
-sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f)
+sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f,
+    bool in_cgroup)
 {
 	struct step_ctx c;
 	char ready = REC_READY;
 	pid_t cmd;
 
-	/* Its cgroup is the supervisor's to write, not the sandbox's. */
+	/*
+	 * Cloned without clone3 (a filter refused it: ENOSYS): it enters
+	 * its cgroup before anything else, through the fd the supervisor
+	 * opened (the kernel checks the opener's credentials and cgroup
+	 * namespace, Linux 5.16), then makes its cgroup namespace (not made
+	 * by the clone: rooted there); a failure ends the run.  Its cgroup is
+	 * the supervisor's to write, not the sandbox's: closed then.
+	 */
 	if (rs->cgroup_fd >= 0) {
+		int r;
+
+		if (!in_cgroup && (r = cgroup_enter(rs->cgroup_procs)) < 0)
+			die_errno(-r, "limits: cannot enter the sandbox's "
+			    "cgroup");
+		/* Its cgroup namespace, rooted there once it is in it. */
+		if (!in_cgroup && (p->clone_flags & CLONE_NEWCGROUP) &&
+		    unshare(CLONE_NEWCGROUP) < 0)
+			die_errno(errno, "limits: cannot make the cgroup "
+			    "namespace");
 		close(rs->cgroup_fd);
 		close(rs->cgroup_procs);
 	}
@@ -129,18 +149,26 @@ native_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	if (rs->cgroup_fd >= 0) {
 		child = sys_clone_into_cgroup((unsigned long)p->clone_flags,
 		    rs->cgroup_fd);
-		/* The cgroup's refusals (and no clone3), not the namespaces'. */
-		if (child < 0 && (errno == ENOSYS || errno == EACCES ||
-		    errno == EBUSY || errno == EOPNOTSUPP || errno == EBADF))
+		/* The cgroup's refusals, not the namespaces'. */
+		if (child < 0 && (errno == EACCES || errno == EBUSY ||
+		    errno == EOPNOTSUPP || errno == EBADF))
 			*where = "clone the sandbox into its cgroup (clone3)";
-	} else
-		child = (pid_t)syscall(SYS_clone,
-		    (unsigned long)p->clone_flags | SIGCHLD, NULL, NULL, NULL,
-		    0);
+		if (child < 0 && errno != ENOSYS)
+			return -errno;
+		if (child == 0)
+			sandbox_init(p, rs, f, true);
+		if (child > 0)
+			return child;
+		/* No clone3 (a seccomp filter's ENOSYS, as container
+		 * runtimes have): clone(2), and the child enters it. */
+	}
+	child = (pid_t)syscall(SYS_clone, ((unsigned long)p->clone_flags &
+	    ~(rs->cgroup_fd >= 0 ? (unsigned long)CLONE_NEWCGROUP : 0UL)) |
+	    SIGCHLD, NULL, NULL, NULL, 0);
 	if (child < 0)
 		return -errno;
 	if (child == 0)
-		sandbox_init(p, rs, f);
+		sandbox_init(p, rs, f, false);
 	return child;
 }
 
@@ -151,7 +179,7 @@ native_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 static noreturn void
 native_refuse(int err, const char *where)
 {
-	/* clone3 itself refused (a kernel before 5.7: ENOSYS). */
+	/* The sandbox's cgroup refused the clone (clone3). */
 	if (where)
 		die_errno(err, "limits: cannot %s", where);
 	die_hint(EXIT_CONFINE, err, "unprivileged user namespaces are needed "
@@ -160,10 +188,21 @@ native_refuse(int err, const char *where)
 	    "them");
 }
 
+/*
+ * pid 1 killed, the kernel kills every other process of its pid namespace
+ * (pid_namespaces(7)).
+ */
+static void
+native_kill(pid_t child)
+{
+	kill(child, SIGKILL);
+}
+
 const struct backend_ops backend_native = {
 	.name = "native",
 	.flags = BACKEND_OVERLAY,
 	.check = NULL,
 	.start = native_start,
 	.refuse = native_refuse,
+	.kill = native_kill,
 };

@@ -18,6 +18,7 @@
 
 #include "lib/env.h"
 #include "policy/plan.h"
+#include "store/session-running.h"
 
 /* Status records: the first byte says what happened. */
 #define REC_READY	0	/* set-up done, the command is being started */
@@ -101,6 +102,12 @@ struct backend_ops {
 	/* start() failed: say why in the backend's words, and exit 125
 	 * (it does not return). */
 	void		(*refuse)(int err, const char *where);
+	/*
+	 * End the sandbox whose first process is child now: every process
+	 * of it, at once ("confine stop" after its grace period).  The
+	 * supervisor still reaps child.
+	 */
+	void		(*kill)(pid_t child);
 };
 
 extern const struct backend_ops backend_native;
@@ -113,5 +120,13 @@ extern const struct backend_ops backend_landlock;
  * Landlock would follow it.  0, or -ELOOP with *where the path.
  */
 int	backend_check_paths(const struct plan *, const char **where);
+
+/*
+ * The stop request: "confine stop" sends it to the supervisor, which
+ * takes it from its signalfd; the landlock backend's keeper, sent it by
+ * the supervisor, ends the session (its kill op).  Never forwarded to the
+ * command.
+ */
+#define SANDBOX_STOP_SIGNAL	SESSION_STOP_SIGNAL
 
 #endif

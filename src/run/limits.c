@@ -243,8 +243,10 @@ proc_start(pid_t pid)
 
 /*
  * The confine-* cgroups a confine killed left in parent (SIGKILL leaves
- * no time to remove them): empty, and their maker gone.  One made a
- * moment ago is marked by a running confine, or not marked yet: kept.
+ * no time to remove them): their maker gone, what is left in one is
+ * killed (its supervisor is gone: nothing may run on unwatched) and an
+ * empty one removed.  One made a moment ago is marked by a running
+ * confine, or not marked yet: kept.
  */
 static void
 sweep(int parent)
@@ -259,8 +261,15 @@ sweep(int parent)
 		    O_DIRECTORY, 0, FD_BENEATH);
 
 		if (fd < 0 || cgroup_maker(fd, &pid, &start) < 0 ||
-		    cgroup_populated(fd) != 0 || proc_start(pid) == start)
+		    proc_start(pid) == start)
 			continue;
+		if (cgroup_populated(fd) != 0) {
+			/* Removed by a later run, once the kill is done. */
+			if (cgroup_kill(fd) == 0)
+				log_debug("limits: killed what was left in "
+				    "'%s' by a confine that was killed", v[i]);
+			continue;
+		}
 		if (cgroup_rmdir(parent, v[i]) == 0)
 			log_debug("limits: removed '%s', left by a confine "
 			    "that was killed", v[i]);

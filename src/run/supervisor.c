@@ -23,9 +23,11 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "enforce/cgroup.h"
 #include "enforce/landlock.h"
 #include "enforce/pty.h"
 #include "enforce/seccomp.h"
@@ -46,12 +48,112 @@
 #include "run/supervisor.h"
 #include "run/watch.h"
 #include "store/session-meta.h"
+#include "store/session-running.h"
 
 static void
 forward(pid_t child, int sig)
 {
 	if (child > 0)
 		kill(child, sig);
+}
+
+/* How long the command has to end on SIGTERM after "confine stop". */
+#define STOP_GRACE_SEC	5
+
+/* "confine stop": asked, and the sandbox killed once the grace ran out. */
+struct stop {
+	bool	asked;
+	bool	killed;
+	int	timer;		/* timerfd, armed when asked, or -1 */
+};
+
+/*
+ * The stop request: SIGTERM to the command (as a forwarded SIGTERM goes),
+ * and the sandbox killed if it is still there after STOP_GRACE_SEC.
+ * false: no timer to wait on, the caller kills it now.
+ */
+static bool
+stop_ask(const struct plan *p, struct stop *st, pid_t child)
+{
+	struct itimerspec when = { .it_value = { .tv_sec = STOP_GRACE_SEC } };
+
+	if (st->asked)
+		return true;
+	st->asked = true;
+	log_msg("session %s: stopped by 'confine stop': SIGTERM to the "
+	    "command, everything killed after %d s", p->session_id,
+	    STOP_GRACE_SEC);
+	forward(child, SIGTERM);
+	if ((st->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC |
+	    TFD_NONBLOCK)) < 0 || timerfd_settime(st->timer, 0, &when,
+	    NULL) < 0) {
+		log_warn("session %s: no timer for the grace (%s): the sandbox "
+		    "is killed now", p->session_id, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The grace is over: kill the whole sandbox, through its cgroup when it
+ * has one (cgroup.kill: every process in it, at once), and as its
+ * backend ends it in any case.
+ */
+static void
+stop_kill(const struct backend_ops *ops, const struct run_state *rs,
+    struct stop *st)
+{
+	int r;
+
+	if (st->timer >= 0)
+		close(st->timer);
+	st->timer = -1;
+	st->killed = true;
+	if (rs->cgroup_fd >= 0 && (r = cgroup_kill(rs->cgroup_fd)) < 0)
+		log_warn("cannot kill the sandbox's cgroup: %s", strerror(-r));
+	ops->kill(rs->child);
+}
+
+/* What the session keeps of a stop: the report says it (confine-export). */
+static void
+stop_note(const struct plan *p, const struct stop *st)
+{
+	autofree char *text = NULL;
+	int r;
+
+	if (!st->asked)
+		return;
+	text = xasprintf("by=confine stop\nkilled=%d\ngrace=%d\n",
+	    st->killed ? 1 : 0, STOP_GRACE_SEC);
+	if ((r = session_file_put(p->session_dir, "stopped", text)) < 0)
+		log_warn("session %s: cannot note the stop: %s", p->session_id,
+		    strerror(-r));
+	if (st->killed)
+		log_msg("session %s: stopped by 'confine stop': still running "
+		    "%d s after SIGTERM, killed", p->session_id,
+		    STOP_GRACE_SEC);
+	else
+		log_msg("session %s: stopped by 'confine stop': ended within "
+		    "%d s of SIGTERM", p->session_id, STOP_GRACE_SEC);
+}
+
+/*
+ * The running record (store/session-running.h): the supervisor and the
+ * sandbox's first process, for "confine ls" and "confine stop".
+ */
+static void
+running_put(const struct plan *p, const struct run_state *rs,
+    const char *cgroup)
+{
+	struct session_running r = { .supervisor = getpid(),
+	    .sandbox = rs->child, .cgroup = (char *)cgroup };
+	int e;
+
+	if ((e = session_proc_start(r.supervisor, &r.supervisor_start)) < 0 ||
+	    (e = session_running_put(p->session_dir, &r)) < 0)
+		log_warn("session %s: cannot write its running record "
+		    "('confine ls' and 'confine stop' do not see it): %s",
+		    p->session_id, strerror(-e));
 }
 
 struct record {
@@ -166,7 +268,7 @@ suspend_if_stopped(struct pty_relay *relay, int master)
 static int
 supervise(const struct plan *p, const struct backend_ops *ops,
     struct run_state *rs, struct fds *f, struct record *rec,
-    struct inject *kh, struct watch *w, bool *reaped)
+    struct inject *kh, struct watch *w, struct stop *stop, bool *reaped)
 {
 	const pid_t child = rs->child;
 	/*
@@ -207,7 +309,7 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 	    (status_open && !rec->exited)) {
 		struct pollfd pfd[10 + 2 * 256 + 1];
 		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0, xfd = 0;
-		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0, wfd = 0;
+		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0, wfd = 0, tfd = 0;
 
 		pfd[sfd = n++] = (struct pollfd){ .fd = f->sigfd,
 		    .events = POLLIN };
@@ -228,6 +330,9 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 			    .events = POLLIN };
 		if (!done && watch_fd(w) >= 0)
 			pfd[wfd = n++] = (struct pollfd){ .fd = watch_fd(w),
+			    .events = POLLIN };
+		if (stop->timer >= 0 && !done)
+			pfd[tfd = n++] = (struct pollfd){ .fd = stop->timer,
 			    .events = POLLIN };
 		rfd = n;
 		if (relaying)
@@ -252,12 +357,18 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 
 				if (sig == SIGWINCH && relaying)
 					pty_relay_winch(relay);
-				else if (sig != SIGCHLD && sig != SIGWINCH)
+				else if (sig == SANDBOX_STOP_SIGNAL && !done &&
+				    !stop_ask(p, stop, child))
+					stop_kill(ops, rs, stop);
+				else if (sig != SIGCHLD && sig != SIGWINCH &&
+				    sig != SANDBOX_STOP_SIGNAL)
 					forward(done ? -1 : child, sig);
 			}
 			if (!done && waitpid(child, &wstatus, WNOHANG) == child)
 				done = true;
 		}
+		if (tfd && pfd[tfd].revents && !done)
+			stop_kill(ops, rs, stop);
 		if (stfd && pfd[stfd].revents)
 			read_record(f->status[0], rec, &status_open);
 		if (wfd && pfd[wfd].revents)
@@ -464,6 +575,9 @@ make_fds(const struct plan *p, const struct backend_ops *ops, struct fds *f)
 	if ((f->parent = sys_pidfd_open(getpid(), 0)) < 0)
 		die_errno(errno, "pidfd_open");
 	sandbox_sigset(&set);
+	/* Blocked in the sandbox's first process too: never forwarded, the
+	 * landlock keeper's "end it now" (backend.h). */
+	sigaddset(&set, SANDBOX_STOP_SIGNAL);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
 	    (f->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		die_errno(errno, "signalfd");
@@ -549,7 +663,7 @@ tear_down(const struct plan *p, struct run_state *rs, struct limits_run *lr,
  * command's status known and nothing of the sandbox left to write (its
  * first process reaped everything, rec->exited), a session the run leaves
  * untouched, nothing reached, nothing kept (no persistent state, not a
- * session entered again).  The session leaves the store first
+ * session entered again), not ended by "confine stop".  The session leaves the store first
  * (workspace_session_discard(): "confine ls" and "show" no longer see it),
  * then a detached process removes it and the cgroup (tear_down()).  False:
  * the run ends as usual, with the tear-down before the status.
@@ -621,6 +735,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	struct limits_run lr;
 	struct record rec = { 0 };
 	struct inject kh = { .pid = -1, .ctl = -1 };
+	struct stop stopping = { .timer = -1 };
 	const char *where = NULL;
 	struct watch *w = NULL;
 	sigset_t set, stop, held;
@@ -683,17 +798,22 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		sandbox_sigset(&set);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		log_set_exit_hook(NULL);
-		workspace_session_finish(p, false, &rs.start_after);
 		watch_end(w, &rs);
 		limits_end(p, &rs, &lr);
+		workspace_session_finish(p, false, &rs.start_after);
 		if (!p->reenter)
 			workspace_session_remove(p);
 		ops->refuse((int)-rs.child, where);
 		exit(EXIT_CONFINE);
 	}
 	filter_err = close_sandbox_ends(p, ops, &f, &where);
+	running_put(p, &rs, lr.sandbox_path);
 	watch_start(w, &rs);
-	wstatus = supervise(p, ops, &rs, &f, &rec, &kh, w, &reaped);
+	wstatus = supervise(p, ops, &rs, &f, &rec, &kh, w, &stopping,
+	    &reaped);
+	session_running_clear(p->session_dir);
+	if (stopping.timer >= 0)
+		close(stopping.timer);
 	if (filter_err < 0 && (rec.code == 0 ||
 	    strncmp(rec.msg, "seccomp: no filter", 18) == 0)) {
 		snprintf(rec.msg, sizeof(rec.msg), "seccomp: cannot build the "
@@ -703,7 +823,8 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	pty_restore();
 	log_set_exit_hook(NULL);
 	watch_end(w, &rs);
-	if (leave_early(p, &rs, &lr, reaped))
+	/* A stop is said and noted: the usual end. */
+	if (!stopping.asked && leave_early(p, &rs, &lr, reaped))
 		return exit_status(&rec, wstatus);
 	/* The namespaces gone before the layers are read or removed. */
 	while (!reaped && waitpid(rs.child, NULL, 0) < 0 && errno == EINTR)
@@ -712,6 +833,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	limits_end(p, &rs, &lr);
 
 	agent_state_collect(p);
+	stop_note(p, &stopping);
 	/* again after enter: its export is updated */
 	if (workspace_session_finish(p, limit_reached(&rs), &rs.start_after))
 		export_run(p, limit_reached(&rs));

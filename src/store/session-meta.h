@@ -39,6 +39,12 @@
  *			bytes=N (the session's disk use).
  *   run.lock		empty; the confine that runs the session holds an
  *			exclusive flock(2) on it (store/session-store.h).
+ *   running		while the command runs: its supervisor and sandbox
+ *			(store/session-running.h); removed when it is gone.
+ *   stopped		written by run/supervisor.c when "confine stop" ended
+ *			the command; read by confine-export for the report.
+ *			by=confine stop; killed=0|1 (1: still running after
+ *			the grace, killed); grace=N (seconds).
  *
  * Each is written under NAME.tmp, then renamed; a key absent means "not
  * known" (a session written by an older confine).  And

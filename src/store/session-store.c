@@ -217,8 +217,15 @@ session_run_lock(int dirfd, bool wait)
 bool
 session_is_running(const char *dir)
 {
+	return session_is_running_at(AT_FDCWD, dir);
+}
+
+bool
+session_is_running_at(int dirfd, const char *dir)
+{
 	autofree char *path = path_join(dir, "run.lock");
-	autoclose int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	autoclose int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC);
 
 	if (fd < 0)
 		return false;

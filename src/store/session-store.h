@@ -66,6 +66,8 @@ int	session_run_lock(int dirfd, bool wait);
 
 /* Does a confine run the session in dir now? */
 bool	session_is_running(const char *dir);
+/* The same, of the session dir (a path relative to dirfd). */
+bool	session_is_running_at(int dirfd, const char *dir);
 
 /*
  * The disk the tree dir/name takes (st_blocks), never following a

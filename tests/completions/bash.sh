@@ -201,6 +201,26 @@ t_sessions() {
 	offers_exactly ''
 	complete_words confine drop 20250101-120000-5f2ac9e1 2
 	offers 20250102-093000-0badc0de
+	# stop: the running sessions only (their run lock held, as confine
+	# holds it); none of the others.
+	complete_words confine stop ''
+	offers_exactly ''
+	run_id=20250103-080000-00c0ffee
+	mkdir "$STATE/confine/sessions/$run_id"
+	: >"$STATE/confine/sessions/$run_id/run.lock"
+	flock -x "$STATE/confine/sessions/$run_id/run.lock" sleep 300 \
+	    </dev/null >/dev/null 2>&1 &
+	holder=$!
+	track_pid "$holder"
+	wait_for 30 sh -c "! flock -n '$STATE/confine/sessions/$run_id/run.lock' true" ||
+	    fail "the run lock was not taken"
+	child=$(pgrep -P "$holder")
+	track_pid "$child"
+	complete_words confine stop ''
+	offers_exactly "$run_id"
+	kill "$child" "$holder"
+	wait "$holder" 2>/dev/null || :
+	rm -r "${STATE:?}/confine/sessions/$run_id"
 }
 
 t_subcommand_words() {

@@ -59,7 +59,7 @@ BACKENDS=$(sed -n 's/^ *--backend [A-Z]* *//p' "$TEST_TMP/help" |
 
 t_subcommands() {
 	complete_line 'confine '
-	offers run ls show diff apply enter drop state profile trust doctor
+	offers run ls show diff apply enter stop drop state profile trust doctor
 	complete_line 'confine profile '
 	offers_exactly 'list show check'
 }
@@ -102,7 +102,7 @@ offers_not() {
 # options, complete the commands as before.
 t_first_word() {
 	complete_line 'confine '
-	offers_exactly 'run ls show diff apply enter drop state profile trust doctor'
+	offers_exactly 'run ls show diff apply enter stop drop state profile trust doctor'
 	complete_line 'confine d'
 	offers_exactly 'diff doctor drop'
 	complete_line 'confine confi'

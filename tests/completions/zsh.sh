@@ -116,7 +116,7 @@ offers_not() {
 # options, complete the commands as before.
 t_first_word() {
 	complete_line 'confine '
-	offers run ls show diff apply enter drop state profile trust doctor
+	offers run ls show diff apply enter stop drop state profile trust doctor
 	offers_not sh date
 	complete_line 'confine d'
 	offers diff doctor drop

@@ -6,7 +6,9 @@
  * with ENOSYS (so that the C library falls back to clone).  The sysctls
  * still say yes: only trying shows it (input/host-probe.c).
  *
- * usage: no-userns PROGRAM [ARG]...
+ * usage: no-userns [--clone3-only] PROGRAM [ARG]...
+ * --clone3-only: only clone3(2) fails (ENOSYS), user namespaces are made
+ * with clone(2) and unshare(2) as usual: a filter that predates clone3.
  * Exit status 127 when the filter cannot be loaded or PROGRAM run.
  *
  * MUST: change nothing but this process's filter, inherited by PROGRAM.
@@ -19,6 +21,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -59,11 +62,25 @@ main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
+	/* --clone3-only: the clone3 jump and its ENOSYS, then allow. */
+	struct sock_filter clone3_only[] = {
+		insns[0], insns[1], insns[2], insns[3],
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
 	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]),
 	    .filter = insns };
 
+	if (argc > 1 && strcmp(argv[1], "--clone3-only") == 0) {
+		prog.len = sizeof(clone3_only) / sizeof(clone3_only[0]);
+		prog.filter = clone3_only;
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: no-userns PROGRAM [ARG]...\n");
+		fprintf(stderr, "usage: no-userns [--clone3-only] PROGRAM "
+		    "[ARG]...\n");
 		return 127;
 	}
 	/* Without CAP_SYS_ADMIN the kernel wants no_new_privs first. */

@@ -53,6 +53,15 @@ mem_available() {
 t_memory() {
 	[ -x "$PYTHON" ] || skip_case "no $PYTHON for the memory hog"
 	ws_new
+	if bwrap_setuid; then
+		# Its tmpfs cannot be bounded: an asked --memory needs a memory
+		# controller, and the watch alone is refused.
+		run_confine --memory 64M -- true
+		if [ "$RC" -eq 125 ]; then
+			assert_file_has_content "$ERR" '^confine: --memory 64M: a setuid bwrap cannot bound its tmpfs'
+			skip_case "a setuid bwrap with no memory controller: --memory is refused (checked)"
+		fi
+	fi
 	mark=1000.$(unique_num)
 	# Control: with no limit the hog takes its 256 MiB.
 	run_confine --memory none -- "$PYTHON" -c "$HOG" 256 ""

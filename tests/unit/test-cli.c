@@ -1025,6 +1025,9 @@ test_sessions(void)
 		    false, false, 1209600 },
 		{ CMD("drop", "--older-than", "0s"), CLI_DROP, "", false, false,
 		    false, false, 0 },
+		{ CMD("stop", "20250101-120000-5f2ac9e1"), CLI_STOP,
+		    "[20250101-120000-5f2ac9e1]", false, false, false, false,
+		    0 },
 	};
 	const struct {
 		const char *const *cmd;
@@ -1033,6 +1036,9 @@ test_sessions(void)
 		{ CMD("ls", "x"), "usage: confine ls" },
 		{ CMD("ls", "--all", "x"), "usage: confine ls" },
 		{ CMD("ls", "-a"), "usage: confine ls" },
+		{ CMD("stop"), "usage: confine stop SESSION" },
+		{ CMD("stop", "a", "b"), "usage: confine stop SESSION" },
+		{ CMD("stop", "--all"), "usage: confine stop SESSION" },
 		{ CMD("drop"), "usage: confine drop" },
 		{ CMD("drop", "--yes"), "usage: confine drop" },
 		{ CMD("drop", "--yes", "a"), "usage: confine drop" },

@@ -77,7 +77,7 @@ main(void)
 	autofree char *c = limits_engine_value(PLAN_LIMIT_CPUS, &l);
 	size_t i;
 
-	plan((int)(nitems(cases) * 5 + 4));
+	plan((int)(nitems(cases) * 5 + 7));
 	for (i = 0; i < nitems(cases); i++) {
 		struct plan p = { .session_id = (char *)"S" };
 		const struct plan_engine *e = &p.limits_engine;
@@ -109,6 +109,34 @@ main(void)
 		is_str(p.limits_engine.refused, "--cpus 1: no cpu controller in "
 		    "the cgroup confine was given (/sys/fs/cgroup/unified); see "
 		    "confine doctor", "the refusal's line");
+		plan_engine_free(&p.limits_engine);
+	}
+	{
+		/* A setuid bwrap refuses --size: without a memory controller
+		 * an asked --memory cannot bound the tmpfs, so it is refused;
+		 * with one it is not, and the default is never refused. */
+		struct host_cgroup none = { .mount = (char *)"/sys/fs/cgroup/"
+		    "unified", .dir = (char *)"/sys/fs/cgroup/unified" };
+		struct host_cgroup mem = { .mount = (char *)"/sys/fs/cgroup",
+		    .dir = (char *)"/sys/fs/cgroup/x", .writable = true,
+		    .controllers = HOST_CG_MEMORY, .available = HOST_CG_MEMORY };
+		struct plan p = { .session_id = (char *)"S",
+		    .backend = PLAN_BACKEND_BWRAP, .bwrap_setuid = true };
+
+		p.limits = (struct plan_limits){ .memory = 64 << 20,
+		    .asked = PLAN_LIMIT_MEMORY };
+		limits_engine_plan(&p, &none, false);
+		is_str(p.limits_engine.refused, "--memory 64M: a setuid bwrap "
+		    "cannot bound its tmpfs (it refuses --size) and no memory "
+		    "controller is given here; see confine doctor",
+		    "setuid bwrap, --memory, no controller: refused");
+		limits_engine_plan(&p, &mem, false);
+		ok(p.limits_engine.refused == NULL,
+		    "setuid bwrap, --memory, a memory controller: run");
+		p.limits.asked = 0;
+		limits_engine_plan(&p, &none, false);
+		ok(p.limits_engine.refused == NULL,
+		    "setuid bwrap, the default memory: run");
 		plan_engine_free(&p.limits_engine);
 	}
 	return done();
