@@ -16,7 +16,7 @@ set -eu
 
 packages='
 	build-essential autoconf automake pkg-config
-	libseccomp-dev libcap-ng-dev libinih-dev libgit2-dev zlib1g-dev
+	libseccomp-dev libinih-dev libgit2-dev zlib1g-dev
 	libjansson-dev libssl-dev libsystemd-dev
 	systemd dbus-user-session
 	git scdoc bubblewrap tmux hyperfine python3 procps iproute2 strace

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/doctor.h"
@@ -30,6 +31,7 @@
 #include "policy/plan.h"
 #include "run/agent-state.h"
 #include "run/supervisor.h"
+#include "store/git-cache.h"
 
 /* Make sure 0, 1, 2 exist and nothing else we inherited stays open. */
 static void
@@ -44,6 +46,45 @@ sanitize_fds(void)
 	if (sys_close_range(3, ~0U, 0) < 0)
 		for (fd = 3; fd < 1024; fd++)
 			close(fd);
+}
+
+/*
+ * The user's git identity: git's answer as kept by the last run when what
+ * it depends on has not changed (store/git-cache.h), else git's own.  A
+ * fresh answer worth keeping is left in *ret_new (its key in *ret_key) for
+ * git_identity_keep(), once the run has made its session: a refused run
+ * or --dry-run makes nothing.
+ */
+static void
+git_identity(struct host *h, char *const *env, char **ret_key,
+    struct git_answer *ret_new)
+{
+	autofree char *key = probe_git_key(h, env);
+	struct git_answer a;
+
+	ret_new->status = -1;
+	if (key && git_cache_load(h->state_home, key, &a.status, a.out,
+	    sizeof(a.out), &a.len)) {
+		probe_git_answer(h, &a);
+		return;
+	}
+	if (probe_git_run(h, env, &a) < 0)
+		return;
+	probe_git_answer(h, &a);
+	/* Not an answer of git's: asked again next time. */
+	if (key && a.status >= 0 && WIFEXITED(a.status) &&
+	    WEXITSTATUS(a.status) != 127 && a.len < sizeof(a.out)) {
+		*ret_new = a;
+		*ret_key = steal_ptr(&key);
+	}
+}
+
+static void
+git_identity_keep(const struct host *h, const char *key,
+    const struct git_answer *a)
+{
+	if (key && a->status >= 0)
+		git_cache_save(h->state_home, key, a->status, a->out, a->len);
 }
 
 /*
@@ -126,6 +167,8 @@ main(int argc, char **argv)
 	autostrv char **env = NULL, **keep = NULL;
 	struct env_area area;
 	autofree char *cause = NULL, *hint = NULL, *reason = NULL;
+	autofree char *git_key = NULL;
+	struct git_answer git_new;
 	autoclose int state_lock = -1;
 	uint64_t cap;
 	size_t i;
@@ -187,7 +230,7 @@ main(int argc, char **argv)
 		goto refuse;
 	if (probe_host(env, opts.workspace, &host, &cause) < 0)
 		die("%s", cause);
-	probe_git_identity(&host, env);
+	git_identity(&host, env, &git_key, &git_new);
 	if (host.git_why)
 		log_warn("git identity: not given to the command: %s",
 		    host.git_why);
@@ -201,6 +244,8 @@ main(int argc, char **argv)
 		probe_bwrap(&host, trial);
 	if (may_use_landlock(&opts, &profile, &host))
 		host.keys_shown = probe_keys_shown();
+	if (policy_allow_list(&profile))
+		probe_etc_private(&host);
 	/* The profile may name the workspace; an option still wins. */
 	if (choose_workspace(&opts, &host, &profile, &cause) < 0)
 		goto refuse;
@@ -260,6 +305,7 @@ main(int argc, char **argv)
 	else
 		session_recover(plan.session_dir, plan.workspace);
 	status = sandbox_run(&plan, &area);
+	git_identity_keep(&host, git_key, &git_new);
 	session_settle(plan.session_dir, cap);
 	profile_free(&profile);
 	host_free(&host);

@@ -965,8 +965,9 @@ session_settle(const char *session_dir, uint64_t cap)
 	bool noted;
 
 	*strrchr(store, '/') = '\0';
-	if (lstat(session_dir, &st) == 0 && S_ISDIR(st.st_mode))
-		session_disk_note(session_dir);
+	if (lstat(session_dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	session_disk_note(session_dir);
 	if (cap == 0)
 		return;
 	v = session_list(store, &n);

@@ -46,9 +46,10 @@ void	session_recover(const char *session_dir, const char *ws);
  */
 int	session_cap(char *const *env, uint64_t *ret, char **cause);
 /*
- * After a run: note its session's disk use (when it was kept), then,
- * when the sessions take more than cap, drop the applied ones, oldest
- * first; when that is not enough, say so (the run is never refused).
+ * After a run that kept its session: note its disk use, then, when the
+ * sessions take more than cap, drop the applied ones, oldest first; when
+ * that is not enough, say so (the run is never refused).  A run whose
+ * session is gone added nothing to the store: nothing to do.
  */
 void	session_settle(const char *session_dir, uint64_t cap);
 

@@ -11,9 +11,10 @@
 
 /*
  * Lock the securebits so uid 0 gains nothing at execve, empty every
- * capability set (effective, permitted, inheritable, bounding, ambient)
- * with libcap-ng, then verify each set with the kernel.  0 or -errno;
- * on failure *what names the set that is not empty.
+ * capability set (the bounding set one capability at a time, the ambient
+ * set, then effective, permitted and inheritable with one capset(2)),
+ * then verify with the kernel (capget(2), the bounding set read back).
+ * 0 or -errno; on failure *what names the set that is not empty.
  */
 int	caps_drop_all(const char **what);
 

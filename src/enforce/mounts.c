@@ -66,6 +66,9 @@ struct mnt {
 	int		*skel;
 	size_t		 nskel;
 	unsigned int	 nstage;	/* the next name in STAGE */
+	/* The plan's fresh sysfs, mounted where the host's /sys is met
+	 * (sysfs_early()): 1 mounted, -errno refused, 0 not tried. */
+	int		 sysfs;
 	char		*hint;		/* why a step failed, for the user */
 };
 
@@ -408,6 +411,34 @@ covered(struct mnt *mc, const char *dst)
 static int show_dir(struct mnt *mc, int src, int dst, const char *host,
     const char *in);
 
+static const unsigned long sysfs_flags = MS_RDONLY | MS_NOSUID | MS_NODEV |
+    MS_NOEXEC;
+
+/*
+ * The host's directory at dst (in the new root), about to be rebuilt: is
+ * it where the plan mounts a fresh sysfs?  Then mount it now, in its
+ * place: the host's /sys, a tree of kernel mounts, is rebuilt only when
+ * the kernel refuses a new sysfs here (sysfs(), which then covers the
+ * host's network directories).  True when mounted.
+ */
+static bool
+sysfs_early(struct mnt *mc, const char *dst)
+{
+	size_t i;
+
+	for (i = 0; i < mc->plan->n; i++) {
+		const struct plan_mount *m = &mc->plan->v[i];
+
+		if (m->kind != PLAN_MOUNT_SYSFS || !streq(m->dst, dst))
+			continue;
+		if (mc->sysfs == 0 && (mc->sysfs = mount_fs(mc, dst, false,
+		    "sysfs", sysfs_flags, NULL)) == 0)
+			mc->sysfs = 1;
+		return mc->sysfs > 0;
+	}
+	return false;
+}
+
 /* One entry of a host directory rebuilt in a skeleton tmpfs. */
 static int
 show_entry(struct mnt *mc, int srcdir, int dstdir, const char *name,
@@ -444,7 +475,7 @@ show_entry(struct mnt *mc, int srcdir, int dstdir, const char *name,
 	if (S_ISDIR(st.st_mode)) {
 		if (mkdirat(dstdir, name, st.st_mode & 07777) < 0)
 			return -errno;
-		if (covered(mc, d))
+		if (covered(mc, d) || sysfs_early(mc, d))
 			return 0;
 		if ((src = openat(srcdir, name, O_PATH | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) < 0)
@@ -844,7 +875,8 @@ bind_host(struct mnt *mc, const struct plan_mount *m, bool writable)
 			return -errno;
 		host[n] = '\0';
 		if (S_ISDIR(st.st_mode))
-			return show_dir(mc, src, dst, host, m->dst);
+			return sysfs_early(mc, m->dst) ? 0 :
+			    show_dir(mc, src, dst, host, m->dst);
 		/* A socket, a FIFO or a device is not shown from the host. */
 		if (!S_ISREG(st.st_mode))
 			return 0;
@@ -914,8 +946,11 @@ sysfs(struct mnt *mc, const struct plan_mount *m)
 	size_t i;
 	int r;
 
-	r = mount_fs(mc, m->dst, false, "sysfs", MS_RDONLY | MS_NOSUID |
-	    MS_NODEV | MS_NOEXEC, NULL);
+	/* Met while the root was built: mounted, or refused already. */
+	if (mc->sysfs > 0)
+		return 0;
+	r = mc->sysfs < 0 ? mc->sysfs : mount_fs(mc, m->dst, false, "sysfs",
+	    sysfs_flags, NULL);
 	if (r != -EPERM && r != -EACCES)
 		return r;
 	dirs = sys_net_dirs(OLDROOT "/sys");

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
 #include <sched.h>
@@ -29,6 +30,7 @@
 #include "input/bwrap-cache.h"
 #include "input/host-probe.h"
 #include "lib/env.h"
+#include "lib/fdio.h"
 #include "lib/spawn.h"
 #include "lib/sys.h"
 #include "lib/term-escape.h"
@@ -208,12 +210,15 @@ etc_scan(int fd, const char *dir, char ***v, size_t *n, size_t *seen,
 	return r;
 }
 
-static void
-etc_private(struct host *h)
+void
+probe_etc_private(struct host *h)
 {
 	size_t n = 0, seen = 0;
 	int fd, r;
 
+	strv_free(h->etc_private);
+	free(h->etc_why);
+	h->etc_why = NULL;
 	h->etc_private = xcalloc(1, sizeof(char *));
 	if ((fd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		r = -errno;
@@ -507,9 +512,6 @@ probe_git_value_why(const char *v, size_t len)
 	return NULL;
 }
 
-/* Both values, and the keys' lines around them: a few KiB at most. */
-#define GIT_IDENT_OUT	(4 * (HOST_GIT_IDENT_MAX + 16))
-
 /*
  * GIT_PATH config --includes --null --get-regexp of user.name and
  * user.email, from /, in envp: one process for both (it is on every
@@ -594,20 +596,18 @@ git_value(const char *out, size_t len, const char *key, char **why)
 	return xstrndup(v, vlen);
 }
 
-void
-probe_git_identity(struct host *h, char *const *env)
+int
+probe_git_run(const struct host *h, char *const *env, struct git_answer *ret)
 {
 	autofree char *home = xasprintf("HOME=%s", h->home);
 	autofree char *xdg = xasprintf("XDG_CONFIG_HOME=%s", h->config_home);
 	autofree char *global = NULL;
 	char *envp[6] = { home, xdg, NULL, NULL, NULL, NULL };
-	char out[GIT_IDENT_OUT];
-	const char *s, *bad = NULL;
-	size_t n = 2, len = 0;
-	int status;
+	const char *s;
+	size_t n = 2;
 
 	if (access(GIT_PATH, X_OK) < 0)
-		return;
+		return -1;
 	/* The user's own choice of global file (git 2.32). */
 	if ((s = env_get(env, "GIT_CONFIG_GLOBAL")) != NULL && s[0] != '\0') {
 		global = xasprintf("GIT_CONFIG_GLOBAL=%s", s);
@@ -616,7 +616,18 @@ probe_git_identity(struct host *h, char *const *env)
 	envp[n++] = (char *)"GIT_CONFIG_NOSYSTEM=1";
 	/* Not a repository: git looks for none, reads no local scope. */
 	envp[n++] = (char *)"GIT_DIR=/dev/null";
-	status = git_config_get(envp, out, sizeof(out), &len);
+	ret->len = 0;
+	ret->status = git_config_get(envp, ret->out, sizeof(ret->out),
+	    &ret->len);
+	return 0;
+}
+
+void
+probe_git_answer(struct host *h, const struct git_answer *a)
+{
+	const char *bad = NULL;
+	int status = a->status;
+
 	/* 1: neither is set; 127: no git after all. */
 	if (status < 0 || (WIFEXITED(status) && (WEXITSTATUS(status) == 1 ||
 	    WEXITSTATUS(status) == 127)))
@@ -624,16 +635,108 @@ probe_git_identity(struct host *h, char *const *env)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		bad = "your global git configuration cannot be read (git "
 		    "config fails)";
-	else if (len == sizeof(out))
+	else if (a->len >= sizeof(a->out))
 		bad = "it is longer than " STR(HOST_GIT_IDENT_MAX) " bytes";
-	else if (len == 0 || out[len - 1] != '\0')
+	else if (a->len == 0 || a->out[a->len - 1] != '\0')
 		bad = "git's answer is not a value";
 	if (bad) {
 		git_refuse(&h->git_why, "user.name and user.email", bad);
 		return;
 	}
-	h->git_name = git_value(out, len, "user.name", &h->git_why);
-	h->git_email = git_value(out, len, "user.email", &h->git_why);
+	h->git_name = git_value(a->out, a->len, "user.name", &h->git_why);
+	h->git_email = git_value(a->out, a->len, "user.email", &h->git_why);
+}
+
+void
+probe_git_identity(struct host *h, char *const *env)
+{
+	struct git_answer a;
+
+	if (probe_git_run(h, env, &a) == 0)
+		probe_git_answer(h, &a);
+}
+
+/* A global file larger than this is not kept: git is asked each time. */
+#define GIT_FILE_MAX	(64 * 1024)
+/* A file changed this recently may change again within its times'
+ * granularity, unseen (git's "racy" entries): not kept. */
+#define GIT_RACY_SECS	2
+
+/* Does buf hold "include", in any case? */
+static bool
+has_include(const char *buf, size_t len)
+{
+	static const char word[] = "include";
+	size_t i, j;
+
+	for (i = 0; i + sizeof(word) - 1 <= len; i++) {
+		for (j = 0; j < sizeof(word) - 1 &&
+		    (buf[i + j] | 0x20) == word[j]; j++)
+			;
+		if (j == sizeof(word) - 1)
+			return true;
+	}
+	return false;
+}
+
+/* The identity of a file git reads, appended to *key; false: not kept. */
+static bool
+key_file(char **key, const char *path, time_t now)
+{
+	autofree char *buf = NULL;
+	autoclose int fd = -1;
+	struct stat st;
+	ssize_t n;
+	char *k;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		if (errno != ENOENT)
+			return false;
+		k = xasprintf("%s%s: none\n", *key, path);
+		free(*key);
+		*key = k;
+		return true;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > GIT_FILE_MAX ||
+	    now - st.st_mtim.tv_sec < GIT_RACY_SECS ||
+	    now - st.st_ctim.tv_sec < GIT_RACY_SECS ||
+	    (n = fd_read_all(fd, GIT_FILE_MAX, &buf)) < 0 ||
+	    has_include(buf, (size_t)n))
+		return false;
+	k = xasprintf("%s%s: %ju %ju %jd %jd.%09ld %jd.%09ld\n", *key, path,
+	    (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
+	    (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	    (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	free(*key);
+	*key = k;
+	return true;
+}
+
+char *
+probe_git_key(const struct host *h, char *const *env)
+{
+	const char *global = env_get(env, "GIT_CONFIG_GLOBAL");
+	autofree char *gitconfig = path_join(h->home, ".gitconfig");
+	autofree char *xdg = path_join(h->config_home, "git/config");
+	autofree char *key = NULL;
+	struct stat st;
+
+	if (global && global[0] == '\0')
+		global = NULL;
+	/* Relative: to git's directory, "/"; not worth keeping. */
+	if ((global && global[0] != '/') || stat(GIT_PATH, &st) < 0)
+		return NULL;
+	key = xasprintf("git: %ju %ju %jd %jd.%09ld %jd.%09ld\n"
+	    "home: %s\nconfig: %s\nglobal: %s\n",
+	    (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
+	    (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	    (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, h->home,
+	    h->config_home, global ? global : "");
+	if (global ? !key_file(&key, global, h->now) :
+	    !key_file(&key, xdg, h->now) || !key_file(&key, gitconfig, h->now))
+		return NULL;
+	return steal_ptr(&key);
 }
 
 /*
@@ -689,6 +792,10 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	int i;
 
 	*cause = NULL;
+	/* First: a native session starts here (plan->started). */
+	clock_gettime(CLOCK_REALTIME, &now);
+	h.now = now.tv_sec;
+	h.now_ns = now.tv_nsec;
 	h.uid = getuid();
 	h.gid = getgid();
 	/*
@@ -736,7 +843,13 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 	h.var_run_is_dir = lstat("/var/run", &st) == 0 && S_ISDIR(st.st_mode);
 	h.unix_sockets = unix_sockets();
 	h.root_links = root_links();
-	etc_private(&h);
+	/*
+	 * /etc is scanned only for a plan that shows the host from an
+	 * allow-list (probe_etc_private()): until then a plan that would
+	 * need it is refused, as one whose scan failed.
+	 */
+	h.etc_why = xstrdup("not scanned (only a quadrant with leg C needs "
+	    "it)");
 	h.landlock_abi = landlock_abi(&h.landlock_errno);
 	h.userns_why = probe_userns_why(h.uid);
 	probe_bwrap_found(&h);
@@ -750,9 +863,6 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 			break;
 		}
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	h.now = now.tv_sec;
-	h.now_ns = now.tv_nsec;
 	h.path_exists = path_exists;
 	if (getrandom(&h.random, sizeof(h.random), GRND_NONBLOCK) !=
 	    sizeof(h.random))

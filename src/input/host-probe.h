@@ -73,7 +73,9 @@ struct host {
 	char		**etc_private;	/* entries under /etc that are not
 					   world-readable (or, a directory, not
 					   world-searchable), not descended */
-	char		*etc_why;	/* why /etc could not be scanned, or NULL */
+	char		*etc_why;	/* why /etc could not be scanned, or NULL;
+					   "not scanned" until
+					   probe_etc_private() ran */
 	char		*userns_why;	/* why user namespaces cannot be used,
 					   or NULL when they seem to work */
 	struct {
@@ -170,6 +172,14 @@ void	host_cgroup_free(struct host_cgroup *);
 /* The longest user.name or user.email passed into the sandbox. */
 #define HOST_GIT_IDENT_MAX	256
 
+/* git's answer, as it was: "KEY\nVALUE\0" entries (a few KiB at most). */
+struct git_answer {
+	int		 status;	/* git's wait status; -1: not run */
+	size_t		 len;		/* bytes of out; sizeof(out): too
+					   long */
+	char		 out[4 * (HOST_GIT_IDENT_MAX + 16)];
+};
+
 /*
  * The user's git identity (h->git_name, git_email, git_why): GIT_PATH
  * asked for user.name and user.email of the global configuration only
@@ -181,9 +191,31 @@ void	host_cgroup_free(struct host_cgroup *);
  * said.
  */
 void	probe_git_identity(struct host *h, char *const *env);
+/* Its two halves: ask git (-1: no git; else ret filled), and take the
+ * answer (a fresh one, or one kept: store/git-cache.h). */
+int	probe_git_run(const struct host *h, char *const *env,
+	    struct git_answer *ret);
+void	probe_git_answer(struct host *h, const struct git_answer *);
+/*
+ * What git's answer depends on, as one string (the key it is kept
+ * under): the environment git is given, and the identity (device, inode,
+ * size, change times) of the git binary and of each global file it reads.
+ * NULL when the answer is not to be kept: a file that may include others
+ * ("include" anywhere in it, in any case), one changed in the last two
+ * seconds (its times may not show a change made next), one larger than
+ * 64 KiB or unreadable, a relative $GIT_CONFIG_GLOBAL.  Reads only.
+ */
+char	*probe_git_key(const struct host *h, char *const *env);
 /* Is v (len bytes) an identity value passed as it is?  NULL, or why not
  * (a static string).  Pure. */
 const char *probe_git_value_why(const char *v, size_t len);
+
+/*
+ * The entries under /etc the world cannot read (h->etc_private, or
+ * h->etc_why): a walk of /etc, a few milliseconds, so only called when the
+ * plan shows the host from an allow-list (policy_allow_list()).
+ */
+void	probe_etc_private(struct host *h);
 
 /* How many keys /proc/keys shows that are not the kernel's own keyrings. */
 int	probe_keys_shown(void);

@@ -1662,6 +1662,8 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.workspace = xstrdup(ws);
 	p.argv = command_argv(o->argv ? o->argv : (char *[]){ NULL }, &e);
 
+	p.started.tv_sec = h->now;
+	p.started.tv_nsec = h->now_ns;
 	gmtime_r(&h->now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	if (o->session_id) {

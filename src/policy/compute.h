@@ -42,6 +42,12 @@ char	*policy_state_dir(const char *state_home, const struct profile *);
 
 /* The legs a quadrant allows (PLAN_LEG_*), or 0 for an unknown name. */
 unsigned int	policy_quadrant_legs(const char *quadrant);
+/*
+ * Does the profile's quadrant allow leg C, so that the plan shows the host
+ * from an allow-list (plan->allow_list)?  Asked before the plan, to scan
+ * /etc only then (probe_etc_private()).
+ */
+bool		policy_allow_list(const struct profile *);
 
 /* Landlock rights of an ABI version, from the exact table. */
 uint64_t	policy_landlock_fs(int abi);

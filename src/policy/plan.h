@@ -285,6 +285,10 @@ struct plan {
 	bool		 warn_trusted;	/* the trusted quadrant: say so */
 	char		*workspace;	/* host path, writable through the overlay */
 	char		*session_id;
+	struct timespec	 started;	/* the host probe's clock, the run's
+					   first moment (CLOCK_REALTIME): a
+					   native session's start
+					   (run/session-dir.c) */
 	char		*session_dir;	/* host path */
 	bool		 reenter;	/* an existing session, kept at the end */
 	char		*patch_from;	/* enter: the session whose patch the

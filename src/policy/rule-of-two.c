@@ -100,6 +100,13 @@ add_opts(struct plist *dst, const struct cli_list *src, const char *opt,
 	}
 }
 
+bool
+policy_allow_list(const struct profile *pr)
+{
+	return (policy_quadrant_legs(pr->quadrant.value ? pr->quadrant.value :
+	    "sealed") & PLAN_LEG_C) != 0;
+}
+
 void
 legs_effective(struct eff *e, const struct profile *pr, const struct cli_opts *o,
     const struct host *h)

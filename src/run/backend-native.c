@@ -5,9 +5,11 @@
  *
  * Processes: confine (the supervisor, outside) -> the sandbox's first
  * process (pid 1 of the new pid namespace: sets up, then reaps and forwards
- * signals) -> the command (pid 2).  When the command exits, pid 1 exits
- * with its status and the kernel kills everything else in the namespace;
- * when confine dies, even by SIGKILL, pid 1 gets SIGKILL (PR_SET_PDEATHSIG).
+ * signals) -> the command (pid 2).  When the command exits, pid 1 kills and
+ * reaps everything else in the namespace, tells the supervisor the
+ * command's status (so that confine may return it before the namespaces
+ * are torn down), and exits with it; when confine dies, even by SIGKILL,
+ * pid 1 gets SIGKILL (PR_SET_PDEATHSIG).
  *
  * Runs in: the supervisor (start), the sandbox's pid 1.  The steps in the
  * sandbox are the plan's enforcement sequence (policy/sequence.c), taken
@@ -36,9 +38,34 @@
 #include "run/command-exec.h"
 #include "run/steps.h"
 
+/*
+ * The command is gone.  Every process of the namespace descends from this
+ * one, and the command's orphans were given to it: with no child left (the
+ * exited ones reaped), nothing of the sandbox is left to write in the
+ * session.  Then the status record REC_READY + the command's status: the
+ * supervisor may return the status while this process and the namespaces
+ * are still being torn down.  With processes left, the kernel kills them
+ * when this one exits (a pid namespace's end), and the supervisor waits
+ * for that, as it reaps this process.
+ */
+static noreturn void
+leave(int code, int status_fd)
+{
+	const unsigned char rec[2] = { REC_READY, (unsigned char)code };
+	pid_t pid;
+
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		;
+	if (pid < 0 && errno == ECHILD &&
+	    write(status_fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec)) {
+		/* The supervisor reaps this process instead. */
+	}
+	_exit(code);
+}
+
 /* pid 1: reap, forward signals, and leave with the command's status. */
 static noreturn void
-reaper(pid_t cmd)
+reaper(pid_t cmd, int status_fd)
 {
 	sigset_t set;
 	siginfo_t si;
@@ -51,7 +78,7 @@ reaper(pid_t cmd)
 		if (sig != SIGCHLD)
 			sandbox_forward(cmd, sig);
 		else if (sandbox_reap(cmd, &code))
-			_exit(code);
+			leave(code, status_fd);
 	}
 }
 
@@ -99,12 +126,11 @@ sandbox_init(const struct plan *p, const struct run_state *rs, struct fds *f,
 		die_errno(errno, "fork");
 	if (cmd == 0)
 		steps_run_command(&c);
-	close(f->status[1]);
 	close(f->bpf[0]);
 	if (c.slave >= 0)
 		close(c.slave);
 	sandbox_stdio_null();
-	reaper(cmd);
+	reaper(cmd, f->status[1]);
 }
 
 /* native: clone(2) into new namespaces; pid 1 sets the sandbox up. */

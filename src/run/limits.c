@@ -609,27 +609,59 @@ outcomes(const struct plan *p, struct run_state *rs, int cg)
 	}
 }
 
+/* Nothing of the command survives it, on any backend: 0 or -errno. */
+static int
+end_cgroup(struct run_state *rs, struct limits_run *lr)
+{
+	int r = 0;
+
+	if (rs->cgroup_procs >= 0)
+		close(rs->cgroup_procs);
+	rs->cgroup_procs = -1;
+	if (lr->sandbox >= 0 && (r = cgroup_kill(lr->sandbox)) == 0)
+		r = cgroup_wait_empty(lr->sandbox);
+	return r;
+}
+
 void
 limits_end(const struct plan *p, struct run_state *rs, struct limits_run *lr)
 {
 	size_t i;
 	int r;
 
-	if (rs->cgroup_procs >= 0)
-		close(rs->cgroup_procs);
-	rs->cgroup_procs = -1;
-	if (lr->sandbox >= 0) {
-		/* Nothing of the command survives it, on any backend. */
-		if ((r = cgroup_kill(lr->sandbox)) < 0 ||
-		    (r = cgroup_wait_empty(lr->sandbox)) < 0)
-			log_warn("limits: cannot end what is left in '%s': %s",
-			    lr->sandbox_path, strerror(-r));
+	if ((r = end_cgroup(rs, lr)) < 0)
+		log_warn("limits: cannot end what is left in '%s': %s",
+		    lr->sandbox_path, strerror(-r));
+	if (lr->sandbox >= 0)
 		outcomes(p, rs, lr->sandbox);
-	}
 	for (i = 0; i < nitems(rs->limit_hit); i++)
 		if (rs->limit_hit[i][0])
 			log_msg("%s", rs->limit_hit[i]);
 	note(p, rs, lr);
+	rs->cgroup_fd = -1;
+	engine_undo(lr);
+	free(lr->line);
+	lr->line = NULL;
+}
+
+bool
+limits_outcomes(const struct plan *p, struct run_state *rs,
+    const struct limits_run *lr)
+{
+	size_t i;
+
+	if (lr->sandbox >= 0)
+		outcomes(p, rs, lr->sandbox);
+	for (i = 0; i < nitems(rs->limit_hit); i++)
+		if (rs->limit_hit[i][0])
+			return true;
+	return false;
+}
+
+void
+limits_undo(struct run_state *rs, struct limits_run *lr)
+{
+	end_cgroup(rs, lr);
 	rs->cgroup_fd = -1;
 	engine_undo(lr);
 	free(lr->line);

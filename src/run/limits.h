@@ -45,4 +45,20 @@ void	limits_start(const struct plan *, struct run_state *,
 void	limits_end(const struct plan *, struct run_state *,
 	    struct limits_run *);
 
+/*
+ * The command and all else of the sandbox are gone already (reaped by
+ * the sandbox's first process, which alone is left): read what it reached
+ * into rs->limit_hit, killing nothing and waiting for nothing.  True when
+ * a limit was reached (rs->limit_hit, the watch's included).
+ */
+bool	limits_outcomes(const struct plan *, struct run_state *,
+	    const struct limits_run *);
+
+/*
+ * limits_end() without a word and without the session's note, for a
+ * session that is not kept: kill what is left, wait until the cgroup is
+ * empty (the sandbox's first process gone too), remove what confine made.
+ */
+void	limits_undo(struct run_state *, struct limits_run *);
+
 #endif

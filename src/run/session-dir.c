@@ -359,9 +359,14 @@ workspace_session_create(const struct plan *p, const char **where,
 	 * written after it, so the command starts only once the coarse clock
 	 * has passed it (sandbox_command()), and such a write came before
 	 * the command, which saw it.  (The coarse clock as the start flagged
-	 * a file written in the same tick before the launch.)
+	 * a file written in the same tick before the launch.)  It is the
+	 * run's first moment, the host probe's (plan->started): the launch
+	 * itself, not a wait, mostly covers the rest of the coarse clock's
+	 * tick; a host write during the launch is flagged, which it may be.
 	 */
-	if (!p->reenter)
+	if (!p->reenter && p->started.tv_sec != 0)
+		*start = p->started;
+	else if (!p->reenter)
 		clock_gettime(CLOCK_REALTIME, start);
 	if ((r = overlay_layers(p, fd, where)) < 0)
 		return r;
@@ -475,6 +480,140 @@ workspace_session_remove(const struct plan *p)
 	if ((fd = open(parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) >= 0)
 		remove_tree(fd, slash + 1, 0);
+}
+
+/* Does dirfd/rel hold nothing (a directory with no entry)? */
+static bool
+dir_empty(int dirfd, const char *rel)
+{
+	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct dirent *e;
+	bool empty = true;
+	DIR *d;
+
+	if (fd < 0)
+		return false;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return false;
+	}
+	while (empty && (e = readdir(d)) != NULL)
+		empty = streq(e->d_name, ".") || streq(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+bool
+workspace_session_untouched(const struct plan *p)
+{
+	autoclose int fd = -1;
+	size_t i;
+
+	if (p->backend != PLAN_BACKEND_NATIVE || p->reenter ||
+	    (fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || !dir_empty(fd, "upper"))
+		return false;
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind == PLAN_MOUNT_SCRATCH && m->state == NULL &&
+		    !dir_empty(fd, m->upper + strlen(p->session_dir) + 1))
+			return false;
+	}
+	return true;
+}
+
+/* STATE/confine/trash, beside the store of p's session. */
+static char *
+trash_dir(const struct plan *p)
+{
+	autofree char *store = xstrdup(p->session_dir);
+
+	*strrchr(store, '/') = '\0';
+	*strrchr(store, '/') = '\0';
+	return path_join(store, "trash");
+}
+
+/*
+ * overlayfs leaves its work directory's entries mode 000 (work/work,
+ * work/incompat/volatile): opened to their owner, directories only, never
+ * through a symlink, so that the user may remove the trash at once too.
+ */
+static void
+open_up(int at, const char *name, int depth)
+{
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if (depth > 4 || fchmodat(at, name, 0700, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    (fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL)
+		if (e->d_type == DT_DIR && !streq(e->d_name, ".") &&
+		    !streq(e->d_name, ".."))
+			open_up(dirfd(d), e->d_name, depth + 1);
+	closedir(d);
+}
+
+int
+workspace_session_discard(const struct plan *p)
+{
+	autofree char *trash = trash_dir(p);
+	autofree char *to = path_join(trash, p->session_id);
+	autoclose int fd = -1;
+	size_t i;
+
+	if (mkdir(trash, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (rename(p->session_dir, to) < 0)
+		return -errno;
+	if ((fd = open(to, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return 0;
+	open_up(fd, "work", 0);
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+
+		if (m->kind == PLAN_MOUNT_SCRATCH && m->state == NULL &&
+		    m->work)
+			open_up(fd, m->work + strlen(p->session_dir) + 1, 0);
+	}
+	return 0;
+}
+
+void
+workspace_trash_empty(const struct plan *p)
+{
+	autofree char *trash = trash_dir(p);
+	autoclose int fd = open(trash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	remove_tree(fd, p->session_id, 0);
+	if ((d = fdopendir(dup(fd))) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		autoclose int dir = -1, lock = -1;
+
+		if (!session_id_ok(e->d_name) || (dir = openat(fd, e->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			continue;
+		/* Held: its own confine is removing it now. */
+		if ((lock = session_run_lock(dir, false)) < 0)
+			continue;
+		remove_tree(fd, e->d_name, 0);
+	}
+	closedir(d);
 }
 
 void

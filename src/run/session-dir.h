@@ -38,6 +38,30 @@ bool	workspace_session_finish(const struct plan *, bool keep,
 void	workspace_session_remove(const struct plan *);
 
 /*
+ * native, while the overlay may still be mounted but nothing of the
+ * sandbox is left to write: did the command leave its upper layer and
+ * its scratch layers empty (what workspace_session_finish() would find)?
+ * Reads only; false when unsure.
+ */
+bool	workspace_session_untouched(const struct plan *);
+
+/*
+ * Take an untouched session out of the store: its directory is renamed
+ * from STATE/confine/sessions/ID to STATE/confine/trash/ID, which no
+ * listing reads ("confine ls" no longer sees it from here on), and
+ * overlayfs's mode 000 work directories are opened to their owner (the
+ * user may remove the trash at once).  0 or -errno; on failure it is
+ * where it was.
+ */
+int	workspace_session_discard(const struct plan *);
+
+/*
+ * Remove the plan's session from the trash, and any other session there
+ * whose run lock nobody holds (a removal that was cut short).
+ */
+void	workspace_trash_empty(const struct plan *);
+
+/*
  * Remove dirfd/name and everything below it, never following a symlink,
  * opening up mode 000 directories of the caller's on the way.
  */

@@ -158,6 +158,10 @@ running_put(const struct plan *p, const struct run_state *rs,
 
 struct record {
 	bool	ready;
+	bool	exited;		/* native: the command's status is known and
+				   nothing of the sandbox is left but its
+				   first process (run/backend-native.c) */
+	int	exit_code;	/* the command's, when exited */
 	int	code;		/* 0: none */
 	char	msg[STATUS_MAX];
 };
@@ -176,6 +180,11 @@ read_record(int fd, struct record *rec, bool *open)
 	}
 	if (buf[0] == REC_READY && n == 1) {
 		rec->ready = true;
+		return;
+	}
+	if (buf[0] == REC_READY && n == 2) {
+		rec->exited = true;
+		rec->exit_code = (unsigned char)buf[1];
 		return;
 	}
 	if (rec->code == 0) {
@@ -253,12 +262,13 @@ suspend_if_stopped(struct pty_relay *relay, int master)
 
 /*
  * The supervisor: relay, forward, wait.  Returns the wait status of the
- * sandbox's first process.
+ * sandbox's first process, or, when that process said the command's
+ * status before it was reaped (rec->exited; *reaped false), that status.
  */
 static int
 supervise(const struct plan *p, const struct backend_ops *ops,
     struct run_state *rs, struct fds *f, struct record *rec,
-    struct inject *kh, struct watch *w, struct stop *stop)
+    struct inject *kh, struct watch *w, struct stop *stop, bool *reaped)
 {
 	const pid_t child = rs->child;
 	/*
@@ -290,7 +300,13 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 		relaying = relayed = true;
 	}
 
-	while (!done || relaying || status_open) {
+	/*
+	 * The first process's status record is the last there is: no other
+	 * process holds the pipe by then (run/backend-native.c), so its end
+	 * of file (that process's exit) is not waited for.
+	 */
+	while ((!done && !rec->exited) || relaying ||
+	    (status_open && !rec->exited)) {
 		struct pollfd pfd[10 + 2 * 256 + 1];
 		size_t n = 0, sfd = 0, stfd = 0, psfd = 0, rfd = 0, xfd = 0;
 		size_t pxn = 0, xsfd = 0, nsfd = 0, nlfd = 0, wfd = 0, tfd = 0;
@@ -442,7 +458,8 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 		workspace_note_network(p, &note);
 	proxy_free(px);
 	pty_restore();
-	return wstatus;
+	*reaped = done;
+	return done ? wstatus : W_EXITCODE(rec->exit_code, 0);
 }
 
 /*
@@ -608,6 +625,83 @@ limit_reached(const struct run_state *rs)
 	return false;
 }
 
+/*
+ * The rest of an untouched session's end, in a process of its own that
+ * confine does not wait for: once the sandbox's first process is gone
+ * (pidfd; -1: reaped already), and with it the overlay, remove the
+ * sandbox's cgroup and the session from the trash.  Detached: its own
+ * session, no terminal, stdio on /dev/null, so that neither the caller's
+ * shell nor a pipe reading confine's output waits for it.
+ */
+static noreturn void
+tear_down(const struct plan *p, struct run_state *rs, struct limits_run *lr,
+    int pidfd)
+{
+	sigset_t none;
+	int fd;
+
+	/* The supervisor's signals were its signalfd's: the defaults here. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setsid();
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	while (pidfd >= 0 && poll(&(struct pollfd){ .fd = pidfd,
+	    .events = POLLIN }, 1, -1) < 0 && errno == EINTR)
+		;
+	limits_undo(rs, lr);
+	workspace_trash_empty(p);
+	_exit(0);
+}
+
+/*
+ * Return the status before the tear-down, where that is safe: native, the
+ * command's status known and nothing of the sandbox left to write (its
+ * first process reaped everything, rec->exited), a session the run leaves
+ * untouched, nothing reached, nothing kept (no persistent state, not a
+ * session entered again), not ended by "confine stop".  The session leaves the store first
+ * (workspace_session_discard(): "confine ls" and "show" no longer see it),
+ * then a detached process removes it and the cgroup (tear_down()).  False:
+ * the run ends as usual, with the tear-down before the status.
+ */
+static bool
+leave_early(const struct plan *p, struct run_state *rs, struct limits_run *lr,
+    bool reaped)
+{
+	int pidfd = -1;
+	pid_t pid;
+
+	if (p->backend != PLAN_BACKEND_NATIVE || p->reenter || p->state_dir ||
+	    p->patch_from || limits_outcomes(p, rs, lr) ||
+	    !workspace_session_untouched(p))
+		return false;
+	if (!reaped && (pidfd = sys_pidfd_open(rs->child, 0)) < 0)
+		return false;
+	if (workspace_session_discard(p) < 0) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return false;
+	}
+	log_info("session %s: nothing to review, removed", p->session_id);
+	fflush(NULL);
+	if ((pid = fork()) == 0)
+		tear_down(p, rs, lr, pidfd);
+	if (pid < 0) {
+		/* No process for it: done here, before the status. */
+		while (pidfd >= 0 && poll(&(struct pollfd){ .fd = pidfd,
+		    .events = POLLIN }, 1, -1) < 0 && errno == EINTR)
+			;
+		limits_undo(rs, lr);
+		workspace_trash_empty(p);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return true;
+}
+
 /* confine's exit status, from the status record and the wait status. */
 static int
 exit_status(const struct record *rec, int wstatus)
@@ -645,6 +739,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	struct watch *w = NULL;
 	sigset_t set, stop, held;
 	int r, wstatus, filter_err;
+	bool reaped;
 
 	if (ops->check && (r = ops->check(p, &where)) < 0)
 		die_errno(-r, "mount: cannot set up '%s'", where);
@@ -713,7 +808,8 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	filter_err = close_sandbox_ends(p, ops, &f, &where);
 	running_put(p, &rs, lr.sandbox_path);
 	watch_start(w, &rs);
-	wstatus = supervise(p, ops, &rs, &f, &rec, &kh, w, &stopping);
+	wstatus = supervise(p, ops, &rs, &f, &rec, &kh, w, &stopping,
+	    &reaped);
 	session_running_clear(p->session_dir);
 	if (stopping.timer >= 0)
 		close(stopping.timer);
@@ -726,6 +822,12 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	pty_restore();
 	log_set_exit_hook(NULL);
 	watch_end(w, &rs);
+	/* A stop is said and noted: the usual end. */
+	if (!stopping.asked && leave_early(p, &rs, &lr, reaped))
+		return exit_status(&rec, wstatus);
+	/* The namespaces gone before the layers are read or removed. */
+	while (!reaped && waitpid(rs.child, NULL, 0) < 0 && errno == EINTR)
+		;
 	/* Nothing of the command is left; what it reached is said. */
 	limits_end(p, &rs, &lr);
 

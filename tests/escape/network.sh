@@ -191,7 +191,9 @@ t_mptcp() {
 	esac
 	# The control after the attempt: an MPTCP connection may leave the
 	# listener a late line (another subflow), which would be counted as
-	# the sandbox's had it come first.
+	# the sandbox's had it come first.  So may the probe above: its line
+	# is waited for before the log is cleared.
+	wait_for 5 [ -s "$TCP_LOG" ] || :
 	logs_clear
 	run_confine -- "$TRY_IN" "mptcp_connect:$TCP_PORT"
 	assert_status "$RC" 0

@@ -9,7 +9,7 @@
 # identity, git inside fails as it says.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 9
+plan 10
 
 # Only the files of the case's own home are the global configuration.
 unset XDG_CONFIG_HOME GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_DIR \
@@ -227,6 +227,49 @@ t_dry_run() {
 	assert_ws_unchanged
 }
 
+# git's answer is kept for the next run while its files are unchanged
+# (store/git-cache.h); a file changed in the last two seconds is not kept
+# from (its times might not show the next change): hence the waits.
+t_kept() {
+	ws_new
+	home_new <<-'EOF'
+	[user]
+		name = Alice Liddell
+		email = alice@example.org
+	EOF
+	kept=$XDG_STATE_HOME/confine/git-identity
+	ask='echo "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"'
+	sleep 3
+	run_confine -- sh -c "$ask"
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" "Alice Liddell <alice@example.org>" "first run"
+	[ -s "$kept" ] || fail "git's answer is not kept in $kept"
+	# Changed, the same size, at once: read again, not the kept answer.
+	sed -i 's/Alice/Bobby/' "$H/.gitconfig"
+	run_confine -- sh -c "$ask"
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" "Bobby Liddell <alice@example.org>" \
+	    "a changed file"
+	sleep 3
+	run_confine -- sh -c "$ask"
+	assert_eq "$(cat "$OUT")" "Bobby Liddell <alice@example.org>" \
+	    "the changed file, kept"
+	assert_file_has_content "$kept" 'Bobby Liddell'
+	# Control: the kept answer is what a run takes (edited, same key).
+	sed -i 's/Bobby/Carol/' "$kept"
+	run_confine -- sh -c "$ask"
+	assert_eq "$(cat "$OUT")" "Carol Liddell <alice@example.org>" \
+	    "the kept answer"
+	# Checked as git's own: a control character is refused, one line.
+	sed -i 's/Carol/Ca\x01ol/' "$kept"
+	run_confine -- sh -c "$ask"
+	assert_status "$RC" 0
+	assert_eq "$(cat "$OUT")" " <alice@example.org>" "a kept bad name"
+	assert_file_has_content "$ERR" \
+	    "^confine: warning: git identity: not given to the command: user.name: it holds a control character"
+	assert_ws_unchanged
+}
+
 tcase "a commit inside carries the user's identity, and nothing else of git's configuration shows" t_commit
 tcase "an identity from a file the global configuration includes" t_included
 tcase "\$XDG_CONFIG_HOME/git/config, and GIT_CONFIG_GLOBAL as git takes it" t_global_files
@@ -236,4 +279,5 @@ tcase "the workspace's .git/config is not read on the host" t_workspace_config
 tcase "--env GIT_AUTHOR_NAME= and GIT_AUTHOR_EMAIL= win" t_override
 tcase "no identity on the host: git inside fails as it says" t_none
 tcase "--dry-run shows the identity" t_dry_run
+tcase "git's answer kept: used while the files are as they were, checked as git's" t_kept
 tap_done
