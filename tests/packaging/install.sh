@@ -43,6 +43,7 @@ prefix=$(dir prefix)
 	echo "$(dir bindir)/confine"
 	echo "$(dir pkglibexecdir)/confine-export"
 	echo "$(dir pkglibexecdir)/confine-keyholder"
+	echo "$(dir pkglibexecdir)/confine-inner"
 	echo "$(dir man1dir)/confine.1"
 	echo "$(dir man5dir)/confine-profile.5"
 	for p in "$top_src"/profiles/*.ini; do
