@@ -588,7 +588,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		sandbox_sigset(&set);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		log_set_exit_hook(NULL);
-		workspace_session_finish(p, false, &rs.start_after);
+		workspace_session_finish(p, false);
 		watch_end(w, &rs);
 		limits_end(p, &rs, &lr);
 		if (!p->reenter)
@@ -613,7 +613,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 
 	agent_state_collect(p);
 	/* again after enter: its export is updated */
-	if (workspace_session_finish(p, limit_reached(&rs), &rs.start_after))
+	if (workspace_session_finish(p, limit_reached(&rs)))
 		export_run(p, limit_reached(&rs));
 	agent_state_finish(p);
 	return exit_status(&rec, wstatus);

@@ -43,6 +43,7 @@ struct copy {
 	bool			 no_clone;	/* FICLONE failed: not here */
 	bool			 no_range;	/* so did copy_file_range(2) */
 	FILE			*dirs;	/* "INO\0PATH\0" per directory */
+	struct copy_mark	*mark;	/* or NULL: its recent entries */
 	char *const		*except;
 	char			 rel[PATH_MAX];	/* of the entry, below src */
 };
@@ -73,6 +74,47 @@ own(int fd, const struct stat *st)
 }
 
 static void	count_entry(struct copy *, int, const char *);
+
+/* Entries of ticks the coarse clock has left behind: not recent. */
+static void
+prune(struct copy_mark *m, const struct timespec *now)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < m->nrecent; i++)
+		if (timespec_ge(&m->recent[i].ctime, now))
+			m->recent[k++] = m->recent[i];
+	m->nrecent = k;
+}
+
+/*
+ * The copy's entry name of dirfd (or dirfd itself: name NULL), after its
+ * last change by the copy: noted with its ctime.  The stat is also what
+ * makes a filesystem of multigrain timestamps give its next change a
+ * ctime of its own.
+ */
+static int
+note(struct copy *c, int dirfd, const char *name)
+{
+	struct copy_mark *m = c->mark;
+	struct timespec now;
+	struct stat st;
+
+	if (m == NULL)
+		return 0;
+	if ((name ? fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) :
+	    fstat(dirfd, &st)) < 0)
+		return -errno;
+	if (m->nrecent > 0 && (m->nrecent & 1023) == 0) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		prune(m, &now);
+	}
+	m->recent = xreallocarray(m->recent, m->nrecent + 1,
+	    sizeof(*m->recent));
+	m->recent[m->nrecent].ino = (uint64_t)st.st_ino;
+	m->recent[m->nrecent++].ctime = st.st_ctim;
+	return 0;
+}
 
 bool
 copy_stop_pending(void)
@@ -198,6 +240,8 @@ copy_file(struct copy *c, int sdir, const char *name, int ddir,
 	if (own(out, st) < 0 || fchmod(out, st->st_mode & 01777) < 0 ||
 	    futimens(out, t) < 0)
 		return -errno;
+	if ((r = note(c, out, NULL)) < 0)
+		return r;
 	tell(c);
 	/* Every 256 files: has the user asked to stop (a held signal)? */
 	if ((c->st->files & 255) == 0 && copy_stop_pending())
@@ -234,7 +278,7 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 			log_debug("copy: cannot keep the owner of link '%s': %s",
 			    dname, strerror(errno));
 		utimensat(ddir, dname, t, AT_SYMLINK_NOFOLLOW);
-		return 0;
+		return note(c, ddir, dname);
 	}
 	if (S_ISDIR(st.st_mode)) {
 		autoclose int s = -1, d = -1;
@@ -265,7 +309,7 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 		if (own(d, &st) < 0 || fchmod(d, st.st_mode & 01777) < 0 ||
 		    futimens(d, t) < 0)
 			return -errno;
-		return 0;
+		return note(c, d, NULL);
 	}
 	c->st->skipped++;	/* fifo, socket, device */
 	return 0;
@@ -382,19 +426,20 @@ int
 copy_tree(const char *src, const char *dst, char *const *except,
     FILE *dirs, struct copy_stats *st, const char **where)
 {
-	return copy_tree_shown(src, dst, except, dirs, NULL, NULL, st, where);
+	return copy_tree_shown(src, dst, except, dirs, NULL, NULL, NULL, st,
+	    where);
 }
 
 int
 copy_tree_shown(const char *src, const char *dst, char *const *except,
-    FILE *dirs, copy_shown_fn *shown, void *arg, struct copy_stats *st,
-    const char **where)
+    FILE *dirs, struct copy_mark *mark, copy_shown_fn *shown, void *arg,
+    struct copy_stats *st, const char **where)
 {
 	autofree char *sparent = xstrdup(src), *dparent = xstrdup(dst);
 	char *sname = strrchr(sparent, '/'), *dname = strrchr(dparent, '/');
 	autoclose int s = -1, d = -1;
 	struct copy c = { .st = st, .except = except, .dirs = dirs,
-	    .shown = shown, .arg = arg, .root = -1 };
+	    .mark = mark, .shown = shown, .arg = arg, .root = -1 };
 	struct stat sst;
 
 	memset(st, 0, sizeof(*st));
@@ -428,9 +473,51 @@ copy_tree_shown(const char *src, const char *dst, char *const *except,
 	return copy_entry(&c, s, sname, d, dname, 0);
 }
 
-/* Anything at or below dirfd changed since t?  Unreadable: yes. */
+void
+copy_mark_seal(struct copy_mark *m, int dirfd)
+{
+	clock_gettime(CLOCK_REALTIME_COARSE, &m->since);
+	prune(m, &m->since);
+	if (m->nrecent > 0 && !copy_multigrain(dirfd))
+		m->nrecent = 0;
+}
+
+bool
+copy_multigrain(int dirfd)
+{
+	static const char probe[] = "ctime.probe";
+	struct timespec before, after;
+	struct stat a, b;
+	bool changed = false, same_tick = false;
+	int fd, i;
+
+	unlinkat(dirfd, probe, 0);
+	if ((fd = openat(dirfd, probe, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0)
+		return false;
+	/*
+	 * Two changes, a stat between them, all in one tick of the coarse
+	 * clock (one that ends during a try says nothing: three tries).
+	 */
+	for (i = 0; i < 3 && !same_tick; i++) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &before);
+		if (fchmod(fd, 0400) < 0 || fstat(fd, &a) < 0 ||
+		    fchmod(fd, 0600) < 0 || fstat(fd, &b) < 0)
+			break;
+		clock_gettime(CLOCK_REALTIME_COARSE, &after);
+		same_tick = before.tv_sec == after.tv_sec &&
+		    before.tv_nsec == after.tv_nsec;
+		changed = a.st_ctim.tv_sec != b.st_ctim.tv_sec ||
+		    a.st_ctim.tv_nsec != b.st_ctim.tv_nsec;
+	}
+	close(fd);
+	unlinkat(dirfd, probe, 0);
+	return same_tick && changed;
+}
+
+/* Anything at or below dirfd changed since the copy?  Unreadable: yes. */
 static bool
-changed_below(int dirfd, const struct timespec *t, int depth)
+changed_below(int dirfd, const struct copy_mark *m, int depth)
 {
 	DIR *d;
 	struct dirent *e;
@@ -445,7 +532,7 @@ changed_below(int dirfd, const struct timespec *t, int depth)
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
 		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    timespec_ge(&st.st_ctim, t)) {
+		    !copy_mark_unchanged(m, &st)) {
 			changed = true;
 			break;
 		}
@@ -456,7 +543,7 @@ changed_below(int dirfd, const struct timespec *t, int depth)
 			changed = true;
 			break;
 		}
-		changed = changed_below(sub, t, depth + 1);
+		changed = changed_below(sub, m, depth + 1);
 		close(sub);
 	}
 	closedir(d);
@@ -464,7 +551,7 @@ changed_below(int dirfd, const struct timespec *t, int depth)
 }
 
 bool
-copy_changed_since(const char *dir, const struct timespec *t)
+copy_changed(const char *dir, const struct copy_mark *m)
 {
 	autoclose int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
@@ -472,5 +559,5 @@ copy_changed_since(const char *dir, const struct timespec *t)
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return true;
-	return timespec_ge(&st.st_ctim, t) || changed_below(fd, t, 0);
+	return !copy_mark_unchanged(m, &st) || changed_below(fd, m, 0);
 }

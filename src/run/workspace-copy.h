@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "store/copy-mark.h"
+
 struct copy_stats {
 	size_t		files;		/* regular files copied */
 	size_t		cloned;		/* of which shared by reflink */
@@ -56,20 +58,40 @@ int	copy_tree(const char *src, const char *dst, char *const *except,
 bool	copy_stop_pending(void);
 
 /*
- * copy_tree(), telling shown(stats, arg) how it goes.  When shown asks
+ * copy_tree(), telling shown(stats, arg) how it goes, and with mark, noting
+ * each entry of the copy (inode and ctime, after its last change by the
+ * copy) as recent; those of ticks the coarse clock has left are dropped
+ * as it goes, and copy_mark_seal() drops the rest.  When shown asks
  * for it, the regular files the copy will have made are counted into
  * stats->total, from the names and types in the directories alone: no
  * file is looked at twice.  With shown NULL it is copy_tree().
  */
 int	copy_tree_shown(const char *src, const char *dst, char *const *except,
-	    FILE *dirs, copy_shown_fn *shown, void *arg, struct copy_stats *,
-	    const char **where);
+	    FILE *dirs, struct copy_mark *mark, copy_shown_fn *shown,
+	    void *arg, struct copy_stats *, const char **where);
 
 /*
- * Has the command changed anything in the copy at dir: is any entry's
- * ctime (the root's included) at or after t?  Stops at the first; true
- * when something cannot be read.
+ * Once the copy is whole: its since (the coarse clock now), and of the
+ * recent entries those of this tick, kept only when the filesystem of
+ * dirfd (the copy's) has multigrain timestamps (copy_multigrain());
+ * elsewhere none.  No wait: the command may start at once
+ * (store/copy-mark.h says why).
  */
-bool	copy_changed_since(const char *dir, const struct timespec *t);
+void	copy_mark_seal(struct copy_mark *, int dirfd);
+
+/*
+ * Does a change right after a stat set a new ctime on the filesystem of
+ * dirfd, within one tick of the coarse clock (multigrain timestamps)?
+ * Probed with a file of its own there, removed after; false when it
+ * cannot tell.
+ */
+bool	copy_multigrain(int dirfd);
+
+/*
+ * Has the command changed anything in the copy at dir: is any entry (the
+ * root included) not as the mark says the copy made it?  Stops at the
+ * first; true when something cannot be read.
+ */
+bool	copy_changed(const char *dir, const struct copy_mark *);
 
 #endif
