@@ -480,6 +480,7 @@ copy_mark_seal(struct copy_mark *m, int dirfd)
 	prune(m, &m->since);
 	if (m->nrecent > 0 && !copy_multigrain(dirfd))
 		m->nrecent = 0;
+	copy_mark_sort(m);
 }
 
 bool

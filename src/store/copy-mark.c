@@ -32,6 +32,13 @@ by_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void
+copy_mark_sort(struct copy_mark *m)
+{
+	if (m->nrecent > 1)
+		qsort(m->recent, m->nrecent, sizeof(*m->recent), by_ino);
+}
+
 bool
 copy_mark_unchanged(const struct copy_mark *m, const struct stat *st)
 {
@@ -88,8 +95,7 @@ parse(char *buf, size_t len, struct copy_mark *m)
 		m->recent[m->nrecent++].ctime.tv_nsec = nsec;
 		p = nl + 1;
 	}
-	if (m->nrecent)
-		qsort(m->recent, m->nrecent, sizeof(*m->recent), by_ino);
+	copy_mark_sort(m);
 	return 0;
 }
 

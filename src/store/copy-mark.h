@@ -44,6 +44,9 @@ struct copy_mark {
 #define COPY_RECENT_FILE	"copy.recent"
 #define COPY_RECENT_MAX		(64UL * 1024 * 1024)
 
+/* Sort recent by inode, as copy_mark_unchanged() needs it. */
+void	copy_mark_sort(struct copy_mark *);
+
 /*
  * Is the copy's entry, as st says, as the copy made it?  False for any
  * entry when the mark has no since.
