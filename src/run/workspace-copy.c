@@ -42,6 +42,7 @@ struct copy {
 	bool			 counted;	/* st->total is */
 	bool			 no_clone;	/* FICLONE failed: not here */
 	bool			 no_range;	/* so did copy_file_range(2) */
+	bool			 is_root;	/* euid 0: owners kept */
 	FILE			*dirs;	/* "INO\0PATH\0" per directory */
 	struct copy_mark	*mark;	/* or NULL: its recent entries */
 	char *const		*except;
@@ -66,9 +67,9 @@ excepted(const struct copy *c)
  * its owner.  Anyone else copies only what they could read anyway.
  */
 static int
-own(int fd, const struct stat *st)
+own(const struct copy *c, int fd, const struct stat *st)
 {
-	if (geteuid() != 0 || (st->st_uid == 0 && st->st_gid == 0))
+	if (!c->is_root || (st->st_uid == 0 && st->st_gid == 0))
 		return 0;
 	return fchown(fd, st->st_uid, st->st_gid);
 }
@@ -197,6 +198,8 @@ copy_bytes(struct copy *c, int in, int out, off_t size, bool *cloned)
 		c->st->bytes += (uint64_t)n;
 		if (left > 0)
 			tell(c);
+		else
+			return 0;	/* the size it had when looked at */
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0) {
 		for (w = 0; w < n; ) {
@@ -237,7 +240,7 @@ copy_file(struct copy *c, int sdir, const char *name, int ddir,
 		return r;
 	c->st->files++;
 	c->st->cloned += cloned;
-	if (own(out, st) < 0 || fchmod(out, st->st_mode & 01777) < 0 ||
+	if (own(c, out, st) < 0 || fchmod(out, st->st_mode & 01777) < 0 ||
 	    futimens(out, t) < 0)
 		return -errno;
 	if ((r = note(c, out, NULL)) < 0)
@@ -273,7 +276,7 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 		if (symlinkat(target, ddir, dname) < 0)
 			return -errno;
 		/* A link's owner grants nothing: kept when it can be. */
-		if (geteuid() == 0 && fchownat(ddir, dname, st.st_uid,
+		if (c->is_root && fchownat(ddir, dname, st.st_uid,
 		    st.st_gid, AT_SYMLINK_NOFOLLOW) < 0)
 			log_debug("copy: cannot keep the owner of link '%s': %s",
 			    dname, strerror(errno));
@@ -306,7 +309,7 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 		}
 		if ((r = copy_dir(c, s, d, depth + 1)) < 0)
 			return r;
-		if (own(d, &st) < 0 || fchmod(d, st.st_mode & 01777) < 0 ||
+		if (own(c, d, &st) < 0 || fchmod(d, st.st_mode & 01777) < 0 ||
 		    futimens(d, t) < 0)
 			return -errno;
 		return note(c, d, NULL);
@@ -439,7 +442,8 @@ copy_tree_shown(const char *src, const char *dst, char *const *except,
 	char *sname = strrchr(sparent, '/'), *dname = strrchr(dparent, '/');
 	autoclose int s = -1, d = -1;
 	struct copy c = { .st = st, .except = except, .dirs = dirs,
-	    .mark = mark, .shown = shown, .arg = arg, .root = -1 };
+	    .mark = mark, .shown = shown, .arg = arg, .root = -1,
+	    .is_root = geteuid() == 0 };
 	struct stat sst;
 
 	memset(st, 0, sizeof(*st));
