@@ -110,8 +110,11 @@ note(struct copy *c, int dirfd, const char *name)
 		clock_gettime(CLOCK_REALTIME_COARSE, &now);
 		prune(m, &now);
 	}
-	m->recent = xreallocarray(m->recent, m->nrecent + 1,
-	    sizeof(*m->recent));
+	if (m->nrecent == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 256;
+		m->recent = xreallocarray(m->recent, m->cap,
+		    sizeof(*m->recent));
+	}
 	m->recent[m->nrecent].ino = (uint64_t)st.st_ino;
 	m->recent[m->nrecent++].ctime = st.st_ctim;
 	return 0;

@@ -38,6 +38,7 @@ struct copy_mark {
 	struct timespec		 since;		/* the coarse clock; 0: none */
 	struct copy_recent	*recent;	/* sorted by inode */
 	size_t			 nrecent;
+	size_t			 cap;		/* recent's room, while noted */
 };
 
 /* The session's file of recent entries, and its bound (read whole). */
