@@ -168,6 +168,8 @@ t_reflink() {
 	drop_notice "$TEST_TMP/err"
 	ERR=$TEST_TMP/err
 	assert_file_has_content "$ERR" '^confine: copy of the workspace: [0-9]+ files, .* \([1-9][0-9]* reflinked\)$'
+	# The session on xfs too: its changes told by the copy's mark there.
+	assert_file_has_content "$ERR" '^confine: session [^ ]*: 2 files changed$'
 	cmp -s "$TEST_TMP/host.before" "$TEST_TMP/host.after" ||
 	    fail "a write to the reflinked copy reached the host's file"
 	after=$(sed -n 's/^after //p' "$ERR")
