@@ -480,27 +480,36 @@ copy_tree_shown(const char *src, const char *dst, char *const *except,
 	return copy_entry(&c, s, sname, d, dname, 0);
 }
 
-void
-copy_mark_seal(struct copy_mark *m, int dirfd)
+long
+copy_ctime_granularity(const struct timespec *a, const struct timespec *b)
 {
-	clock_gettime(CLOCK_REALTIME_COARSE, &m->since);
-	prune(m, &m->since);
-	if (m->nrecent > 0 && !copy_multigrain(dirfd))
-		m->nrecent = 0;
-	copy_mark_sort(m);
+	long g = 1;
+
+	while (g < 1000000000L && a->tv_nsec % (g * 10) == 0 &&
+	    b->tv_nsec % (g * 10) == 0)
+		g *= 10;
+	return g;
 }
 
-bool
-copy_multigrain(int dirfd)
+/*
+ * The ctimes of the filesystem of dirfd, tried on a file of its own there
+ * (removed after): do they keep whole seconds, or tens, hundreds ... of
+ * nanoseconds only (*ret_gran), and does a change right after a stat set a
+ * new one, within one tick of the coarse clock (multigrain timestamps)?
+ * Cannot tell: whole seconds, no.
+ */
+static bool
+probe(int dirfd, long *ret_gran)
 {
-	static const char probe[] = "ctime.probe";
+	static const char name[] = "ctime.probe";
 	struct timespec before, after;
 	struct stat a, b;
 	bool changed = false, same_tick = false;
 	int fd, i;
 
-	unlinkat(dirfd, probe, 0);
-	if ((fd = openat(dirfd, probe, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+	*ret_gran = 1000000000L;
+	unlinkat(dirfd, name, 0);
+	if ((fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600)) < 0)
 		return false;
 	/*
@@ -517,10 +526,32 @@ copy_multigrain(int dirfd)
 		    before.tv_nsec == after.tv_nsec;
 		changed = a.st_ctim.tv_sec != b.st_ctim.tv_sec ||
 		    a.st_ctim.tv_nsec != b.st_ctim.tv_nsec;
+		*ret_gran = copy_ctime_granularity(&a.st_ctim, &b.st_ctim);
 	}
 	close(fd);
-	unlinkat(dirfd, probe, 0);
+	unlinkat(dirfd, name, 0);
 	return same_tick && changed;
+}
+
+void
+copy_mark_seal(struct copy_mark *m, int dirfd)
+{
+	long gran;
+	bool multigrain = probe(dirfd, &gran);
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &m->since);
+	/*
+	 * A filesystem that keeps less than the nanoseconds cuts a ctime
+	 * down: since is cut as much (whole seconds: to an even one, as
+	 * FAT's are), so that a change is never older than it.
+	 */
+	m->since.tv_nsec -= m->since.tv_nsec % gran;
+	if (gran >= 1000000000L)
+		m->since.tv_sec -= m->since.tv_sec % 2;
+	prune(m, &m->since);
+	if (!multigrain || gran > 1)
+		m->nrecent = 0;
+	copy_mark_sort(m);
 }
 
 /* Anything at or below dirfd changed since the copy?  Unreadable: yes. */

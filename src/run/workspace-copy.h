@@ -71,21 +71,20 @@ int	copy_tree_shown(const char *src, const char *dst, char *const *except,
 	    void *arg, struct copy_stats *, const char **where);
 
 /*
- * Once the copy is whole: its since (the coarse clock now), and of the
- * recent entries those of this tick, kept only when the filesystem of
- * dirfd (the copy's) has multigrain timestamps (copy_multigrain());
- * elsewhere none.  No wait: the command may start at once
- * (store/copy-mark.h says why).
+ * Once the copy is whole: its since, the coarse clock now, cut down to
+ * what the filesystem of dirfd (the copy's) keeps of a ctime, and of the
+ * recent entries those of this tick, kept only when that filesystem has
+ * multigrain timestamps and keeps the nanoseconds; elsewhere none.  Both
+ * are tried there, on a file of its own.  No wait: the command may start
+ * at once (store/copy-mark.h says why).
  */
 void	copy_mark_seal(struct copy_mark *, int dirfd);
 
 /*
- * Does a change right after a stat set a new ctime on the filesystem of
- * dirfd, within one tick of the coarse clock (multigrain timestamps)?
- * Probed with a file of its own there, removed after; false when it
- * cannot tell.
+ * The coarsest power of ten of nanoseconds (at most a second) that both
+ * ctimes are whole multiples of: what a filesystem keeps of a ctime.
  */
-bool	copy_multigrain(int dirfd);
+long	copy_ctime_granularity(const struct timespec *, const struct timespec *);
 
 /*
  * Has the command changed anything in the copy at dir: is any entry (the

@@ -11,14 +11,16 @@
  * A change sets an entry's ctime to the coarse clock or later (with
  * multigrain timestamps, a finer one, never below the coarse clock), and
  * no program can set a ctime back.  since is the coarse clock read once
- * the copy was whole: an entry whose ctime is below it is as copied.  One
- * at or above it was made in the copy's last tick, or changed since: it
- * is as copied when it is one of "recent" (the copy's entries of that
- * tick, noted by inode with the ctime read after their last change) with
- * that same ctime.  recent is kept only where a change right after such a
- * read is seen to set a new ctime (multigrain timestamps, probed on the
- * session's filesystem); elsewhere an entry of the last tick counts as
- * changed, and the export compares its bytes with the host's.
+ * the copy was whole, cut down to what the filesystem keeps of a ctime
+ * (whole microseconds, seconds ...): an entry whose ctime is below it is
+ * as copied.  One at or above it was made in the copy's last tick, or
+ * changed since: it is as copied when it is one of "recent" (the copy's
+ * entries of that tick, noted by inode with the ctime read after their
+ * last change) with that same ctime.  recent is kept only where a change
+ * right after such a read is seen to set a new ctime (multigrain
+ * timestamps, probed on the session's filesystem) and the nanoseconds are
+ * kept; elsewhere an entry of the last tick counts as changed, and the
+ * export compares its bytes with the host's.
  */
 #ifndef CONFINE_COPY_MARK_H
 #define CONFINE_COPY_MARK_H

@@ -62,6 +62,19 @@ test_rule(void)
 }
 
 static void
+test_granularity(void)
+{
+	struct timespec ns = { 5, 123456789 }, us = { 5, 123456000 };
+	struct timespec s0 = { 5, 0 }, s1 = { 6, 0 }, cs = { 5, 120000000 };
+
+	is_int(copy_ctime_granularity(&ns, &us), 1, "nanoseconds kept");
+	is_int(copy_ctime_granularity(&us, &us), 1000, "microseconds kept");
+	is_int(copy_ctime_granularity(&cs, &s0), 10000000, "hundredths kept");
+	is_int(copy_ctime_granularity(&s0, &s1), 1000000000,
+	    "whole seconds kept");
+}
+
+static void
 test_load(const char *dir)
 {
 	autofree char *s = path_join(dir, "session");
@@ -159,6 +172,7 @@ main(void)
 	if (dir == NULL)
 		die_errno(errno, "mkdtemp");
 	test_rule();
+	test_granularity();
 	test_load(dir);
 	test_copy(dir);
 	{
