@@ -132,8 +132,6 @@ policy_sequence(struct plan *p)
 	if (!bw)
 		add(p, STEP_SECCOMP, C, X);
 	add(p, STEP_FOREGROUND, C, X);
-	/* landlock: a copy, whose changes are told with no wait. */
-	if (!ll)
-		add(p, STEP_START_AFTER, C, X);
+	add(p, STEP_START_AFTER, C, X);
 	add(p, STEP_EXEC, C, X);
 }
