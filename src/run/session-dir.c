@@ -226,7 +226,8 @@ machine_id(const struct plan *p, int dirfd)
  * Entered again, the workspace's copy stays and the rest is made anew.
  */
 static int
-copies_create(const struct plan *p, int fd, const char **where)
+copies_create(const struct plan *p, int fd, const char **where,
+    struct timespec *start)
 {
 	AUTO(copy_mark_free) struct copy_mark mark = { 0 };
 	struct timespec host_since, now;
@@ -279,11 +280,13 @@ copies_create(const struct plan *p, int fd, const char **where)
 		return 0;
 	/*
 	 * The export tells the command's changes by the copy's mark
-	 * (store/copy-mark.h): its since, the coarse clock now, and the
-	 * entries copied in this tick.  The command starts at once (the
-	 * caller's start stays zero); the session's start is only said.
+	 * (store/copy-mark.h): its since, and the entries copied in its
+	 * last tick.  With multigrain timestamps the command starts at once
+	 * (the caller's start stays zero); elsewhere once the coarse clock
+	 * has passed since.
 	 */
-	copy_mark_seal(&mark, fd);
+	if (copy_mark_seal(&mark, fd))
+		*start = mark.since;
 	if ((r = copy_mark_write_recent(fd, mark.recent, mark.nrecent)) < 0)
 		return r;
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -332,7 +335,7 @@ workspace_session_create(const struct plan *p, const char **where,
 		return r;
 	start->tv_sec = start->tv_nsec = 0;
 	if (p->backend != PLAN_BACKEND_NATIVE)
-		return copies_create(p, fd, where);
+		return copies_create(p, fd, where, start);
 	/*
 	 * The overlay shows the host's files as they are: the export flags
 	 * one whose ctime is the start's or later as changed on the host

@@ -493,10 +493,11 @@ copy_ctime_granularity(const struct timespec *a, const struct timespec *b)
 
 /*
  * The ctimes of the filesystem of dirfd, tried on a file of its own there
- * (removed after): do they keep whole seconds, or tens, hundreds ... of
- * nanoseconds only (*ret_gran), and does a change right after a stat set a
- * new one, within one tick of the coarse clock (multigrain timestamps)?
- * Cannot tell: whole seconds, no.
+ * (removed after): what they keep (*ret_gran: whole nanoseconds, tens ...
+ * seconds), and does a change right after a stat set a new one, within
+ * one tick of the coarse clock (multigrain timestamps)?  Three tries of
+ * two changes with a stat between: a try over two ticks says nothing,
+ * one in a tick that keeps the ctime says no.  Cannot tell: seconds, no.
  */
 static bool
 probe(int dirfd, long *ret_gran)
@@ -504,54 +505,67 @@ probe(int dirfd, long *ret_gran)
 	static const char name[] = "ctime.probe";
 	struct timespec before, after;
 	struct stat a, b;
-	bool changed = false, same_tick = false;
+	bool seen = false, kept = false;
+	long gran = 1000000000L;
 	int fd, i;
 
-	*ret_gran = 1000000000L;
+	*ret_gran = gran;
 	unlinkat(dirfd, name, 0);
 	if ((fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600)) < 0)
 		return false;
-	/*
-	 * Two changes, a stat between them, all in one tick of the coarse
-	 * clock (one that ends during a try says nothing: three tries).
-	 */
-	for (i = 0; i < 3 && !same_tick; i++) {
+	for (i = 0; i < 3; i++) {
 		clock_gettime(CLOCK_REALTIME_COARSE, &before);
 		if (fchmod(fd, 0400) < 0 || fstat(fd, &a) < 0 ||
 		    fchmod(fd, 0600) < 0 || fstat(fd, &b) < 0)
 			break;
 		clock_gettime(CLOCK_REALTIME_COARSE, &after);
-		same_tick = before.tv_sec == after.tv_sec &&
-		    before.tv_nsec == after.tv_nsec;
-		changed = a.st_ctim.tv_sec != b.st_ctim.tv_sec ||
-		    a.st_ctim.tv_nsec != b.st_ctim.tv_nsec;
-		*ret_gran = copy_ctime_granularity(&a.st_ctim, &b.st_ctim);
+		if (before.tv_sec == after.tv_sec &&
+		    before.tv_nsec == after.tv_nsec) {
+			seen = true;
+			kept |= a.st_ctim.tv_sec == b.st_ctim.tv_sec &&
+			    a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+		}
+		/* The finest any of them shows. */
+		if (copy_ctime_granularity(&a.st_ctim, &b.st_ctim) < gran)
+			gran = copy_ctime_granularity(&a.st_ctim, &b.st_ctim);
 	}
 	close(fd);
 	unlinkat(dirfd, name, 0);
-	return same_tick && changed;
+	if (i < 3)
+		return false;
+	*ret_gran = gran;
+	return seen && !kept;
 }
 
-void
+bool
 copy_mark_seal(struct copy_mark *m, int dirfd)
 {
 	long gran;
 	bool multigrain = probe(dirfd, &gran);
 
-	clock_gettime(CLOCK_REALTIME_COARSE, &m->since);
+	if (multigrain && gran == 1) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &m->since);
+		prune(m, &m->since);
+		copy_mark_sort(m);
+		return false;
+	}
 	/*
-	 * A filesystem that keeps less than the nanoseconds cuts a ctime
-	 * down: since is cut as much (whole seconds: to an even one, as
-	 * FAT's are), so that a change is never older than it.
+	 * Elsewhere a change in this tick may keep the ctime: since is past
+	 * every copied entry's, the fine clock now, rounded up to what the
+	 * filesystem keeps of a ctime (whole seconds: to an even one, as
+	 * FAT's are), and the command waits for the coarse clock to pass it.
 	 */
+	m->nrecent = 0;
+	clock_gettime(CLOCK_REALTIME, &m->since);
 	m->since.tv_nsec -= m->since.tv_nsec % gran;
 	if (gran >= 1000000000L)
-		m->since.tv_sec -= m->since.tv_sec % 2;
-	prune(m, &m->since);
-	if (!multigrain || gran > 1)
-		m->nrecent = 0;
-	copy_mark_sort(m);
+		m->since.tv_sec += 2 - m->since.tv_sec % 2;
+	else if ((m->since.tv_nsec += gran) >= 1000000000L) {
+		m->since.tv_sec++;
+		m->since.tv_nsec -= 1000000000L;
+	}
+	return true;
 }
 
 /* Anything at or below dirfd changed since the copy?  Unreadable: yes. */

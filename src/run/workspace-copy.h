@@ -71,14 +71,17 @@ int	copy_tree_shown(const char *src, const char *dst, char *const *except,
 	    void *arg, struct copy_stats *, const char **where);
 
 /*
- * Once the copy is whole: its since, the coarse clock now, cut down to
- * what the filesystem of dirfd (the copy's) keeps of a ctime, and of the
- * recent entries those of this tick, kept only when that filesystem has
- * multigrain timestamps and keeps the nanoseconds; elsewhere none.  Both
- * are tried there, on a file of its own.  No wait: the command may start
- * at once (store/copy-mark.h says why).
+ * Once the copy is whole, its mark, by what the filesystem of dirfd (the
+ * copy's) does with ctimes, tried there on a file of its own.  Where a
+ * change right after a stat always sets a new ctime and the nanoseconds
+ * are kept (multigrain timestamps): since is the coarse clock now, the
+ * recent entries are those of this tick, and false: the command starts at
+ * once.  Elsewhere: since is past every copied entry's ctime (the fine
+ * clock, rounded up to what the filesystem keeps), nothing recent, and
+ * true: the command must not start before the coarse clock has passed
+ * since (sandbox_wait_start()).  store/copy-mark.h says why.
  */
-void	copy_mark_seal(struct copy_mark *, int dirfd);
+bool	copy_mark_seal(struct copy_mark *, int dirfd);
 
 /*
  * The coarsest power of ten of nanoseconds (at most a second) that both

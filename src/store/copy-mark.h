@@ -10,17 +10,17 @@
  *
  * A change sets an entry's ctime to the coarse clock or later (with
  * multigrain timestamps, a finer one, never below the coarse clock), and
- * no program can set a ctime back.  since is the coarse clock read once
- * the copy was whole, cut down to what the filesystem keeps of a ctime
- * (whole microseconds, seconds ...): an entry whose ctime is below it is
- * as copied.  One at or above it was made in the copy's last tick, or
- * changed since: it is as copied when it is one of "recent" (the copy's
- * entries of that tick, noted by inode with the ctime read after their
- * last change) with that same ctime.  recent is kept only where a change
- * right after such a read is seen to set a new ctime (multigrain
- * timestamps, probed on the session's filesystem) and the nanoseconds are
- * kept; elsewhere an entry of the last tick counts as changed, and the
- * export compares its bytes with the host's.
+ * no program can set a ctime back.  Where the session's filesystem has
+ * multigrain timestamps and keeps the nanoseconds (probed there), since
+ * is the coarse clock read once the copy was whole, and the command
+ * starts at once: an entry whose ctime is below since is as copied; one
+ * at or above it was made in the copy's last tick, or changed since: it
+ * is as copied when it is one of "recent" (the copy's entries of that
+ * tick, noted by inode with the ctime read after their last change, which
+ * makes the next change set a new one) with that same ctime.  Elsewhere
+ * since is past every copied entry's ctime (the fine clock, rounded up to
+ * what the filesystem keeps of a ctime), nothing is recent, and the
+ * command starts once the coarse clock has passed since.
  */
 #ifndef CONFINE_COPY_MARK_H
 #define CONFINE_COPY_MARK_H

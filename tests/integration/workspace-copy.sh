@@ -205,10 +205,9 @@ print(m)' "$1"
 # mtime unchanged.  It is a change all the same.  The run writes at once
 # (in the copy's last tick or not: said, it depends on the load); then
 # the session's mark is made to say that every entry of the copy is of
-# its last tick, with no note of their ctimes (what a filesystem without
-# multigrain timestamps gets): the export tells the command's file, and a
-# second one rewritten the same way (the control), by their bytes, and
-# the rest of the copy as no change.
+# its last tick, with no note of their ctimes: the export still tells the
+# command's file, and a second one rewritten the same way (the control),
+# by their bytes, and the rest of the copy as no change.
 t_first_tick() {
 	not_on native "an overlay: no copy"
 	ws_new
