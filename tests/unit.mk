@@ -377,3 +377,10 @@ check_PROGRAMS += tests/unit/test-cgroup
 tests_unit_test_cgroup_SOURCES = tests/unit/test-cgroup.c
 tests_unit_test_cgroup_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_cgroup_LDADD = src/libconfine.a
+
+# store/copy-mark: how a copy's changes are told, with no wait.
+UNIT_TESTS += tests/unit/test-copy-mark
+check_PROGRAMS += tests/unit/test-copy-mark
+tests_unit_test_copy_mark_SOURCES = tests/unit/test-copy-mark.c
+tests_unit_test_copy_mark_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_copy_mark_LDADD = src/libconfine.a

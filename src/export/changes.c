@@ -31,6 +31,7 @@
 #include "export/changes.h"
 #include "lib/fdio.h"
 #include "lib/util.h"
+#include "store/copy-mark.h"
 
 /*
  * How deep the walks go: a directory below is listed under "skipped" with
@@ -81,11 +82,11 @@ is_hidden(const struct changes_copy *cp, const char *untrusted_path)
 	return false;
 }
 
-/* Copy mode: did the command change it (its ctime is the start's or later)? */
+/* Copy mode: did the command change it (not as the copy's mark says)? */
 static bool
 changed_since(const struct walk *w, const struct stat *st)
 {
-	return timespec_ge(&st->st_ctim, &w->copy->since);
+	return !copy_mark_unchanged(w->copy->mark, st);
 }
 
 /* Below root, following no link of the agent's (fdio.h). */
@@ -600,7 +601,7 @@ upper_changes(const struct changes_src *src, struct upper_changes *ret,
 bool
 upper_copy_unchanged(const struct changes_src *src, const struct stat *st)
 {
-	return src->copy && !timespec_ge(&st->st_ctim, &src->copy->since);
+	return src->copy && copy_mark_unchanged(src->copy->mark, st);
 }
 
 void

@@ -17,6 +17,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "store/copy-mark.h"
+
 enum upper_type { UPPER_ABSENT, UPPER_FILE, UPPER_LINK, UPPER_DIR,
 	UPPER_OTHER };
 
@@ -43,9 +45,10 @@ struct upper_changes {
 };
 
 /*
- * The "upper layer" may be a whole copy of the workspace made before since
- * (the bwrap and landlock backends), not an overlay's: the merged view is
- * the copy alone, and what changed is told by ctime.  The hidden paths
+ * The "upper layer" may be a whole copy of the workspace (the bwrap and
+ * landlock backends), not an overlay's: the merged view is the copy alone,
+ * and what changed is told by ctime, against the copy's mark
+ * (store/copy-mark.h).  The hidden paths
  * (relative) were left out of the copy: nothing at or below them is a
  * change.  dirs, sorted by inode, are the copy's directories as it was
  * made: one found at another path was moved, and all of it is looked at.
@@ -56,7 +59,7 @@ struct upper_dir {
 };
 
 struct changes_copy {
-	struct timespec		 since;
+	const struct copy_mark	*mark;		/* borrowed */
 	char *const		*hidden;	/* borrowed; NULL-terminated */
 	const struct upper_dir	*dirs;		/* borrowed; sorted by inode */
 	size_t			 ndirs;
@@ -83,7 +86,7 @@ int	upper_changes(const struct changes_src *, struct upper_changes *ret,
 	    const char **where);
 void	upper_changes_free(struct upper_changes *);
 
-/* In copy mode: is this file of the copy as it was made (ctime < since)? */
+/* In copy mode: is this file of the copy as it was made (by the mark)? */
 bool	upper_copy_unchanged(const struct changes_src *, const struct stat *);
 
 /* The host's side of path, as a change's old side (a file or a link). */

@@ -23,6 +23,7 @@
 #include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "store/copy-mark.h"
 #include "store/session-meta.h"
 
 static int
@@ -150,6 +151,7 @@ main(int argc, char **argv)
 {
 	struct export_opts o = { 0 };
 	struct changes_copy copy = { 0 };
+	AUTO(copy_mark_free) struct copy_mark mark = { 0 };
 	autofree char *ws = NULL, *started = NULL, *id = NULL, *layout = NULL;
 	autofree char *host_since = NULL;
 	autostrv char **hidden = NULL;
@@ -207,9 +209,12 @@ main(int argc, char **argv)
 	if (layout && streq(layout, "copy")) {
 		if (started == NULL)
 			die("export: session '%s' has no start time", id);
+		if ((r = copy_mark_load(o.session_dir, &mark)) < 0)
+			die_errno(-r, "export: cannot read the copy's mark "
+			    "of session '%s'", id);
 		hidden = session_meta_all(o.session_dir, "hidden");
 		dirs = read_dirs(o.session_dir, &ndirs);
-		copy.since = o.started;
+		copy.mark = &mark;
 		copy.hidden = hidden;
 		copy.dirs = dirs;
 		copy.ndirs = ndirs;

@@ -40,9 +40,10 @@ struct fds {
  * it, const from there on.
  */
 struct run_state {
-	struct timespec	 start_after;	/* copies: the command starts once the
-					   coarse clock is past this; zero:
-					   at once (run/session-dir.c) */
+	struct timespec	 start_after;	/* native: the command starts once
+					   the coarse clock is past this;
+					   zero: at once (copies, entered
+					   again: run/session-dir.c) */
 	pid_t		 child;		/* the sandbox's first process */
 	/* confine's argv and environ strings, zeroed in the sandbox's
 	 * processes that stay (a fork keeps the addresses). */

@@ -31,6 +31,7 @@
 #include "run/copy-progress.h"
 #include "run/session-dir.h"
 #include "run/workspace-copy.h"
+#include "store/copy-mark.h"
 #include "store/session-meta.h"
 #include "store/session-store.h"
 
@@ -38,13 +39,14 @@ static void	remove_tree(int, const char *, int);
 
 
 /*
- * start: the command's changes to a copy are those with a ctime from then
- * on; host_since: the host's changes to the workspace from then on are
- * flagged (export/patch.c).
+ * start: the session's; copy_since (copies only, else NULL): the command's
+ * changes to a copy are told from it (store/copy-mark.h); host_since: the
+ * host's changes to the workspace from then on are flagged
+ * (export/patch.c).
  */
 static int
 write_meta(int dirfd, const struct plan *p, const struct timespec *start,
-    const struct timespec *host_since)
+    const struct timespec *host_since, const struct timespec *copy_since)
 {
 	AUTO(fclose_p) FILE *f = NULL;
 	char stamp[32];
@@ -73,6 +75,10 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start,
 	    p->backend == PLAN_BACKEND_LANDLOCK ? "landlock" : "native",
 	    plan_ws_overlay(p) ? "overlay" : "copy",
 	    p->quadrant, p->profile, p->profile_arg);
+	if (copy_since)
+		fprintf(f, "copy_since_ns=%lld\n",
+		    (long long)copy_since->tv_sec * 1000000000LL +
+		    copy_since->tv_nsec);
 	/* Left out of the workspace's copy: the export leaves them alone. */
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
@@ -108,7 +114,8 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start,
 
 /* One copy or link of the plan, made in the session. */
 static int
-prepare(const struct plan *p, const struct plan_mount *m, const char **where)
+prepare(const struct plan *p, const struct plan_mount *m,
+    struct copy_mark *mark, const char **where)
 {
 	autofree char *parent = xstrdup(m->upper), *what = NULL;
 	struct copy_stats st;
@@ -156,6 +163,7 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	    term_sanitize(m->src, strlen(m->src), 0);
 	copy_progress_begin(&pg, what);
 	r = copy_tree_shown(m->src, m->upper, m->except, dirs,
+	    streq(m->src, p->workspace) ? mark : NULL,
 	    pg.on ? copy_progress_show : NULL, &pg, &st, where);
 	if (dirs && fclose(dirs) != 0 && r == 0) {
 		*where = "copy.dirs";
@@ -221,7 +229,8 @@ static int
 copies_create(const struct plan *p, int fd, const char **where,
     struct timespec *start)
 {
-	struct timespec host_since;
+	AUTO(copy_mark_free) struct copy_mark mark = { 0 };
+	struct timespec host_since, now;
 	size_t i;
 	int r;
 
@@ -263,21 +272,25 @@ copies_create(const struct plan *p, int fd, const char **where,
 		 * its copy is kept (run/agent-state.c), after the session. */
 		if (in_persistent(p, m))
 			continue;
-		if ((r = prepare(p, m, where)) < 0)
+		if ((r = prepare(p, m, &mark, where)) < 0)
 			return r;
 	}
 	*where = p->session_dir;
 	if (p->reenter)
 		return 0;
 	/*
-	 * The export tells the command's changes by ctime >= the start.  A
-	 * file's ctime is the coarse clock, or, on filesystems with
-	 * multigrain timestamps, the fine one: the start is the fine clock
-	 * now, past every copied file's, and the command starts only once
-	 * the coarse clock has passed it too (sandbox_command()).
+	 * The export tells the command's changes by the copy's mark
+	 * (store/copy-mark.h): its since, and the entries copied in its
+	 * last tick.  With multigrain timestamps the command starts at once
+	 * (the caller's start stays zero); elsewhere once the coarse clock
+	 * has passed since.
 	 */
-	clock_gettime(CLOCK_REALTIME, start);
-	return write_meta(fd, p, start, &host_since);
+	if (copy_mark_seal(&mark, fd))
+		*start = mark.since;
+	if ((r = copy_mark_write_recent(fd, mark.recent, mark.nrecent)) < 0)
+		return r;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return write_meta(fd, p, &now, &host_since, &mark.since);
 }
 
 /*
@@ -348,6 +361,10 @@ workspace_session_create(const struct plan *p, const char **where,
 		if ((r = copies_create(p, fd, where, start)) < 0 ||
 		    !plan_ws_overlay(p))
 			return r;
+		/* The workspace an overlay: the host's changes flagged from
+		 * the run's first moment, as native's below. */
+		if (!p->reenter && start->tv_sec == 0 && p->started.tv_sec)
+			*start = p->started;
 		return overlay_layers(p, fd, where);
 	}
 	/*
@@ -384,7 +401,7 @@ workspace_session_create(const struct plan *p, const char **where,
 	}
 	*where = p->session_dir;
 	/* Re-entered: the first start stays the session's start. */
-	return p->reenter ? 0 : write_meta(fd, p, start, start);
+	return p->reenter ? 0 : write_meta(fd, p, start, start, NULL);
 }
 
 static void
@@ -412,8 +429,7 @@ remove_tree(int dirfd, const char *name, int depth)
 }
 
 bool
-workspace_session_finish(const struct plan *p, bool keep,
-    const struct timespec *start)
+workspace_session_finish(const struct plan *p, bool keep)
 {
 	autoclose int fd = -1;
 	size_t i;
@@ -423,6 +439,7 @@ workspace_session_finish(const struct plan *p, bool keep,
 		return true;
 	if (p->backend != PLAN_BACKEND_NATIVE) {
 		autofree char *upper = path_join(p->session_dir, "upper");
+		struct copy_mark mark;
 
 		/* Scratch is discarded; the copy is for the export to judge. */
 		remove_tree(fd, "home", 0);
@@ -435,9 +452,16 @@ workspace_session_finish(const struct plan *p, bool keep,
 		 * What the proxy refused is no change: the exit line said it.
 		 */
 		if (!plan_ws_overlay(p)) {
-			if (p->reenter || keep ||
-			    copy_changed_since(upper, start))
+			if (p->reenter || keep)
 				return true;
+			/* A mark that cannot be read: kept, for the export
+			 * to say. */
+			if (copy_mark_load(p->session_dir, &mark) < 0 ||
+			    copy_changed(upper, &mark)) {
+				copy_mark_free(&mark);
+				return true;
+			}
+			copy_mark_free(&mark);
 			workspace_session_remove(p);
 			return false;
 		}

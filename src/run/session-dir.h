@@ -17,22 +17,22 @@
  * Create the session directory of the plan (mode 0700, parents as needed)
  * with empty upper/ and work/ (native) or the copies (bwrap, landlock), and
  * the metadata file.  0 or -errno, with *where naming the path that
- * failed.  *start is the session's start, which the command must not
- * begin before (sandbox_command()); zero when the session is entered
- * again with its layers (native).
+ * failed.  *start (native) is the session's start, which the command
+ * must not begin before (sandbox_wait_start()); zero when the session is
+ * entered again with its layers, and for copies, whose changes are told
+ * by their mark (store/copy-mark.h) with no wait.
  */
 int	workspace_session_create(const struct plan *, const char **where,
 	    struct timespec *start);
 
 /*
  * After the sandbox is gone: remove overlayfs's work directory; when the
- * command wrote nothing (for copies: nothing changed since start, what
- * workspace_session_create() gave), remove the whole session and return
- * false; else keep it and return true.  keep: a limit was reached, the
- * session is kept (its report says which) even when nothing changed.
+ * command wrote nothing (for copies: nothing changed since the copy, by
+ * its mark), remove the whole session and return false; else keep it and
+ * return true.  keep: a limit was reached, the session is kept (its
+ * report says which) even when nothing changed.
  */
-bool	workspace_session_finish(const struct plan *, bool keep,
-	    const struct timespec *start);
+bool	workspace_session_finish(const struct plan *, bool keep);
 
 /* Remove the whole session directory (its layers hold nothing to review). */
 void	workspace_session_remove(const struct plan *);

@@ -799,7 +799,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		log_set_exit_hook(NULL);
 		watch_end(w, &rs);
 		limits_end(p, &rs, &lr);
-		workspace_session_finish(p, false, &rs.start_after);
+		workspace_session_finish(p, false);
 		if (!p->reenter)
 			workspace_session_remove(p);
 		ops->refuse((int)-rs.child, where);
@@ -834,7 +834,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	agent_state_collect(p);
 	stop_note(p, &stopping);
 	/* again after enter: its export is updated */
-	if (workspace_session_finish(p, limit_reached(&rs), &rs.start_after))
+	if (workspace_session_finish(p, limit_reached(&rs)))
 		export_run(p, limit_reached(&rs));
 	agent_state_finish(p);
 	return exit_status(&rec, wstatus);

@@ -42,7 +42,9 @@ struct copy {
 	bool			 counted;	/* st->total is */
 	bool			 no_clone;	/* FICLONE failed: not here */
 	bool			 no_range;	/* so did copy_file_range(2) */
+	bool			 is_root;	/* euid 0: owners kept */
 	FILE			*dirs;	/* "INO\0PATH\0" per directory */
+	struct copy_mark	*mark;	/* or NULL: its recent entries */
 	char *const		*except;
 	char			 rel[PATH_MAX];	/* of the entry, below src */
 };
@@ -65,14 +67,58 @@ excepted(const struct copy *c)
  * its owner.  Anyone else copies only what they could read anyway.
  */
 static int
-own(int fd, const struct stat *st)
+own(const struct copy *c, int fd, const struct stat *st)
 {
-	if (geteuid() != 0 || (st->st_uid == 0 && st->st_gid == 0))
+	if (!c->is_root || (st->st_uid == 0 && st->st_gid == 0))
 		return 0;
 	return fchown(fd, st->st_uid, st->st_gid);
 }
 
 static void	count_entry(struct copy *, int, const char *);
+
+/* Entries of ticks the coarse clock has left behind: not recent. */
+static void
+prune(struct copy_mark *m, const struct timespec *now)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < m->nrecent; i++)
+		if (timespec_ge(&m->recent[i].ctime, now))
+			m->recent[k++] = m->recent[i];
+	m->nrecent = k;
+}
+
+/*
+ * The copy's entry name of dirfd (or dirfd itself: name NULL), after its
+ * last change by the copy: noted with its ctime.  The stat is also what
+ * makes a filesystem of multigrain timestamps give its next change a
+ * ctime of its own.
+ */
+static int
+note(struct copy *c, int dirfd, const char *name)
+{
+	struct copy_mark *m = c->mark;
+	struct timespec now;
+	struct stat st;
+
+	if (m == NULL)
+		return 0;
+	if ((name ? fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) :
+	    fstat(dirfd, &st)) < 0)
+		return -errno;
+	if (m->nrecent > 0 && (m->nrecent & 1023) == 0) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		prune(m, &now);
+	}
+	if (m->nrecent == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 256;
+		m->recent = xreallocarray(m->recent, m->cap,
+		    sizeof(*m->recent));
+	}
+	m->recent[m->nrecent].ino = (uint64_t)st.st_ino;
+	m->recent[m->nrecent++].ctime = st.st_ctim;
+	return 0;
+}
 
 bool
 copy_stop_pending(void)
@@ -155,6 +201,8 @@ copy_bytes(struct copy *c, int in, int out, off_t size, bool *cloned)
 		c->st->bytes += (uint64_t)n;
 		if (left > 0)
 			tell(c);
+		else
+			return 0;	/* the size it had when looked at */
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0) {
 		for (w = 0; w < n; ) {
@@ -195,9 +243,11 @@ copy_file(struct copy *c, int sdir, const char *name, int ddir,
 		return r;
 	c->st->files++;
 	c->st->cloned += cloned;
-	if (own(out, st) < 0 || fchmod(out, st->st_mode & 01777) < 0 ||
+	if (own(c, out, st) < 0 || fchmod(out, st->st_mode & 01777) < 0 ||
 	    futimens(out, t) < 0)
 		return -errno;
+	if ((r = note(c, out, NULL)) < 0)
+		return r;
 	tell(c);
 	/* Every 256 files: has the user asked to stop (a held signal)? */
 	if ((c->st->files & 255) == 0 && copy_stop_pending())
@@ -229,12 +279,12 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 		if (symlinkat(target, ddir, dname) < 0)
 			return -errno;
 		/* A link's owner grants nothing: kept when it can be. */
-		if (geteuid() == 0 && fchownat(ddir, dname, st.st_uid,
+		if (c->is_root && fchownat(ddir, dname, st.st_uid,
 		    st.st_gid, AT_SYMLINK_NOFOLLOW) < 0)
 			log_debug("copy: cannot keep the owner of link '%s': %s",
 			    dname, strerror(errno));
 		utimensat(ddir, dname, t, AT_SYMLINK_NOFOLLOW);
-		return 0;
+		return note(c, ddir, dname);
 	}
 	if (S_ISDIR(st.st_mode)) {
 		autoclose int s = -1, d = -1;
@@ -262,10 +312,10 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 		}
 		if ((r = copy_dir(c, s, d, depth + 1)) < 0)
 			return r;
-		if (own(d, &st) < 0 || fchmod(d, st.st_mode & 01777) < 0 ||
+		if (own(c, d, &st) < 0 || fchmod(d, st.st_mode & 01777) < 0 ||
 		    futimens(d, t) < 0)
 			return -errno;
-		return 0;
+		return note(c, d, NULL);
 	}
 	c->st->skipped++;	/* fifo, socket, device */
 	return 0;
@@ -382,19 +432,21 @@ int
 copy_tree(const char *src, const char *dst, char *const *except,
     FILE *dirs, struct copy_stats *st, const char **where)
 {
-	return copy_tree_shown(src, dst, except, dirs, NULL, NULL, st, where);
+	return copy_tree_shown(src, dst, except, dirs, NULL, NULL, NULL, st,
+	    where);
 }
 
 int
 copy_tree_shown(const char *src, const char *dst, char *const *except,
-    FILE *dirs, copy_shown_fn *shown, void *arg, struct copy_stats *st,
-    const char **where)
+    FILE *dirs, struct copy_mark *mark, copy_shown_fn *shown, void *arg,
+    struct copy_stats *st, const char **where)
 {
 	autofree char *sparent = xstrdup(src), *dparent = xstrdup(dst);
 	char *sname = strrchr(sparent, '/'), *dname = strrchr(dparent, '/');
 	autoclose int s = -1, d = -1;
 	struct copy c = { .st = st, .except = except, .dirs = dirs,
-	    .shown = shown, .arg = arg, .root = -1 };
+	    .mark = mark, .shown = shown, .arg = arg, .root = -1,
+	    .is_root = geteuid() == 0 };
 	struct stat sst;
 
 	memset(st, 0, sizeof(*st));
@@ -428,9 +480,97 @@ copy_tree_shown(const char *src, const char *dst, char *const *except,
 	return copy_entry(&c, s, sname, d, dname, 0);
 }
 
-/* Anything at or below dirfd changed since t?  Unreadable: yes. */
+long
+copy_ctime_granularity(const struct timespec *a, const struct timespec *b)
+{
+	long g = 1;
+
+	while (g < 1000000000L && a->tv_nsec % (g * 10) == 0 &&
+	    b->tv_nsec % (g * 10) == 0)
+		g *= 10;
+	return g;
+}
+
+/*
+ * The ctimes of the filesystem of dirfd, tried on a file of its own there
+ * (removed after): what they keep (*ret_gran: whole nanoseconds, tens ...
+ * seconds), and does a change right after a stat set a new one, within
+ * one tick of the coarse clock (multigrain timestamps)?  Three tries of
+ * two changes with a stat between: a try over two ticks says nothing,
+ * one in a tick that keeps the ctime says no.  Cannot tell: seconds, no.
+ */
 static bool
-changed_below(int dirfd, const struct timespec *t, int depth)
+probe(int dirfd, long *ret_gran)
+{
+	static const char name[] = "ctime.probe";
+	struct timespec before, after;
+	struct stat a, b;
+	bool seen = false, kept = false;
+	long gran = 1000000000L;
+	int fd, i;
+
+	*ret_gran = gran;
+	unlinkat(dirfd, name, 0);
+	if ((fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0)
+		return false;
+	for (i = 0; i < 3; i++) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &before);
+		if (fchmod(fd, 0400) < 0 || fstat(fd, &a) < 0 ||
+		    fchmod(fd, 0600) < 0 || fstat(fd, &b) < 0)
+			break;
+		clock_gettime(CLOCK_REALTIME_COARSE, &after);
+		if (before.tv_sec == after.tv_sec &&
+		    before.tv_nsec == after.tv_nsec) {
+			seen = true;
+			kept |= a.st_ctim.tv_sec == b.st_ctim.tv_sec &&
+			    a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+		}
+		/* The finest any of them shows. */
+		if (copy_ctime_granularity(&a.st_ctim, &b.st_ctim) < gran)
+			gran = copy_ctime_granularity(&a.st_ctim, &b.st_ctim);
+	}
+	close(fd);
+	unlinkat(dirfd, name, 0);
+	if (i < 3)
+		return false;
+	*ret_gran = gran;
+	return seen && !kept;
+}
+
+bool
+copy_mark_seal(struct copy_mark *m, int dirfd)
+{
+	long gran;
+	bool multigrain = probe(dirfd, &gran);
+
+	if (multigrain && gran == 1) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &m->since);
+		prune(m, &m->since);
+		copy_mark_sort(m);
+		return false;
+	}
+	/*
+	 * Elsewhere a change in this tick may keep the ctime: since is past
+	 * every copied entry's, the fine clock now, rounded up to what the
+	 * filesystem keeps of a ctime (whole seconds: to an even one, as
+	 * FAT's are), and the command waits for the coarse clock to pass it.
+	 */
+	m->nrecent = 0;
+	clock_gettime(CLOCK_REALTIME, &m->since);
+	m->since.tv_nsec -= m->since.tv_nsec % gran;
+	if (gran >= 1000000000L)
+		m->since.tv_sec += 2 - m->since.tv_sec % 2;
+	else if ((m->since.tv_nsec += gran) >= 1000000000L) {
+		m->since.tv_sec++;
+		m->since.tv_nsec -= 1000000000L;
+	}
+	return true;
+}
+
+/* Anything at or below dirfd changed since the copy?  Unreadable: yes. */
+static bool
+changed_below(int dirfd, const struct copy_mark *m, int depth)
 {
 	DIR *d;
 	struct dirent *e;
@@ -445,7 +585,7 @@ changed_below(int dirfd, const struct timespec *t, int depth)
 		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
 			continue;
 		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    timespec_ge(&st.st_ctim, t)) {
+		    !copy_mark_unchanged(m, &st)) {
 			changed = true;
 			break;
 		}
@@ -456,7 +596,7 @@ changed_below(int dirfd, const struct timespec *t, int depth)
 			changed = true;
 			break;
 		}
-		changed = changed_below(sub, t, depth + 1);
+		changed = changed_below(sub, m, depth + 1);
 		close(sub);
 	}
 	closedir(d);
@@ -464,7 +604,7 @@ changed_below(int dirfd, const struct timespec *t, int depth)
 }
 
 bool
-copy_changed_since(const char *dir, const struct timespec *t)
+copy_changed(const char *dir, const struct copy_mark *m)
 {
 	autoclose int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
@@ -472,5 +612,5 @@ copy_changed_since(const char *dir, const struct timespec *t)
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return true;
-	return timespec_ge(&st.st_ctim, t) || changed_below(fd, t, 0);
+	return !copy_mark_unchanged(m, &st) || changed_below(fd, m, 0);
 }

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "store/copy-mark.h"
+
 struct copy_stats {
 	size_t		files;		/* regular files copied */
 	size_t		cloned;		/* of which shared by reflink */
@@ -56,20 +58,42 @@ int	copy_tree(const char *src, const char *dst, char *const *except,
 bool	copy_stop_pending(void);
 
 /*
- * copy_tree(), telling shown(stats, arg) how it goes.  When shown asks
+ * copy_tree(), telling shown(stats, arg) how it goes, and with mark, noting
+ * each entry of the copy (inode and ctime, after its last change by the
+ * copy) as recent; those of ticks the coarse clock has left are dropped
+ * as it goes, and copy_mark_seal() drops the rest.  When shown asks
  * for it, the regular files the copy will have made are counted into
  * stats->total, from the names and types in the directories alone: no
  * file is looked at twice.  With shown NULL it is copy_tree().
  */
 int	copy_tree_shown(const char *src, const char *dst, char *const *except,
-	    FILE *dirs, copy_shown_fn *shown, void *arg, struct copy_stats *,
-	    const char **where);
+	    FILE *dirs, struct copy_mark *mark, copy_shown_fn *shown,
+	    void *arg, struct copy_stats *, const char **where);
 
 /*
- * Has the command changed anything in the copy at dir: is any entry's
- * ctime (the root's included) at or after t?  Stops at the first; true
- * when something cannot be read.
+ * Once the copy is whole, its mark, by what the filesystem of dirfd (the
+ * copy's) does with ctimes, tried there on a file of its own.  Where a
+ * change right after a stat always sets a new ctime and the nanoseconds
+ * are kept (multigrain timestamps): since is the coarse clock now, the
+ * recent entries are those of this tick, and false: the command starts at
+ * once.  Elsewhere: since is past every copied entry's ctime (the fine
+ * clock, rounded up to what the filesystem keeps), nothing recent, and
+ * true: the command must not start before the coarse clock has passed
+ * since (sandbox_wait_start()).  store/copy-mark.h says why.
  */
-bool	copy_changed_since(const char *dir, const struct timespec *t);
+bool	copy_mark_seal(struct copy_mark *, int dirfd);
+
+/*
+ * The coarsest power of ten of nanoseconds (at most a second) that both
+ * ctimes are whole multiples of: what a filesystem keeps of a ctime.
+ */
+long	copy_ctime_granularity(const struct timespec *, const struct timespec *);
+
+/*
+ * Has the command changed anything in the copy at dir: is any entry (the
+ * root included) not as the mark says the copy made it?  Stops at the
+ * first; true when something cannot be read.
+ */
+bool	copy_changed(const char *dir, const struct copy_mark *);
 
 #endif

@@ -7,9 +7,12 @@
  *   meta		written by run/session-dir.c before the command starts;
  *			read by cmd/ and confine-export.  version, id (see
  *			store/session-store.h for its form), started,
- *			started_ns, workspace, backend, layout, quadrant,
- *			profile, profile_arg, hidden (repeated), arg (repeated,
- *			newlines and backslashes escaped).
+ *			started_ns, host_since_ns, workspace, backend,
+ *			layout, quadrant, profile, profile_arg, copy_since_ns
+ *			(layout=copy: the copy's mark, store/copy-mark.h),
+ *			hidden (repeated), arg (repeated, newlines and
+ *			backslashes escaped).  copy.recent (the mark's
+ *			entries, "INO SEC NSEC" lines) is written with it.
  *   network.counts	written by run/session-dir.c when the proxy ran, with
  *			"network" (the same facts for people); read by
  *			confine-export.  allowed=N (connections through the

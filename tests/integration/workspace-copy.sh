@@ -14,7 +14,7 @@
 require_userns
 command -v python3 >/dev/null || skip_all "python3 is not installed"
 PTY_STDERR=$TESTS_SRCDIR/helpers/pty-stderr.py
-plan 8
+plan 9
 
 # The bwrap backend copies only where it cannot mount the workspace's
 # overlay (a setuid bwrap): its plan says which.
@@ -183,6 +183,8 @@ t_reflink() {
 	drop_notice "$TEST_TMP/err"
 	ERR=$TEST_TMP/err
 	assert_file_has_content "$ERR" '^confine: copy of the workspace: [0-9]+ files, .* \([1-9][0-9]* reflinked\)$'
+	# The session on xfs too: its changes told by the copy's mark there.
+	assert_file_has_content "$ERR" '^confine: session [^ ]*: 2 files changed$'
 	cmp -s "$TEST_TMP/host.before" "$TEST_TMP/host.after" ||
 	    fail "a write to the reflinked copy reached the host's file"
 	after=$(sed -n 's/^after //p' "$ERR")
@@ -192,6 +194,65 @@ t_reflink() {
 		*"$h  $f"*) fail "$f inside is still the host's after the write" ;;
 		esac
 	done <"$TEST_TMP/host.before"
+}
+
+# ctime_ns FILE, tick_ns: a file's ctime and the coarse clock's tick, in ns.
+ctime_ns() {
+	python3 -c 'import os, sys; print(os.lstat(sys.argv[1]).st_ctime_ns)' "$1"
+}
+tick_ns() {
+	# CLOCK_REALTIME_COARSE is 5 (linux/time.h); Python has no name for it.
+	python3 -c 'import time; print(int(time.clock_getres(5) * 1e9))'
+}
+# min_ctime DIR: the oldest ctime of any entry at or below DIR, in ns.
+min_ctime() {
+	python3 -c 'import os, sys
+m = os.lstat(sys.argv[1]).st_ctime_ns
+for d, ds, fs in os.walk(sys.argv[1]):
+    for n in ds + fs:
+        m = min(m, os.lstat(os.path.join(d, n)).st_ctime_ns)
+print(m)' "$1"
+}
+
+# The command starts with no wait on the coarse clock: its first write,
+# in place and of the same size, may fall in the tick the copy ended in,
+# with the copied file's ctime (without multigrain timestamps), size and
+# mtime unchanged.  It is a change all the same.  The run writes at once
+# (in the copy's last tick or not: said, it depends on the load); then
+# the session's mark is made to say that every entry of the copy is of
+# its last tick, with no note of their ctimes: the export still tells the
+# command's file, and a second one rewritten the same way (the control),
+# by their bytes, and the rest of the copy as no change.
+t_first_tick() {
+	not_on native "an overlay: no copy"
+	ws_new
+	run_confine -- sh -c "printf 'HELLO\n' 1<>README; cat README"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^HELLO$'
+	assert_ws_unchanged
+	assert_file_has_content "$ERR" '^confine: session [^ ]*: 1 file changed$'
+	id=$(sessions)
+	[ -n "$id" ] || fail "the changed session was not kept"
+	sdir=$SESSIONS/$id
+	assert_file_has_content "$sdir/changes.patch" '^\+HELLO$'
+	assert_eq "$(grep -c '^diff --git' "$sdir/changes.patch")" 1 \
+	    "files in the patch"
+	since=$(sed -n 's/^copy_since_ns=//p' "$sdir/meta")
+	[ -n "$since" ] || fail "the session has no copy_since_ns"
+	c=$(ctime_ns "$sdir/upper/README")
+	diag "the write came $(( (c - since) / 1000 )) us after the copy's" \
+	    "since (a tick: $(( $(tick_ns) / 1000 )) us)"
+	# Every entry of the copy in its last tick, no note of their ctimes.
+	m=$(min_ctime "$sdir/upper")
+	sed -i "s/^copy_since_ns=.*/copy_since_ns=$m/" "$sdir/meta"
+	rm -f "$sdir/copy.recent" "$sdir/changes.patch" "$sdir/report"
+	printf 'int main(void) { return 1; }\n' 1<>"$sdir/upper/src/main.c"
+	"${CONFINE%/*}/confine-export" -q "$sdir" ||
+	    fail "the export again, with the copy's last tick all of it, failed"
+	assert_file_has_content "$sdir/changes.patch" '^\+HELLO$'
+	assert_file_has_content "$sdir/changes.patch" 'return 1;'
+	assert_eq "$(grep -c '^diff --git' "$sdir/changes.patch")" 2 \
+	    "files in the patch, told by their bytes"
 }
 
 # A workspace of more than COPY_PROGRESS_FILES (5000) files: past that
@@ -314,6 +375,7 @@ tcase "the copy is exact: contents, modes, links, empty directories, times" t_ex
 tcase "a write to the copy, in place or appended, leaves the host's files alone" t_real_copy
 tcase "a workspace on another filesystem than the session's is copied the same" t_other_fs
 tcase "on a filesystem with reflinks (xfs), the copy shares extents and a write stays in it" t_reflink
+tcase "a write of the same size in the copy's last tick is a change; the tick's other files are not" t_first_tick
 tcase "on a terminal, a large copy shows a progress line, cleared when done" t_progress_pty
 tcase "stderr not a terminal: no progress line; with -v one line at the end" t_progress_not_tty
 tcase "-q on a terminal: no progress line" t_progress_quiet
