@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -248,6 +249,9 @@ proc_start(pid_t pid)
  * empty one removed.  One made a moment ago is marked by a running
  * confine, or not marked yet: kept.
  */
+/* An unmarked cgroup of confine's older than this (s) is a leftover. */
+#define UNMARKED_AGE	60
+
 static void
 sweep(int parent)
 {
@@ -260,8 +264,28 @@ sweep(int parent)
 		autoclose int fd = fd_open_at(parent, v[i], O_RDONLY |
 		    O_DIRECTORY, 0, FD_BENEATH);
 
-		if (fd < 0 || cgroup_maker(fd, &pid, &start) < 0 ||
-		    proc_start(pid) == start)
+		int r;
+
+		if (fd < 0)
+			continue;
+		/*
+		 * Not marked: a confine killed between making it and marking
+		 * it, or one making it now.  Removed once empty and a minute
+		 * old (its ctime): never killed, its maker is not known.
+		 */
+		if ((r = cgroup_maker(fd, &pid, &start)) == -ENODATA) {
+			struct stat st;
+			struct timespec now;
+
+			clock_gettime(CLOCK_REALTIME, &now);
+			if (fstat(fd, &st) == 0 && now.tv_sec - st.st_ctime >
+			    UNMARKED_AGE && cgroup_populated(fd) == 0 &&
+			    cgroup_rmdir(parent, v[i]) == 0)
+				log_debug("limits: removed '%s', left unmarked",
+				    v[i]);
+			continue;
+		}
+		if (r < 0 || proc_start(pid) == start)
 			continue;
 		if (cgroup_populated(fd) != 0) {
 			/* Removed by a later run, once the kill is done. */
