@@ -122,6 +122,9 @@ explain(const char *what, bool is_file, char *const *env, bool verbose)
 		profile_free(&pr);
 		goto fail;
 	}
+	/* As a run does: /etc scanned for a quadrant with leg C. */
+	if (policy_allow_list(&pr))
+		probe_etc_private(&h);
 	reason = xasprintf("%s", is_file ? "checked file" : "by name");
 	r = policy_compute(&o, &h, env, &pr, reason, &plan, &cause, &hint);
 	profile_free(&pr);

@@ -266,9 +266,12 @@ t_socket() {
 	vartmp) need_vartmp; dir=$VARTMP ;;
 	esac
 	sock=$dir/host.sock
-	"$TRY_SYSCALL" "unix_serve:$sock" >"$TEST_TMP/serve" &
+	# A file of this case's own: the case before it left its server's
+	# "ready" in one of the same name, which the wait could take.
+	serve=$(mktemp "$TEST_TMP/serve.XXXXXX")
+	"$TRY_SYSCALL" "unix_serve:$sock" >"$serve" &
 	track_pid $!
-	wait_for 5 grep -q ready "$TEST_TMP/serve" || fail "the host server did not start"
+	wait_for 5 grep -q ready "$serve" || fail "the host server did not start"
 	# Control: it answers outside.
 	assert_eq "$("$TRY_SYSCALL" "unix_connect:$sock")" "unix_connect OK" \
 	    "control: connecting outside"

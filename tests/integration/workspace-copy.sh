@@ -224,7 +224,7 @@ print(m)' "$1"
 # command's file, and a second one rewritten the same way (the control),
 # by their bytes, and the rest of the copy as no change.
 t_first_tick() {
-	not_on native "an overlay: no copy"
+	copy_only "an overlay: no copy"
 	ws_new
 	run_confine -- sh -c "printf 'HELLO\n' 1<>README; cat README"
 	assert_status "$RC" 0
