@@ -50,6 +50,7 @@
 #include "run/disk-quota.h"
 #include "run/watch.h"
 #include "store/session-meta.h"
+#include "store/session-usage.h"
 
 #define KiB		1024ULL
 #define MiB		(1024 * KiB)
@@ -61,8 +62,6 @@
 #define RESERVE_MAX	GiB
 /* A walk when free space fell by 1/16 of what is left, at least this. */
 #define STEP_MIN	(16 * MiB)
-/* The most processes one measure of the sandbox visits. */
-#define PROCS_MAX	65536
 /* The most a children file may hold (pids, a space after each). */
 #define CHILDREN_MAX	(1024 * 1024)
 
@@ -84,12 +83,10 @@ struct watch {
 	/* tasks and memory (0: not watched) */
 	uint64_t	 tasks;
 	uint64_t	 memory;
-	pid_t		*pids;		/* PROCS_MAX */
 	/* The overlays' work directories (overlayfs's own, mode 0): not
 	 * walked. */
 	struct stat	*work;
 	size_t		 nwork;
-	bool		 proc_warned;
 	/* Memory is read again no sooner than ten times what reading it
 	 * took (CLOCK_MONOTONIC, ns): the watch's cost at most a tenth. */
 	uint64_t	 mem_next;
@@ -299,151 +296,28 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
-/* The most of /proc/PID/status read: its lines are a few KiB. */
-#define PROC_STATUS_MAX	8192
-
-/*
- * A "Key:   N kB" line of /proc/PID/status, in KiB; 0 when absent.  The
- * memory a process takes of its own: RssAnon and RssShmem (its private
- * pages, and shared memory such as a memfd, counted for each process that
- * maps it); RssFile is files' pages, shared and reclaimable, not counted.
- */
-static uint64_t
-status_kib(const char *status, const char *key)
-{
-	const char *line = strstr(status, key);
-	unsigned long long v;
-
-	if (line == NULL || (line != status && line[-1] != '\n') ||
-	    sscanf(line + strlen(key), "%llu", &v) != 1)
-		return 0;
-	return v;
-}
-
-/*
- * The memory the process of /proc directory pfd takes of its own: the
- * proportional share (Pss: a page shared by n processes, as after a fork,
- * counts 1/n in each) of its private pages and of the shared memory it
- * maps; where smaps_rollup has no Pss_Anon (before Linux 5.7), the
- * resident counts of status, which count a shared page in each process.
- */
-static uint64_t
-own_memory(int pfd)
-{
-	autoclose int fd = openat(pfd, "smaps_rollup", O_RDONLY | O_CLOEXEC);
-	autofree char *buf = NULL;
-
-	if (fd >= 0 && fd_read_all(fd, PROC_STATUS_MAX, &buf) > 0 &&
-	    strstr(buf, "\nPss_Anon:"))
-		return (status_kib(buf, "Pss_Anon:") +
-		    status_kib(buf, "Pss_Shmem:")) * 1024;
-	free(steal_ptr(&buf));
-	close(steal_fd(&fd));
-	if ((fd = openat(pfd, "status", O_RDONLY | O_CLOEXEC)) >= 0 &&
-	    fd_read_all(fd, PROC_STATUS_MAX, &buf) > 0)
-		return (status_kib(buf, "RssAnon:") +
-		    status_kib(buf, "RssShmem:")) * 1024;
-	return 0;
-}
-
-/* Read the pids of a children file into w->pids from *n; false: full. */
-static bool
-add_children(struct watch *w, int taskfd, const char *tid, size_t *n)
-{
-	autofree char *path = xasprintf("%s/children", tid);
-	autofree char *list = NULL;
-	autoclose int fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
-	char *s, *end;
-
-	if (fd < 0 || fd_read_all(fd, CHILDREN_MAX, &list) < 0)
-		return true;
-	for (s = list; ; s = end) {
-		long v = strtol(s, &end, 10);
-
-		if (end == s)
-			break;
-		if (*n == PROCS_MAX)
-			return false;
-		if (v > 0)
-			w->pids[(*n)++] = (pid_t)v;
-	}
-	return true;
-}
-
-/*
- * The sandbox's tasks (threads) and resident bytes, from its first
- * process down.  Stops counting past the task limit.  -errno when the
- * first process cannot be read.
- */
-static int
-procs_measure(struct watch *w, pid_t child, bool mem, uint64_t *ret_tasks,
-    uint64_t *ret_rss)
-{
-	uint64_t tasks = 0, rss = 0;
-	size_t n = 1, i;
-
-	w->pids[0] = child;
-	for (i = 0; i < n; i++) {
-		autofree char *dir = xasprintf("/proc/%d", (int)w->pids[i]);
-		autoclose int pfd = open(dir, O_RDONLY | O_DIRECTORY |
-		    O_CLOEXEC);
-		autoclose int tfd = -1;
-		struct dirent *e;
-		DIR *d;
-
-		if (pfd < 0 || (tfd = openat(pfd, "task", O_RDONLY |
-		    O_DIRECTORY | O_CLOEXEC)) < 0) {
-			if (i == 0)
-				return -errno;
-			continue;	/* gone meanwhile */
-		}
-		if (mem)
-			rss += own_memory(pfd);
-		if ((d = fdopendir(steal_fd(&tfd))) == NULL)
-			continue;
-		while ((e = readdir(d)) != NULL) {
-			if (e->d_name[0] == '.')
-				continue;
-			tasks++;
-			if ((w->tasks && tasks > w->tasks) ||
-			    !add_children(w, dirfd(d), e->d_name, &n))
-				break;
-		}
-		closedir(d);
-		if (w->tasks && tasks > w->tasks)
-			break;
-	}
-	*ret_tasks = tasks;
-	*ret_rss = rss;
-	return 0;
-}
-
 static void
 tick_procs(struct watch *w, struct run_state *rs)
 {
 	char words[32], line[192];
-	uint64_t tasks = 0, rss = 0, t0 = now_ns(), t1;
+	struct session_usage u = { 0 };
+	uint64_t t0 = now_ns(), t1;
 	bool mem = w->memory && t0 >= w->mem_next;
 	int r;
 
-	r = procs_measure(w, rs->child, mem, &tasks, &rss);
+	r = session_tree_usage(rs->child, mem, w->tasks, &u);
 	if (mem) {
 		t1 = now_ns();
 		w->mem_next = t1 + 10 * (t1 - t0);
 	}
-	if (r < 0) {
-		/* Gone: the supervisor reaps it.  Else say once. */
-		if (r != -ENOENT && !w->proc_warned)
-			log_warn("limits: cannot watch the sandbox's "
-			    "processes: %s", strerror(-r));
-		w->proc_warned = true;
+	/* Gone: the supervisor reaps it. */
+	if (r < 0)
 		return;
-	}
-	if (w->tasks && tasks > w->tasks) {
+	if (w->tasks && u.tasks > w->tasks) {
 		snprintf(line, sizeof(line), "task limit %" PRIu64 " reached "
 		    "(watched): the command was stopped", w->tasks);
 		hit(w, rs, HIT_TASKS, line);
-	} else if (mem && rss > w->memory) {
+	} else if (mem && u.memory > w->memory) {
 		plan_size_name(w->memory, words);
 		snprintf(line, sizeof(line), "memory limit %s reached (watched "
 		    "by the supervisor): the command was stopped", words);
@@ -603,8 +477,6 @@ watch_start(struct watch *w, const struct run_state *rs)
 		w->tasks = w->p->limits.tasks;
 	if (!(rs->limits_cgroup & PLAN_LIMIT_MEMORY))
 		w->memory = w->p->limits.memory;
-	if (w->tasks || w->memory)
-		w->pids = xreallocarray(NULL, PROCS_MAX, sizeof(*w->pids));
 	if (w->budget == 0 && w->tasks == 0 && w->memory == 0)
 		return;
 	if ((w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC |
@@ -666,7 +538,6 @@ watch_end(struct watch *w, struct run_state *rs)
 	}
 	if (w->tfd >= 0)
 		close(w->tfd);
-	free(w->pids);
 	free(w->work);
 	free(w);
 }

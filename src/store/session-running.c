@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,19 +194,55 @@ session_running_free(struct session_running *r)
 	r->cgroup = NULL;
 }
 
-/* A process's resident memory (statm's second field, pages) and threads. */
-static void
-proc_add(pid_t pid, struct session_usage *u)
+/* The most of /proc/PID/smaps_rollup or status read: a few KiB. */
+#define STATUS_MAX	8192
+
+/* A "Key:   N kB" line of /proc/PID/status or smaps_rollup, in bytes. */
+static uint64_t
+kib_line(const char *buf, const char *key)
 {
-	autofree char *path = xasprintf("/proc/%d/statm", (int)pid);
+	const char *line = strstr(buf, key);
+	unsigned long long v;
+
+	if (line == NULL || (line != buf && line[-1] != '\n') ||
+	    sscanf(line + strlen(key), "%llu", &v) != 1)
+		return 0;
+	return (uint64_t)v * 1024;
+}
+
+/*
+ * The memory pid takes of its own: the proportional share (Pss: a page
+ * shared by n processes, as after a fork, counts 1/n in each) of its
+ * private pages and of the shared memory it maps; where smaps_rollup has
+ * no Pss_Anon (before Linux 5.7), the resident counts of status, which
+ * count a shared page in each process.  Files' pages, shared and
+ * reclaimable, are not counted.
+ */
+static uint64_t
+own_memory(pid_t pid)
+{
+	autofree char *path = xasprintf("/proc/%d/smaps_rollup", (int)pid);
 	autofree char *buf = NULL;
-	unsigned long long size, resident;
+
+	if (read_file(path, STATUS_MAX, &buf) == 0 &&
+	    strstr(buf, "\nPss_Anon:"))
+		return kib_line(buf, "Pss_Anon:") + kib_line(buf, "Pss_Shmem:");
+	free(steal_ptr(&buf));
+	free(path);
+	path = xasprintf("/proc/%d/status", (int)pid);
+	if (read_file(path, STATUS_MAX, &buf) == 0)
+		return kib_line(buf, "RssAnon:") + kib_line(buf, "RssShmem:");
+	return 0;
+}
+
+/* A process's threads, and its own memory when memory. */
+static void
+proc_add(pid_t pid, bool memory, struct session_usage *u)
+{
 	uint64_t threads;
 
-	if (read_file(path, STAT_MAX, &buf) == 0 &&
-	    sscanf(buf, "%llu %llu", &size, &resident) == 2)
-		u->memory += (uint64_t)resident *
-		    (uint64_t)sysconf(_SC_PAGESIZE);
+	if (memory)
+		u->memory += own_memory(pid);
 	if (stat_field(pid, 20, &threads) == 0)
 		u->tasks += threads;
 	u->processes++;
@@ -255,29 +292,27 @@ push_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 	closedir(d);
 }
 
-/*
- * The sandbox's first process and what descends from it.  Children
- * files list the children of each thread, as the kernel sees them: a
- * process reparented out of the tree (a daemon whose parent exited, under
- * no subreaper of the sandbox) is no longer counted; native's pid 1 and
- * landlock's keeper are the subreapers of theirs.
- */
-static void
-tree_usage(pid_t first, struct session_usage *u)
+int
+session_tree_usage(pid_t first, bool memory, uint64_t task_cap,
+    struct session_usage *u)
 {
 	autofree pid_t *v = NULL;
 	size_t n = 0, cap = 0, seen = 0;
 	char one[16];
 
+	if (kill(first, 0) < 0 && errno == ESRCH)
+		return -ESRCH;
 	snprintf(one, sizeof(one), "%d", (int)first);
 	push_pids(one, &v, &n, &cap);
-	while (n > 0 && seen < WALK_MAX) {
+	while (n > 0 && seen < WALK_MAX &&
+	    (task_cap == 0 || u->tasks <= task_cap)) {
 		pid_t pid = v[--n];
 
 		seen++;
-		proc_add(pid, u);
+		proc_add(pid, memory, u);
 		push_children(pid, &v, &n, &cap);
 	}
+	return 0;
 }
 
 static bool
@@ -307,7 +342,7 @@ cgroup_procs(const char *cg, struct session_usage *u, bool memory,
 		return;
 	push_pids(buf, &v, &n, &cap);
 	for (i = 0; i < n; i++)
-		proc_add(v[i], &one);
+		proc_add(v[i], memory, &one);
 	if (memory)
 		u->memory = one.memory;
 	if (tasks)
@@ -336,7 +371,8 @@ session_usage_get(const struct session_running *r,
 	if (r->sandbox <= 0 || stat_field(r->sandbox, 4, &ppid) < 0 ||
 	    ppid != (uint64_t)r->supervisor)
 		return -ESRCH;
-	tree_usage(r->sandbox, &u);
+	if (session_tree_usage(r->sandbox, true, 0, &u) < 0)
+		return -ESRCH;
 	*ret = u;
 	return 0;
 }
