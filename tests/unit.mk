@@ -20,15 +20,15 @@ tests_unit_test_termfilter_LDADD = src/libconfine.a
 
 tests_unit_test_cli_SOURCES = tests/unit/test-cli.c
 tests_unit_test_cli_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_cli_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
+tests_unit_test_cli_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
 
 tests_unit_test_env_SOURCES = tests/unit/test-env.c
 tests_unit_test_env_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_env_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
+tests_unit_test_env_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
 
 tests_unit_test_policy_SOURCES = tests/unit/test-policy.c
 tests_unit_test_policy_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_policy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
+tests_unit_test_policy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
 
 tests_unit_test_term_SOURCES = tests/unit/test-term.c
 tests_unit_test_term_CFLAGS = $(AM_CFLAGS)
@@ -36,7 +36,7 @@ tests_unit_test_term_LDADD = src/libconfine.a
 
 tests_unit_test_profile_SOURCES = tests/unit/test-profile.c
 tests_unit_test_profile_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_profile_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
+tests_unit_test_profile_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
 
 TESTS += $(UNIT_TESTS) tests/check-layering.sh tests/check-bounded-reads.sh
 EXTRA_DIST += tests/unit/tap.h tests/check-layering.sh \
@@ -340,7 +340,7 @@ UNIT_TESTS += tests/unit/test-proxy
 check_PROGRAMS += tests/unit/test-proxy
 tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
 tests_unit_test_proxy_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_proxy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
+tests_unit_test_proxy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
 
 # lib/fdio: bounded reads, openat2 beneath.
 UNIT_TESTS += tests/unit/test-fdio
@@ -354,7 +354,7 @@ UNIT_TESTS += tests/unit/test-flag
 check_PROGRAMS += tests/unit/test-flag
 tests_unit_test_flag_SOURCES = tests/unit/test-flag.c
 tests_unit_test_flag_CFLAGS = $(AM_CFLAGS)
-tests_unit_test_flag_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(SYSTEMD_LIBS)
+tests_unit_test_flag_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
 
 # keyholder/policy: inference only, with the user's credential.
 UNIT_TESTS += tests/unit/test-keyholder-policy

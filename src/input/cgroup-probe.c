@@ -78,9 +78,8 @@ cgroup2_mount(void)
 	return NULL;
 }
 
-/* The "0::PATH" line of /proc/self/cgroup: confine's cgroup v2 path. */
-static char *
-own_cgroup_path(void)
+char *
+probe_own_cgroup(const char *mount)
 {
 	autofree char *buf = read_text(AT_FDCWD, "/proc/self/cgroup",
 	    CGROUP_FILE_MAX);
@@ -92,7 +91,8 @@ own_cgroup_path(void)
 	    line = strtok_r(NULL, "\n", &save))
 		if (strncmp(line, "0::/", 4) == 0 && !strstr(line, "/../") &&
 		    !strstr(line, " (deleted)"))
-			return xstrdup(line + 3);
+			return streq(line + 3, "/") ? xstrdup(mount) :
+			    xasprintf("%s%s", mount, line + 3);
 	return NULL;
 }
 
@@ -173,7 +173,7 @@ void
 probe_cgroup(struct host_cgroup *ret, char *const *env, uid_t uid)
 {
 	struct host_cgroup c = { 0 };
-	autofree char *path = NULL, *procs = NULL, *bus = NULL;
+	autofree char *procs = NULL, *bus = NULL;
 	const char *s;
 
 	c.systemd = access("/run/systemd/system", F_OK) == 0;
@@ -187,9 +187,7 @@ probe_cgroup(struct host_cgroup *ret, char *const *env, uid_t uid)
 			c.user_bus = bus_address(bus);
 	}
 	if ((c.mount = cgroup2_mount()) != NULL &&
-	    (path = own_cgroup_path()) != NULL) {
-		c.dir = streq(path, "/") ? xstrdup(c.mount) :
-		    xasprintf("%s%s", c.mount, path);
+	    (c.dir = probe_own_cgroup(c.mount)) != NULL) {
 		if (access(c.dir, F_OK) < 0) {
 			free(c.dir);
 			c.dir = NULL;

@@ -167,6 +167,11 @@ void	probe_userns_trial(struct host *h);
  * probe_host().
  */
 void	probe_cgroup(struct host_cgroup *ret, char *const *env, uid_t uid);
+/*
+ * confine's cgroup v2 directory now (/proc/self/cgroup's "0::" line), as
+ * a host path under mount, the cgroup2 mount point; NULL: none.
+ */
+char	*probe_own_cgroup(const char *mount);
 void	host_cgroup_free(struct host_cgroup *);
 
 /* The longest user.name or user.email passed into the sandbox. */

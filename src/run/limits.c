@@ -34,6 +34,8 @@
 #include <unistd.h>
 
 #ifdef WITH_SYSTEMD
+#include <dlfcn.h>
+#include <stddef.h>
 #include <systemd/sd-bus.h>
 #endif
 
@@ -45,6 +47,7 @@
 #include "run/limits.h"
 #include "run/session-dir.h"
 #include "store/session-meta.h"
+#include "store/session-running.h"
 
 /* How long systemd may take to start the scope. */
 #define SCOPE_WAIT_SEC	30
@@ -71,24 +74,79 @@ run_close(struct limits_run *lr)
 }
 
 #ifdef WITH_SYSTEMD
-/* confine's cgroup now, as a host path (the scope systemd moved it to). */
-static char *
-own_cgroup(const char *mount)
-{
-	autoclose int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-	autofree char *buf = NULL;
-	char *line, *save = NULL;
-	ssize_t n;
+/*
+ * libsystemd is loaded when the systemd engine is tried, not with confine:
+ * it and the libraries it needs (gcrypt, lz4, lzma, zstd, cap) were most
+ * of confine's start-up for every run, the engine tried or not.  The
+ * header gives the types; these are the functions scope_start() calls.
+ */
+static struct {
+	typeof(sd_bus_open_system)		*open_system;
+	typeof(sd_bus_new)			*new_bus;
+	typeof(sd_bus_set_address)		*set_address;
+	typeof(sd_bus_set_bus_client)		*set_bus_client;
+	typeof(sd_bus_start)			*start;
+	typeof(sd_bus_match_signal)		*match_signal;
+	typeof(sd_bus_message_new_method_call)	*new_method_call;
+	typeof(sd_bus_message_append)		*append;
+	typeof(sd_bus_message_open_container)	*open_container;
+	typeof(sd_bus_message_close_container)	*close_container;
+	typeof(sd_bus_message_read)		*read;
+	typeof(sd_bus_message_unref)		*message_unref;
+	typeof(sd_bus_call)			*call;
+	typeof(sd_bus_error_free)		*error_free;
+	typeof(sd_bus_process)			*process;
+	typeof(sd_bus_wait)			*wait;
+	typeof(sd_bus_flush_close_unref)	*flush_close_unref;
+} sd;
 
-	if (fd < 0 || (n = fd_read_all(fd, 64 * 1024, &buf)) < 0)
-		return NULL;
-	buf[n] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line;
-	    line = strtok_r(NULL, "\n", &save))
-		if (strncmp(line, "0::/", 4) == 0 && !strstr(line, "/.."))
-			return xasprintf("%s%s", mount, streq(line + 3, "/") ?
-			    "" : line + 3);
-	return NULL;
+/* Load libsystemd once: 0, or -1 with *why. */
+static int
+sd_load(char **why)
+{
+	static const struct { const char *name; size_t off; } fn[] = {
+#define FN(f, m) { #f, offsetof(typeof(sd), m) }
+		FN(sd_bus_open_system, open_system),
+		FN(sd_bus_new, new_bus),
+		FN(sd_bus_set_address, set_address),
+		FN(sd_bus_set_bus_client, set_bus_client),
+		FN(sd_bus_start, start),
+		FN(sd_bus_match_signal, match_signal),
+		FN(sd_bus_message_new_method_call, new_method_call),
+		FN(sd_bus_message_append, append),
+		FN(sd_bus_message_open_container, open_container),
+		FN(sd_bus_message_close_container, close_container),
+		FN(sd_bus_message_read, read),
+		FN(sd_bus_message_unref, message_unref),
+		FN(sd_bus_call, call),
+		FN(sd_bus_error_free, error_free),
+		FN(sd_bus_process, process),
+		FN(sd_bus_wait, wait),
+		FN(sd_bus_flush_close_unref, flush_close_unref),
+#undef FN
+	};
+	static void *lib;
+	size_t i;
+	void *f;
+
+	if (lib)
+		return 0;
+	if ((lib = dlopen(LIBSYSTEMD_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		*why = xasprintf("cannot load %s: %s", LIBSYSTEMD_SONAME,
+		    dlerror());
+		return -1;
+	}
+	for (i = 0; i < nitems(fn); i++) {
+		if ((f = dlsym(lib, fn[i].name)) == NULL) {
+			*why = xasprintf("%s has no %s", LIBSYSTEMD_SONAME,
+			    fn[i].name);
+			dlclose(lib);
+			lib = NULL;
+			return -1;
+		}
+		memcpy((char *)&sd + fn[i].off, &f, sizeof(f));
+	}
+	return 0;
 }
 
 struct job_wait {
@@ -101,13 +159,13 @@ static void
 bus_unrefp(sd_bus **b)
 {
 	if (*b)
-		sd_bus_flush_close_unref(*b);
+		sd.flush_close_unref(*b);
 }
 
 static void
 msg_unrefp(sd_bus_message **m)
 {
-	sd_bus_message_unref(*m);
+	sd.message_unref(*m);
 }
 
 /* org.freedesktop.systemd1.Manager.JobRemoved(u id, o job, s unit, s result) */
@@ -119,7 +177,7 @@ job_removed(sd_bus_message *m, void *data, sd_bus_error *err)
 	uint32_t id;
 
 	(void)err;
-	if (sd_bus_message_read(m, "uoss", &id, &job, &unit, &result) < 0 ||
+	if (sd.read(m, "uoss", &id, &job, &unit, &result) < 0 ||
 	    !streq(unit, w->unit))
 		return 0;
 	w->done = true;
@@ -147,41 +205,43 @@ scope_start(const struct plan *p, char **why)
 	struct timespec now, end;
 	int r;
 
+	if (sd_load(why) < 0)
+		return -1;
 	if (e->system_bus)
-		r = sd_bus_open_system(&bus);
-	else if ((r = sd_bus_new(&bus)) >= 0 &&
-	    (r = sd_bus_set_address(bus, e->bus)) >= 0 &&
-	    (r = sd_bus_set_bus_client(bus, 1)) >= 0)
-		r = sd_bus_start(bus);
+		r = sd.open_system(&bus);
+	else if ((r = sd.new_bus(&bus)) >= 0 &&
+	    (r = sd.set_address(bus, e->bus)) >= 0 &&
+	    (r = sd.set_bus_client(bus, 1)) >= 0)
+		r = sd.start(bus);
 	if (r < 0) {
 		*why = xasprintf("cannot reach the %s bus: %s", e->system_bus ?
 		    "system" : "user's", strerror(-r));
 		return -1;
 	}
-	if ((r = sd_bus_match_signal(bus, NULL, "org.freedesktop.systemd1",
+	if ((r = sd.match_signal(bus, NULL, "org.freedesktop.systemd1",
 	    "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
 	    "JobRemoved", job_removed, &w)) < 0 ||
-	    (r = sd_bus_message_new_method_call(bus, &m,
+	    (r = sd.new_method_call(bus, &m,
 	    "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
 	    "org.freedesktop.systemd1.Manager", "StartTransientUnit")) < 0 ||
-	    (r = sd_bus_message_append(m, "ss", unit, "fail")) < 0 ||
-	    (r = sd_bus_message_open_container(m, 'a', "(sv)")) < 0 ||
-	    (r = sd_bus_message_append(m, "(sv)", "Description", "s",
+	    (r = sd.append(m, "ss", unit, "fail")) < 0 ||
+	    (r = sd.open_container(m, 'a', "(sv)")) < 0 ||
+	    (r = sd.append(m, "(sv)", "Description", "s",
 	    desc)) < 0 ||
-	    (r = sd_bus_message_append(m, "(sv)", "PIDs", "au", 1,
+	    (r = sd.append(m, "(sv)", "PIDs", "au", 1,
 	    (uint32_t)getpid())) < 0 ||
-	    (r = sd_bus_message_append(m, "(sv)", "Delegate", "b", 1)) < 0 ||
-	    (r = sd_bus_message_append(m, "(sv)", "CollectMode", "s",
+	    (r = sd.append(m, "(sv)", "Delegate", "b", 1)) < 0 ||
+	    (r = sd.append(m, "(sv)", "CollectMode", "s",
 	    "inactive-or-failed")) < 0 ||
-	    (r = sd_bus_message_close_container(m)) < 0 ||
-	    (r = sd_bus_message_append(m, "a(sa(sv))", 0)) < 0) {
+	    (r = sd.close_container(m)) < 0 ||
+	    (r = sd.append(m, "a(sa(sv))", 0)) < 0) {
 		*why = xasprintf("cannot ask for %s: %s", unit, strerror(-r));
 		return -1;
 	}
-	if ((r = sd_bus_call(bus, m, 0, &err, &reply)) < 0) {
+	if ((r = sd.call(bus, m, 0, &err, &reply)) < 0) {
 		*why = xasprintf("StartTransientUnit %s refused: %s", unit,
 		    err.message ? err.message : strerror(-r));
-		sd_bus_error_free(&err);
+		sd.error_free(&err);
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &end);
@@ -189,7 +249,7 @@ scope_start(const struct plan *p, char **why)
 	while (!w.done) {
 		uint64_t left;
 
-		if ((r = sd_bus_process(bus, NULL)) < 0)
+		if ((r = sd.process(bus, NULL)) < 0)
 			break;
 		if (r > 0)
 			continue;
@@ -199,7 +259,7 @@ scope_start(const struct plan *p, char **why)
 			break;
 		}
 		left = (uint64_t)(end.tv_sec - now.tv_sec) * 1000000;
-		if ((r = sd_bus_wait(bus, left)) < 0)
+		if ((r = sd.wait(bus, left)) < 0)
 			break;
 	}
 	if (!w.done) {
@@ -216,30 +276,13 @@ scope_start(const struct plan *p, char **why)
 }
 #endif
 
-/* When pid started (proc_pid_stat(5), starttime); 0: no such process. */
+/* When pid started (store/session-running.h); 0: no such process. */
 static unsigned long long
 proc_start(pid_t pid)
 {
-	autofree char *path = xasprintf("/proc/%d/stat", (int)pid);
-	autoclose int fd = open(path, O_RDONLY | O_CLOEXEC);
-	autofree char *buf = NULL;
-	unsigned long long start = 0;
-	char *s;
-	ssize_t n;
-	int field;
+	uint64_t start;
 
-	if (fd < 0 || (n = fd_read_all(fd, 4096, &buf)) < 0)
-		return 0;
-	buf[n] = '\0';
-	/* After the command's name, in parentheses, which may hold any
-	 * byte: field 3 on, starttime the 22nd. */
-	if ((s = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (field = 2; s && field < 22; field++)
-		s = strchr(s + 1, ' ');
-	if (s == NULL || sscanf(s + 1, "%llu", &start) != 1)
-		return 0;
-	return start;
+	return session_proc_start(pid, &start) < 0 ? 0 : start;
 }
 
 /*
@@ -413,7 +456,7 @@ engine_try(const struct plan *p, enum plan_engine_kind kind,
 			return -1;
 		/* Only the scope asked for, whatever else confine is in. */
 		name = xasprintf("/confine-%s.scope", p->session_id);
-		if ((lr->top_path = own_cgroup(e->mount)) == NULL ||
+		if ((lr->top_path = probe_own_cgroup(e->mount)) == NULL ||
 		    !path_has_prefix(lr->top_path, e->mount) ||
 		    strlen(lr->top_path) < strlen(name) ||
 		    !streq(lr->top_path + strlen(lr->top_path) - strlen(name),

@@ -11,7 +11,7 @@
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 . "$TESTS_SRCDIR/limits-lib.sh"
 require_userns
-plan 15
+plan 16
 
 ENGINE=$(engine_without_bus)
 
@@ -324,6 +324,25 @@ t_doctor() {
 	    fail "doctor's default memory $mem is not half of MemTotal ($half MiB)"
 }
 
+# libsystemd is loaded only when the systemd engine is tried: a run on
+# the next engine (no bus) never loads it (the dynamic loader says which
+# files it opens); the control, a program linked with it, shows the
+# loader would say so.
+t_no_libsystemd() {
+	ws_new
+	(cd "$WS" && LD_DEBUG=files "$CONFINE" --dry-run -- true) >/dev/null 2>"$TEST_TMP/ld" ||
+	    fail "confine --dry-run failed: $(tail -n 3 "$TEST_TMP/ld")"
+	grep -q 'file=libseccomp' "$TEST_TMP/ld" ||
+	    fail "control: LD_DEBUG names no library confine is linked with"
+	LD_DEBUG=files
+	export LD_DEBUG
+	run_confine_no_bus -- true
+	unset LD_DEBUG
+	assert_status "$RC" 0
+	assert_file_has_content "$ERR" 'file=libseccomp'
+	assert_not_file_has_content "$ERR" 'file=libsystemd'
+}
+
 # No limit reached: the report says so, and stderr says nothing of it.
 t_none_reached() {
 	ws_new
@@ -348,4 +367,5 @@ tcase "what a killed confine left running in its cgroup is killed by the next ru
 tcase "the command cannot move itself out of its cgroup" t_stay_in
 tcase "confine doctor names the engine ($ENGINE) and why" t_doctor
 tcase "no limit reached: the report says so" t_none_reached
+tcase "libsystemd is not loaded unless the systemd engine is tried" t_no_libsystemd
 tap_done
