@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "input/bwrap-cache.h"
+#include "lib/fdio.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 
@@ -58,22 +59,17 @@ bwrap_cache_get(const char *state_home, const struct stat *bin,
     int *ret_major, int *ret_minor)
 {
 	autofree char *path = path_join(state_home, CACHE_NAME);
-	autoclose int fd = -1;
-	char buf[CACHE_MAX], want[CACHE_MAX];
+	autofree char *buf = NULL;
+	char want[CACHE_MAX];
 	int major, minor, n;
-	struct stat st;
 	ssize_t len;
 	char *sp;
 
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0)
-		return -ENOENT;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return -EPERM;
-	if ((len = read(fd, buf, sizeof(buf) - 1)) <= 0)
+	if ((len = fd_read_owned(path, CACHE_MAX, &buf)) < 0)
+		return len == -EPERM ? -EPERM : len == -EFBIG ? -EINVAL :
+		    -ENOENT;
+	if (len == 0)
 		return -EINVAL;
-	buf[len] = '\0';
 	/* The key, compared as text; then exactly two numbers and "\n". */
 	if (format(want, sizeof(want), bin, 0, 0) >= (int)sizeof(want) ||
 	    (sp = strrchr(want, ' ')) == NULL ||
@@ -96,22 +92,14 @@ bwrap_cache_put(const char *state_home, const struct stat *bin, int major,
     int minor)
 {
 	autofree char *path = path_join(state_home, CACHE_NAME);
-	autofree char *tmp = xasprintf("%s.%ld", path, (long)getpid());
 	autofree char *dir = xstrdup(path);
 	char buf[CACHE_MAX];
-	bool ok;
-	int fd, n;
+	int n;
 
 	*strrchr(dir, '/') = '\0';
 	if (sys_mkdirs(dir) < 0)
 		return;
 	n = format(buf, sizeof(buf), bin, major, minor);
-	if (n <= 0 || n >= (int)sizeof(buf))
-		return;
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) < 0)
-		return;
-	ok = write(fd, buf, (size_t)n) == n;
-	if (close(fd) < 0 || !ok || rename(tmp, path) < 0)
-		unlink(tmp);
+	if (n > 0 && n < (int)sizeof(buf))
+		fd_write_replace(path, buf, (size_t)n);
 }

@@ -7,9 +7,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 
@@ -107,4 +109,38 @@ fd_write_all(int fd, const char *buf, size_t len)
 		len -= (size_t)w;
 	}
 	return 0;
+}
+
+ssize_t
+fd_read_owned(const char *path, size_t max, char **ret)
+{
+	autoclose int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	return fd_read_all(fd, max, ret);
+}
+
+int
+fd_write_replace(const char *path, const char *buf, size_t len)
+{
+	autofree char *tmp = xasprintf("%s.XXXXXX", path);
+	int fd, r;
+
+	/* mkostemp: O_EXCL, mode 0600. */
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+		return -errno;
+	r = fd_write_all(fd, buf, len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
 }

@@ -46,4 +46,18 @@ ssize_t	fd_read_all(int fd, size_t max, char **ret);
 /* Write all of buf (EINTR retried; on a socket, no SIGPIPE): 0 or -errno. */
 int	fd_write_all(int fd, const char *buf, size_t len);
 
+/*
+ * Read a file confine keeps for itself (a cache, a note between runs):
+ * at most max bytes, as fd_read_all(), and only when it is a regular file,
+ * not a symlink, owned by the effective uid and writable by nobody else
+ * (-EPERM).  A file that fails these is one confine did not write.
+ */
+ssize_t	fd_read_owned(const char *path, size_t max, char **ret);
+
+/*
+ * Replace path with buf, whole or not at all: a new file (mode 0600) in
+ * the same directory, renamed over it.  0 or -errno.
+ */
+int	fd_write_replace(const char *path, const char *buf, size_t len);
+
 #endif

@@ -110,7 +110,6 @@ int
 filter_cache_get(const struct plan *p, int fd)
 {
 	autofree char *path = cache_path(p), *dir = NULL, *bpf = NULL;
-	autoclose int f = -1;
 	struct stat st;
 	ssize_t n;
 
@@ -120,12 +119,11 @@ filter_cache_get(const struct plan *p, int fd)
 	*strrchr(dir, '/') = '\0';
 	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !owned(&st))
 		return -ENOENT;
-	if ((f = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) < 0 || fstat(f, &st) < 0)
-		return -ENOENT;
-	if (!S_ISREG(st.st_mode) || !owned(&st))
+	if ((n = fd_read_owned(path, FILTER_MAX, &bpf)) == -EPERM)
 		return -EPERM;
-	if ((n = fd_read_all(f, FILTER_MAX, &bpf)) <= 0 || n % 8 != 0)
+	if (n < 0 && n != -EFBIG)
+		return -ENOENT;
+	if (n <= 0 || n % 8 != 0)
 		return -EBADMSG;
 	return fd_write_all(fd, bpf, (size_t)n);
 }
@@ -133,12 +131,10 @@ filter_cache_get(const struct plan *p, int fd)
 void
 filter_cache_put(const struct plan *p, int fd)
 {
-	autofree char *path = cache_path(p), *dir = NULL, *tmp = NULL;
+	autofree char *path = cache_path(p), *dir = NULL;
 	autofree char *bpf = NULL;
 	struct stat st;
 	ssize_t n;
-	int f;
-	bool ok;
 
 	if (path == NULL || lseek(fd, 0, SEEK_SET) < 0 ||
 	    (n = fd_read_all(fd, FILTER_MAX, &bpf)) <= 0 || n % 8 != 0)
@@ -148,11 +144,5 @@ filter_cache_put(const struct plan *p, int fd)
 	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
 	    lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !owned(&st))
 		return;
-	tmp = xasprintf("%s.%ld", path, (long)getpid());
-	if ((f = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) < 0)
-		return;
-	ok = fd_write_all(f, bpf, (size_t)n) == 0;
-	if (close(f) < 0 || !ok || rename(tmp, path) < 0)
-		unlink(tmp);
+	fd_write_replace(path, bpf, (size_t)n);
 }

@@ -39,13 +39,12 @@ git_cache_load(const char *state_home, const char *key, int *status,
     char *out, size_t max, size_t *len)
 {
 	autofree char *path = cache_path(state_home), *buf = NULL;
-	autoclose int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	char digest[65], *p, *end;
 	unsigned long long n;
 	ssize_t got;
 	long st;
 
-	if (fd < 0 || (got = fd_read_all(fd, HEADER_MAX + max, &buf)) < 0)
+	if ((got = fd_read_owned(path, HEADER_MAX + max, &buf)) < 0)
 		return false;
 	sha256_hex(key, strlen(key), digest);
 	p = buf;
@@ -77,18 +76,18 @@ git_cache_save(const char *state_home, const char *key, int status,
 {
 	autofree char *path = cache_path(state_home);
 	autofree char *dir = path_join(state_home, "confine");
-	autofree char *tmp = xasprintf("%s.XXXXXX", path);
-	autofree char *head = NULL;
+	autofree char *text = NULL;
 	char digest[65];
-	int fd, r;
+	int head;
 
-	if (sys_mkdirs(dir) < 0 || (fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+	if (sys_mkdirs(dir) < 0)
 		return;
 	sha256_hex(key, strlen(key), digest);
-	head = xasprintf(CACHE_MAGIC "%s %d %zu\n", digest, status, len);
-	r = fd_write_all(fd, head, strlen(head));
-	if (r == 0)
-		r = fd_write_all(fd, out, len);
-	if (close(fd) < 0 || r < 0 || rename(tmp, path) < 0)
-		unlink(tmp);
+	head = snprintf(NULL, 0, CACHE_MAGIC "%s %d %zu\n", digest, status,
+	    len);
+	text = xmalloc((size_t)head + len + 1);
+	snprintf(text, (size_t)head + 1, CACHE_MAGIC "%s %d %zu\n", digest,
+	    status, len);
+	memcpy(text + head, out, len);
+	fd_write_replace(path, text, (size_t)head + len);
 }

@@ -95,31 +95,9 @@ session_summary_get(const char *session_dir, const char *key)
 int
 session_file_put(const char *session_dir, const char *name, const char *text)
 {
-	autofree char *tmp = xasprintf("%s/%s.tmp", session_dir, name);
 	autofree char *dst = path_join(session_dir, name);
-	size_t len = strlen(text), off = 0;
-	ssize_t n;
-	int fd, err = 0;
 
-	unlink(tmp);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) < 0)
-		return -errno;
-	while (off < len && err == 0) {
-		if ((n = write(fd, text + off, len - off)) >= 0)
-			off += (size_t)n;
-		else if (errno != EINTR)
-			err = errno;
-	}
-	if (close(fd) < 0 && err == 0)
-		err = errno;
-	if (err == 0 && rename(tmp, dst) < 0)
-		err = errno;
-	if (err) {
-		unlink(tmp);
-		return -err;
-	}
-	return 0;
+	return fd_write_replace(dst, text, strlen(text));
 }
 
 char *

@@ -49,7 +49,8 @@
  *			by=confine stop; killed=0|1 (1: still running after
  *			the grace, killed); grace=N (seconds).
  *
- * Each is written under NAME.tmp, then renamed; a key absent means "not
+ * Each is written under a new name, then renamed (fd_write_replace());
+ * a key absent means "not
  * known" (a session written by an older confine).  And
  * $XDG_STATE_HOME/confine/journal/NAME holds an apply's journal, NAME
  * being the workspace's digest.
@@ -98,8 +99,8 @@ char	*session_file_get(const char *session_dir, const char *name,
 char	**session_file_parse(char *buf, size_t n, const char *key, bool all);
 
 /*
- * Write text, KEY=VALUE lines, as the session's file name: under
- * NAME.tmp, then renamed.  0 or -errno.
+ * Write text, KEY=VALUE lines, as the session's file name, whole or not
+ * at all (fd_write_replace()).  0 or -errno.
  */
 int	session_file_put(const char *session_dir, const char *name,
 	    const char *text);

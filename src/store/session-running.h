@@ -4,7 +4,7 @@
  * are its own, for "confine ls" (memory, tasks) and "confine stop".
  *
  * The file "running" in the session's directory, KEY=VALUE lines written
- * by session_file_put() (under running.tmp, then renamed):
+ * by session_file_put() (whole or not at all):
  *
  *   supervisor_pid=N	the confine that runs the session
  *   supervisor_start=N	its start time, /proc/PID/stat field 22 (clock

@@ -180,6 +180,44 @@ resolutions(void)
 	rmdir(dir);
 }
 
+/*
+ * A file confine keeps for itself: written whole, mode 0600, read back;
+ * refused when it is not confine's to trust (writable by others, a
+ * symlink), whatever it holds.
+ */
+static void
+owned_files(void)
+{
+	char dir[] = "/tmp/confine-test-fdio-XXXXXX";
+	autofree char *file = NULL, *link = NULL, *buf = NULL;
+	struct stat st;
+
+	if (mkdtemp(dir) == NULL)
+		die_errno(errno, "mkdtemp");
+	file = path_join(dir, "note");
+	link = path_join(dir, "link");
+	is_int(fd_write_replace(file, "one\n", 4), 0, "a file written");
+	is_int(fd_write_replace(file, "two two\n", 8), 0, "and replaced");
+	ok(stat(file, &st) == 0 && (st.st_mode & 07777) == 0600,
+	    "mode 0600");
+	is_int((int)fd_read_owned(file, 64, &buf), 8, "read back whole");
+	is_str(buf, "two two\n", "the second text");
+	free(steal_ptr(&buf));
+	is_int((int)fd_read_owned(file, 4, &buf), -EFBIG, "with its bound");
+	free(steal_ptr(&buf));
+	if (symlink("note", link) < 0)
+		die_errno(errno, "symlink");
+	ok(fd_read_owned(link, 64, &buf) < 0, "a symlink is not read");
+	free(steal_ptr(&buf));
+	if (chmod(file, 0620) < 0)
+		die_errno(errno, "chmod");
+	is_int((int)fd_read_owned(file, 64, &buf), -EPERM,
+	    "writable by the group: refused");
+	unlink(link);
+	unlink(file);
+	ok(rmdir(dir) == 0, "no temporary file left beside it");
+}
+
 int
 main(void)
 {
@@ -195,5 +233,6 @@ main(void)
 	pieces();
 	beneath();
 	resolutions();
+	owned_files();
 	return done();
 }
