@@ -31,18 +31,13 @@
 #define MOUNTINFO_MAX	(4UL * 1024 * 1024)
 #define CGROUP_FILE_MAX	(64UL * 1024)
 
-/* A whole small file, NUL-terminated; NULL when it cannot be read. */
+/* The text of a small /proc or /sys file, or NULL. */
 static char *
-read_text(int dirfd, const char *path, size_t max)
+read_path(const char *path, size_t max)
 {
-	autoclose int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	char *buf = NULL;
-	ssize_t n;
 
-	if (fd < 0 || (n = fd_read_all(fd, max, &buf)) < 0)
-		return NULL;
-	buf[n] = '\0';
-	return buf;
+	return fd_read_path(path, max, &buf) < 0 ? NULL : buf;
 }
 
 /*
@@ -54,8 +49,7 @@ read_text(int dirfd, const char *path, size_t max)
 static char *
 cgroup2_mount(void)
 {
-	autofree char *buf = read_text(AT_FDCWD, "/proc/self/mountinfo",
-	    MOUNTINFO_MAX);
+	autofree char *buf = read_path("/proc/self/mountinfo", MOUNTINFO_MAX);
 	char *line, *save = NULL;
 
 	if (buf == NULL)
@@ -81,8 +75,7 @@ cgroup2_mount(void)
 char *
 probe_own_cgroup(const char *mount)
 {
-	autofree char *buf = read_text(AT_FDCWD, "/proc/self/cgroup",
-	    CGROUP_FILE_MAX);
+	autofree char *buf = read_path("/proc/self/cgroup", CGROUP_FILE_MAX);
 	char *line, *save = NULL;
 
 	if (buf == NULL)
@@ -101,7 +94,7 @@ static unsigned int
 controllers(const char *dir, const char *file)
 {
 	autofree char *path = path_join(dir, file);
-	autofree char *buf = read_text(AT_FDCWD, path, CGROUP_FILE_MAX);
+	autofree char *buf = read_path(path, CGROUP_FILE_MAX);
 	unsigned int bits = 0;
 	char *tok, *save = NULL;
 

@@ -144,3 +144,13 @@ fd_write_replace(const char *path, const char *buf, size_t len)
 		unlink(tmp);
 	return r;
 }
+
+ssize_t
+fd_read_path(const char *path, size_t max, char **ret)
+{
+	autoclose int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return fd_read_all(fd, max, ret);
+}

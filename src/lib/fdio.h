@@ -43,6 +43,9 @@ int	fd_open_at(int dirfd, const char *path, int flags, mode_t mode,
  */
 ssize_t	fd_read_all(int fd, size_t max, char **ret);
 
+/* fd_read_all() of path, opened O_NOFOLLOW (a /proc or /sys file). */
+ssize_t	fd_read_path(const char *path, size_t max, char **ret);
+
 /* Write all of buf (EINTR retried; on a socket, no SIGPIPE): 0 or -errno. */
 int	fd_write_all(int fd, const char *buf, size_t len);
 

@@ -35,19 +35,6 @@
 /* cgroup.procs: one pid a line. */
 #define PROCS_MAX	(8 * 1024 * 1024)
 
-static int
-read_file(const char *path, size_t max, char **ret)
-{
-	autoclose int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	if ((n = fd_read_all(fd, max, ret)) < 0)
-		return (int)n;
-	return 0;
-}
-
 /*
  * Field k (counted from 1, as proc(5) counts) of /proc/PID/stat, k > 2:
  * after the last ')', which ends the comm whatever it holds.
@@ -60,7 +47,7 @@ stat_field(pid_t pid, int k, uint64_t *ret)
 	char *p, *end;
 	int i, r;
 
-	if ((r = read_file(path, STAT_MAX, &buf)) < 0)
+	if ((r = (int)fd_read_path(path, STAT_MAX, &buf)) < 0)
 		return r;
 	if ((p = strrchr(buf, ')')) == NULL)
 		return -EIO;
@@ -224,13 +211,13 @@ own_memory(pid_t pid)
 	autofree char *path = xasprintf("/proc/%d/smaps_rollup", (int)pid);
 	autofree char *buf = NULL;
 
-	if (read_file(path, STATUS_MAX, &buf) == 0 &&
+	if (fd_read_path(path, STATUS_MAX, &buf) >= 0 &&
 	    strstr(buf, "\nPss_Anon:"))
 		return kib_line(buf, "Pss_Anon:") + kib_line(buf, "Pss_Shmem:");
 	free(steal_ptr(&buf));
 	free(path);
 	path = xasprintf("/proc/%d/status", (int)pid);
-	if (read_file(path, STATUS_MAX, &buf) == 0)
+	if (fd_read_path(path, STATUS_MAX, &buf) >= 0)
 		return kib_line(buf, "RssAnon:") + kib_line(buf, "RssShmem:");
 	return 0;
 }
@@ -286,7 +273,7 @@ push_children(pid_t pid, pid_t **v, size_t *n, size_t *cap)
 		if (e->d_name[0] == '.')
 			continue;
 		path = xasprintf("%s/%s/children", tdir, e->d_name);
-		if (read_file(path, CHILDREN_MAX, &buf) == 0)
+		if (fd_read_path(path, CHILDREN_MAX, &buf) >= 0)
 			push_pids(buf, v, n, cap);
 	}
 	closedir(d);
@@ -321,7 +308,7 @@ cgroup_number(const char *cg, const char *name, uint64_t *ret)
 	autofree char *path = path_join(cg, name), *buf = NULL;
 	size_t len;
 
-	if (read_file(path, 64, &buf) < 0)
+	if (fd_read_path(path, 64, &buf) < 0)
 		return false;
 	len = strcspn(buf, "\n");
 	buf[len] = '\0';
@@ -338,7 +325,7 @@ cgroup_procs(const char *cg, struct session_usage *u, bool memory,
 	size_t n = 0, cap = 0, i;
 	struct session_usage one = { 0 };
 
-	if (read_file(path, PROCS_MAX, &buf) < 0)
+	if (fd_read_path(path, PROCS_MAX, &buf) < 0)
 		return;
 	push_pids(buf, &v, &n, &cap);
 	for (i = 0; i < n; i++)
