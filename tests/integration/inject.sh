@@ -18,7 +18,7 @@ for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 [ "$BACKEND" = landlock ] || require_userns
-plan 19
+plan 20
 
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -495,6 +495,28 @@ t_wrong_name() {
 	assert_not_file_has_content "$ERR" "$SECRET"
 }
 
+# A dead endpoint (nothing listens on its port: the control, a connect
+# from the host, is refused too) is no success: the agent gets 502 with
+# what failed (the endpoint and the errno), -v names it as it happens and
+# the exit line counts it as failed, not as a request through.
+t_dead_upstream() {
+	inj_ws
+	dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	st curl -s -o /dev/null "https://127.0.0.1:$dead/"
+	[ "$ST" -eq 7 ] || fail "the control: curl to port $dead exits $ST, not 7 (refused)"
+	inject_profile "$T/p.ini" "anthropic 127.0.0.1:$dead" \
+	    'api-key variable CONFINE_TEST_KEY'
+	CONFINE_TEST_KEY=$SECRET run_confine -v -p "$T/p.ini" -- sh -c '
+	    . .t/agent.sh; req dead /v1/messages msg.json'
+	assert_status "$RC" 0
+	grep -qxF "dead 502 confine: cannot connect to the endpoint 127.0.0.1:$dead: Connection refused" "$OUT" ||
+	    fail "not 502 with what failed: $(cat "$OUT")"
+	grep -qF "keyholder: POST /v1/messages to 127.0.0.1: answered 502: cannot connect to the endpoint 127.0.0.1:$dead: Connection refused" "$ERR" ||
+	    fail "-v does not name the failure"
+	assert_inference "127.0.0.1:$dead" 0 0 1
+	assert_not_file_has_content "$ERR" "$SECRET"
+}
+
 # ---------------------------------------------------- no credential
 
 # The keyholder's one line, and at most confine's hint after it.
@@ -579,6 +601,7 @@ icase "a CONNECT to the injected endpoint is refused, counted, reported" t_conne
 icase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
 icase "an upload, a server-side fetch and an MCP server: refused, counted, reported" t_refusals
 icase "a certificate for another name: an error, nothing sent, one failed" t_wrong_name
+icase "a dead endpoint: 502 naming it and the errno, -v logs it, counted as failed" t_dead_upstream
 icase "no source holds a credential: 125, one line naming them, nothing made" t_no_source
 LL=
 [ "$BACKEND" != landlock ] || LL=" (landlock: refused, 125)"
