@@ -18,7 +18,7 @@ for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 [ "$BACKEND" = landlock ] || require_userns
-plan 20
+plan 21
 
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -476,6 +476,27 @@ t_refusals() {
 	}
 }
 
+# An agent's run that changed nothing leaves no session, whatever the
+# keyholder refused on its way (telemetry, an upload): the exit line
+# counts it, no "review:" line.  The control: the request that went
+# through did reach the provider.
+t_refused_not_kept() {
+	inj_ws
+	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
+	    'api-key variable CONFINE_TEST_KEY'
+	CONFINE_TEST_KEY=$SECRET run_confine -p "$T/p.ini" -- sh -c '
+	    . .t/agent.sh
+	    req n-ok /v1/messages msg.json
+	    req n-upload /v1/files upload.json'
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^n-ok 200 '
+	[ -n "$(up_lines n-ok)" ] || fail "n-ok did not reach the provider"
+	assert_file_has_content "$OUT" '^n-upload 403 '
+	assert_inference "localhost:$UP" 1 1 0
+	assert_not_file_has_content "$ERR" 'review:'
+	assert_no_session
+}
+
 # ------------------------------------------------------ another name
 
 t_wrong_name() {
@@ -600,6 +621,7 @@ icase "no byte the session wrote holds the credential (-v, proxy, refusals)" t_b
 icase "a CONNECT to the injected endpoint is refused, counted, reported" t_connect
 icase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
 icase "an upload, a server-side fetch and an MCP server: refused, counted, reported" t_refusals
+icase "no change but a refusal: no session kept, the refusal counted at exit" t_refused_not_kept
 icase "a certificate for another name: an error, nothing sent, one failed" t_wrong_name
 icase "a dead endpoint: 502 naming it and the errno, -v logs it, counted as failed" t_dead_upstream
 icase "no source holds a credential: 125, one line naming them, nothing made" t_no_source
