@@ -536,6 +536,8 @@ t_dead_upstream() {
 	    fail "-v does not name the failure"
 	assert_inference "127.0.0.1:$dead" 0 0 1
 	assert_not_file_has_content "$ERR" "$SECRET"
+	# Nothing changed: no session kept for a failure either.
+	assert_no_session
 }
 
 # ---------------------------------------------------- no credential

@@ -546,6 +546,7 @@ t_proxy_upstream_unresolved() {
 	assert_file_has_content "$ERR" \
 	    '^confine: network: 0 connections through the proxy, 0 refused, 1 upstream failure$'
 	assert_not_file_has_content "$ERR" 'refused no-such-host'
+	assert_no_session
 }
 
 # A connect from a thread that is not its process's first: bwrap's
