@@ -40,7 +40,7 @@ tests_unit_test_profile_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(
 
 TESTS += $(UNIT_TESTS) tests/check-layering.sh tests/check-bounded-reads.sh
 EXTRA_DIST += tests/unit/tap.h tests/check-layering.sh \
-	tests/check-bounded-reads.sh \
+	tests/check-bounded-reads.sh tests/check-cppcheck.sh \
 	tests/data/plan-dump.golden tests/data/plan-dump-bwrap.golden \
 	tests/data/plan-dump-landlock.golden tests/data/bwrap-argv.golden
 
