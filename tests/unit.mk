@@ -38,9 +38,11 @@ tests_unit_test_profile_SOURCES = tests/unit/test-profile.c
 tests_unit_test_profile_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_profile_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
 
-TESTS += $(UNIT_TESTS) tests/check-layering.sh tests/check-bounded-reads.sh
+TESTS += $(UNIT_TESTS) tests/check-layering.sh tests/check-bounded-reads.sh \
+	tests/check-checks.sh
 EXTRA_DIST += tests/unit/tap.h tests/check-layering.sh \
 	tests/check-bounded-reads.sh tests/check-cppcheck.sh \
+	tests/check-checks.sh \
 	tests/data/plan-dump.golden tests/data/plan-dump-bwrap.golden \
 	tests/data/plan-dump-landlock.golden tests/data/bwrap-argv.golden
 
