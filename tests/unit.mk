@@ -344,6 +344,14 @@ tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
 tests_unit_test_proxy_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_proxy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
 
+# lib/untrusted: the agent's bytes copied with a bound, opened beneath a
+# root, shown without escapes.
+UNIT_TESTS += tests/unit/test-untrusted
+check_PROGRAMS += tests/unit/test-untrusted
+tests_unit_test_untrusted_SOURCES = tests/unit/test-untrusted.c
+tests_unit_test_untrusted_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_untrusted_LDADD = src/libconfine.a
+
 # lib/fdio: bounded reads, openat2 beneath.
 UNIT_TESTS += tests/unit/test-fdio
 check_PROGRAMS += tests/unit/test-fdio
