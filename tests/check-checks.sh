@@ -49,7 +49,8 @@ layer_tree() {
 	put lib/util.h 'int lib_util(int);'
 	put lib/util.c '#include "config.h"
 #include "lib/util.h"
-int lib_util(int x) { return x + 1; }'
+static const char *const names[] = { "one", "two" };
+int lib_util(int x) { return x + 1 + (names[x & 1][0] == 0); }'
 	put lib/fdio.h 'long lib_fdio(int, char *);'
 	put lib/fdio.c '#include "config.h"
 #include <unistd.h>
@@ -190,6 +191,24 @@ put enforce/mounts.c '#include "config.h"
 #include "enforce/mounts.h"
 int enforce_mounts(int x) { if (x < 0) exit(1); return lib_util(x); }'
 layer_check enforce-exit "enforcement modules exit" "an enforcement module exits"
+
+layer_tree state
+put run/b.c '#include "config.h"
+#include "policy/plan.h"
+#include "run/b.h"
+static int calls;
+int run_b(int x) { calls++; return policy_plan(x) + calls; }'
+layer_check state "variables kept by a file" "a file keeps a variable"
+
+layer_tree static-local
+put run/b.c '#include "config.h"
+#include "policy/plan.h"
+#include "run/b.h"
+const char *run_name(int x);
+const char *run_name(int x) { static char buf[2][16]; buf[x & 1][0] = 0;
+	return buf[x & 1]; }
+int run_b(int x) { return policy_plan(x); }'
+layer_check static-local "run/b:buf" "a rotating static buffer in a function"
 
 # The bounded reads' small tree: every file the check reads, each with a
 # read whose bound is in sight.

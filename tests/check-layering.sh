@@ -25,7 +25,13 @@
 #     strings, environment arrays, SHA-256, escaping, the values' syntax
 #     and the profile's lists) and the C library's memory, string and
 #     formatting functions (no system call, no file opened, not through
-#     lib/fdio or lib/sys either), and enforcement modules never exit.
+#     lib/fdio or lib/sys either), and enforcement modules never exit;
+#   - no hidden state: no file keeps a variable that can change (.data or
+#     .bss, static locals too) but the few the process keeps as a whole
+#     ($state_allowed below: the log level and the fatal path's fd and
+#     hook, the terminal state the exit path restores, libsystemd's
+#     handle and symbols once loaded).  Tables that never change are
+#     const (.rodata, .data.rel.ro) and pass.
 # config.h (generated, included first everywhere) is always allowed.
 
 top=${TESTS_SRCDIR:-$(dirname "$0")}/..
@@ -105,7 +111,7 @@ n=0
 for f in $files; do
 	n=$((n + 1))
 done
-echo "1..$((n + 4))"
+echo "1..$((n + 5))"
 
 i=0 failed=0
 for f in $files; do
@@ -133,10 +139,12 @@ fi
 
 # The objects: "FILE DEF SYMBOL" and "FILE USE SYMBOL" lines.
 objs=$(ls "$obj"/*/*.o 2>/dev/null)
-if [ -z "$objs" ] || ! command -v nm >/dev/null; then
-	for w in "no cycle" "policy is pure" "enforcement never exits"; do
+if [ -z "$objs" ] || ! command -v nm >/dev/null ||
+    ! command -v objdump >/dev/null; then
+	for w in "no cycle" "policy is pure" "enforcement never exits" \
+	    "no hidden state"; do
 		i=$((i + 1))
-		echo "ok $i # SKIP $w: no objects in $obj (build first) or no nm"
+		echo "ok $i # SKIP $w: no objects in $obj (build first) or no nm, objdump"
 	done
 	[ "$failed" -eq 0 ]
 	exit
@@ -243,6 +251,43 @@ if [ -z "$exits" ]; then
 	echo "ok $i - enforcement modules never exit (they return an error)"
 else
 	echo "not ok $i - enforcement modules exit: $(echo $exits)"
+	failed=$((failed + 1))
+fi
+
+# The variables a file may keep, as FILE:NAME (a static local's compiler
+# suffix, ".N", dropped).
+state_allowed='lib/log:level lib/log:child_fd lib/log:exit_hook
+enforce/pty:saved enforce/pty:saved_fd enforce/pty:active
+run/limits:sd run/limits:lib'
+i=$((i + 1))
+state=$(for o in $objs; do
+	f=${o#"$obj"/}
+	d=${f%%/*}
+	b=${f##*/}
+	b=${b%.o}
+	b=${b#libconfine_a-}
+	b=${b#confine_export-}
+	b=${b#libkeyholder_a-}
+	b=${b#confine_keyholder-}
+	[ -f "$src/$d/$b.c" ] || continue
+	objdump -t "$o" | awk -v f="$d/$b" '/ O / {
+		for (k = 1; k <= NF; k++)
+			if ($k ~ /^\.(bss|data)/ && $k !~ /rel\.ro/) {
+				v = $NF; sub(/\.[0-9]+$/, "", v)
+				print f ":" v
+			}
+	}'
+done | sort -u)
+hidden=
+for v in $state; do
+	in_list "$v" "$(echo $state_allowed)" || hidden="$hidden $v"
+done
+if [ -z "$hidden" ]; then
+	echo "ok $i - no hidden state: no variable kept by a file but the" \
+	    "process's own"
+else
+	echo "not ok $i - variables kept by a file (pass them as arguments or" \
+	    "a context struct):$hidden"
 	failed=$((failed + 1))
 fi
 [ "$failed" -eq 0 ]
