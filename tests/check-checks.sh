@@ -46,6 +46,17 @@ layer_tree() {
 	rm -rf "$t"
 	mkdir -p "$t/tests"
 	: >"$t/config.h"
+	put lib/README 'May include: lib/ only.  Plumbing.'
+	put input/README 'May include: lib/, input/.'
+	put policy/README 'Pure (no system call).  May include: lib/, input/,
+policy/.'
+	put enforce/README 'May include: lib/ and policy/plan.h; never one another.'
+	put store/README 'May include: lib/, store/.'
+	put run/README 'May include: lib/, input/, policy/, enforce/, store/, run/.'
+	put export/README 'May include: lib/, input/, store/, export/.'
+	put keyholder/README 'May include: lib/, keyholder/.'
+	put cmd/README 'May include: lib/, input/, policy/, enforce/, store/,
+run/, cmd/.'
 	put lib/util.h 'int lib_util(int);'
 	put lib/util.c '#include "config.h"
 #include "lib/util.h"
@@ -143,6 +154,15 @@ put run/b.c '#include "config.h"
 int run_b(int x) { return x; }'
 mkdir -p "$t/src/run" && cp "$t/src/policy/plan.h" "$t/src/run/plan.h"
 layer_check no-folder "without its folder" "an include without its folder"
+
+layer_tree readme
+put run/README 'May include: lib/, run/.'
+layer_check readme "run/README says it may include 'lib run '" \
+    "a README that names other folders than the rule"
+
+layer_tree no-readme
+rm "$t/src/store/README"
+layer_check no-readme "store/ has no README" "a folder without a README"
 
 layer_tree stray
 put stray.c 'int stray(void) { return 0; }'

@@ -16,6 +16,9 @@
 #   keyholder lib keyholder: confine-keyholder, apart as export is
 #   cmd      lib input policy enforce store run cmd
 #
+# Each folder's README says what the folder may include, in a sentence
+# "May include: lib/, input/." that names the same folders as this table.
+#
 # Then, on the built objects (TESTS_BUILDDIR/../src), two facts a reader of
 # the includes cannot see:
 #   - no cycle between files: file A uses a function defined in file B
@@ -111,7 +114,7 @@ n=0
 for f in $files; do
 	n=$((n + 1))
 done
-echo "1..$((n + 5))"
+echo "1..$((n + 6))"
 
 i=0 failed=0
 for f in $files; do
@@ -134,6 +137,32 @@ if [ -z "$stray" ]; then
 	echo "ok $i - every file of src/ is in one of: $folders"
 else
 	echo "not ok $i - outside the folders: $(echo $stray)"
+	failed=$((failed + 1))
+fi
+
+# The folders a README's "May include:" sentence names, sorted, one line.
+readme_allows() {
+	tr '\n' ' ' <"$1" | sed -n 's/.*May include:\(.*\)/\1/p' |
+	    sed 's/\.\( \|$\).*//' | grep -o '[a-z]*/\([^a-z]\|$\)' |
+	    tr -d '/,.; ' | sort -u | tr '\n' ' '
+}
+i=$((i + 1))
+why=
+for d in $folders; do
+	eval "want=\$allowed_$d"
+	want=$(printf '%s\n' $want | sort -u | tr '\n' ' ')
+	if [ ! -f "$src/$d/README" ]; then
+		why="$why $d/ has no README;"
+		continue
+	fi
+	got=$(readme_allows "$src/$d/README")
+	[ "$got" = "$want" ] ||
+	    why="$why $d/README says it may include '$got', the rule is '$want';"
+done
+if [ -z "$why" ]; then
+	echo "ok $i - every folder's README says what it may include"
+else
+	echo "not ok $i - the READMEs and the rules differ:$why"
 	failed=$((failed + 1))
 fi
 
