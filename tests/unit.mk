@@ -352,6 +352,13 @@ tests_unit_test_untrusted_SOURCES = tests/unit/test-untrusted.c
 tests_unit_test_untrusted_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_untrusted_LDADD = src/libconfine.a
 
+# lib/spawn: a program's output read with a bound, and its status.
+UNIT_TESTS += tests/unit/test-spawn
+check_PROGRAMS += tests/unit/test-spawn
+tests_unit_test_spawn_SOURCES = tests/unit/test-spawn.c
+tests_unit_test_spawn_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_spawn_LDADD = src/libconfine.a
+
 # lib/fdio: bounded reads, openat2 beneath.
 UNIT_TESTS += tests/unit/test-fdio
 check_PROGRAMS += tests/unit/test-fdio
