@@ -279,6 +279,17 @@ copies_create(const struct plan *p, int fd, const char **where,
 	if (p->reenter)
 		return 0;
 	/*
+	 * bwrap's workspace an overlay: no mark, and no probe of the
+	 * filesystem's ctimes for one.  Only a copied workspace is judged
+	 * by it (the export's "copy" layout, workspace_session_finish()); the
+	 * overlay's changes are its upper layer, and its start the run's
+	 * first moment (workspace_session_create()).
+	 */
+	if (plan_ws_overlay(p)) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		return write_meta(fd, p, &now, &host_since, NULL);
+	}
+	/*
 	 * The export tells the command's changes by the copy's mark
 	 * (store/copy-mark.h): its since, and the entries copied in its
 	 * last tick.  With multigrain timestamps the command starts at once
