@@ -68,6 +68,16 @@ inj_ws() {
 	printf '%s\n' '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}],"mcp_servers":[{"type":"url","url":"https://mcp.example.com/sse","name":"x"}]}' \
 	    >"$WS/.t/mcp.json"
 	printf '{"file":"x"}\n' >"$WS/.t/upload.json"
+	# An image fetched by URL, nested in a document made of content
+	# blocks; the same image inline is the control.
+	for s in '{"type":"url","url":"https://evil.example/x.png"}' \
+	    '{"type":"base64","media_type":"image/png","data":"AA=="}'; do
+		printf '%s%s%s\n' '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document","source":{"type":"content","content":[{"type":"image","source":' \
+		    "$s" '}]}}]}]}'
+	done >"$WS/.t/nested.lines"
+	sed -n 1p "$WS/.t/nested.lines" >"$WS/.t/nested.json"
+	sed -n 2p "$WS/.t/nested.lines" >"$WS/.t/nested-ok.json"
+	rm "$WS/.t/nested.lines"
 	cat >"$WS/.t/agent.sh" <<-'EOF'
 	# req CASE PATH BODY [CURL-ARG...]: POST .t/BODY to the keyholder.
 	req() {
@@ -453,12 +463,23 @@ t_refusals() {
 	    req r-upload /v1/files upload.json
 	    req r-fetch /v1/messages fetch.json
 	    req r-mcp /v1/messages mcp.json
+	    req r-nested /v1/messages nested.json
+	    req r-nested-ok /v1/messages nested-ok.json
+	    req r-override /v1/messages msg.json \
+		-H "X-HTTP-Method-Override: DELETE"
 	    echo x >changed'
 	assert_status "$RC" 0
-	# Positive control: the same keyholder forwards inference.
-	assert_file_has_content "$OUT" '^r-ok 200 '
-	[ -n "$(up_lines r-ok)" ] || fail "r-ok did not reach the provider"
-	for c in r-upload r-fetch r-mcp; do
+	# Positive controls: the same keyholder forwards inference, and the
+	# nested document whose image is inline.
+	for c in r-ok r-nested-ok; do
+		assert_file_has_content "$OUT" "^$c 200 "
+		[ -n "$(up_lines $c)" ] || fail "$c did not reach the provider"
+	done
+	grep "^r-override " "$OUT" >"$T/line" || fail "no answer to r-override"
+	assert_file_has_content "$T/line" \
+	    '^r-override 400 \{"type":"error","error":\{"type":"invalid_request_error","message":"confine: a method override header'
+	[ -z "$(up_lines r-override)" ] || fail "r-override reached the provider"
+	for c in r-upload r-fetch r-mcp r-nested; do
 		grep "^$c " "$OUT" >"$T/line" || fail "no answer to $c"
 		assert_file_has_content "$T/line" \
 		    "^$c 403 \\{\"type\":\"error\",\"error\":\\{\"type\":\"permission_error\",\"message\":\"confine: [^\"]+\"\\}\\}\$"
@@ -467,9 +488,10 @@ t_refusals() {
 	assert_file_has_content "$OUT" '^r-upload 403 .*POST /v1/files refused'
 	assert_file_has_content "$OUT" '^r-fetch 403 .*web_fetch'
 	assert_file_has_content "$OUT" '^r-mcp 403 .*mcp'
-	assert_inference "localhost:$UP" 1 3 0
+	assert_file_has_content "$OUT" '^r-nested 403 .*source\.url'
+	assert_inference "localhost:$UP" 2 5 0
 	report
-	_l=$(inference_line "localhost:$UP" 1 3 0)
+	_l=$(inference_line "localhost:$UP" 2 5 0)
 	grep -q -x -F "$_l" "$T/report" || {
 		diag_file "$T/report" report
 		fail "the report lacks '$_l'"
@@ -577,7 +599,7 @@ icase "positive control: the workspace's file is found without injection" \
 icase "no byte the session wrote holds the credential (-v, proxy, refusals)" t_bytes
 icase "a CONNECT to the injected endpoint is refused, counted, reported" t_connect
 icase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
-icase "an upload, a server-side fetch and an MCP server: refused, counted, reported" t_refusals
+icase "an upload, a server-side fetch, an MCP server, a nested URL source, a method override: refused, counted, reported" t_refusals
 icase "a certificate for another name: an error, nothing sent, one failed" t_wrong_name
 icase "no source holds a credential: 125, one line naming them, nothing made" t_no_source
 LL=
