@@ -18,7 +18,7 @@ for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 [ "$BACKEND" = landlock ] || require_userns
-plan 19
+plan 21
 
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -453,6 +453,72 @@ t_connect_control() {
 	    fail "the tunnel's request was not recorded with the agent's key"
 }
 
+# A claude.ai login on the host, valid for a day (no refresh at start),
+# for the user alone; its file in LOGIN.
+login_file() {
+	d=$(host_scratch "$(mktemp -d /var/tmp/confine-login.XXXXXX)") ||
+	    fail "mktemp in /var/tmp"
+	exp=$((($(date +%s) + 86400) * 1000))
+	printf '{"claudeAiOauth":{"accessToken":"%s","refreshToken":"%s","expiresAt":%s}}\n' \
+	    "$SECRET" "rt-$SECRET" "$exp" >"$d/.credentials.json"
+	chmod 0600 "$d/.credentials.json"
+	LOGIN=$d/.credentials.json
+}
+
+# connect_to HOSTPORT: a CONNECT through the proxy, "connect STATUS".
+CONNECT_TO='curl -s --noproxy "" -x http://127.0.0.1:3128 -p -k \
+    -H "x-case: $2" -o /dev/null -w "connect %{http_connect}\n" \
+    --data-binary @.t/msg.json "https://$1/v1/messages" || :'
+
+# The login's token endpoint is reached by the keyholder alone: a
+# CONNECT there is refused, though no rule lets it through anyway.
+t_refresh_connect() {
+	inj_ws
+	login_file
+	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
+	    "login file $LOGIN claudeAiOauth" "refresh = 127.0.0.1:$UP" \
+	    '[network]' 'mode = proxy'
+	run_confine -v -p "$T/p.ini" -- sh -c "$CONNECT_TO" c \
+	    "127.0.0.1:$UP" refresh-connect
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^connect 403$'
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: refused 127\\.0\\.0\\.1:$UP: the injected login's token endpoint: through confine's keyholder only\$"
+	[ -z "$(up_lines refresh-connect)" ] || fail "the CONNECT reached it"
+	assert_not_file_has_content "$OUT" "$SECRET"
+	assert_not_file_has_content "$ERR" "$SECRET"
+}
+
+# Even where a rule would let it through (leg C: an online profile); the
+# control is the same profile with an API key, no login, whose CONNECT
+# gets there.
+t_refresh_allowed() {
+	require_leg_c_caller
+	inj_ws
+	login_file
+	for k in login api-key; do
+		if [ $k = login ]; then
+			src="login file $LOGIN claudeAiOauth"
+		else
+			src='api-key variable CONFINE_TEST_KEY'
+		fi
+		inject_profile "$T/$k.ini" "anthropic localhost:$UP" "$src" \
+		    "refresh = 127.0.0.1:$UP" '[profile]' 'quadrant = online' \
+		    '[workspace]' 'private = no' '[network]' 'mode = proxy' \
+		    "allow = 127.0.0.1:$UP"
+		[ $k = login ] || sed -i '/^refresh = /d' "$T/$k.ini"
+		CONFINE_TEST_KEY=$SECRET run_confine -p "$T/$k.ini" -- \
+		    sh -c "$CONNECT_TO" c "127.0.0.1:$UP" "refresh-$k"
+		assert_status "$RC" 0
+		cp "$OUT" "$T/out.$k"
+	done
+	assert_eq "$(cat "$T/out.login")" "connect 403" "the login's CONNECT"
+	[ -z "$(up_lines refresh-login)" ] || fail "the login's CONNECT got there"
+	assert_eq "$(cat "$T/out.api-key")" "connect 200" "the control's CONNECT"
+	[ -n "$(up_lines refresh-api-key)" ] ||
+	    fail "the control's CONNECT did not get there"
+}
+
 t_refusals() {
 	inj_ws
 	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
@@ -600,6 +666,9 @@ icase "no byte the session wrote holds the credential (-v, proxy, refusals)" t_b
 icase "a CONNECT to the injected endpoint is refused, counted, reported" t_connect
 icase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
 icase "an upload, a server-side fetch, an MCP server, a nested URL source, a method override: refused, counted, reported" t_refusals
+icase "a CONNECT to the login's token endpoint is refused" t_refresh_connect
+icase "a CONNECT to the login's token endpoint is refused where a rule allows it; allowed without the login" \
+    t_refresh_allowed
 icase "a certificate for another name: an error, nothing sent, one failed" t_wrong_name
 icase "no source holds a credential: 125, one line naming them, nothing made" t_no_source
 LL=
