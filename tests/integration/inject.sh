@@ -18,7 +18,7 @@ for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 [ "$BACKEND" = landlock ] || require_userns
-plan 21
+plan 22
 
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -519,6 +519,52 @@ t_refresh_allowed() {
 	    fail "the control's CONNECT did not get there"
 }
 
+# An expired claude.ai login, end to end: the keyholder renews it at the
+# token endpoint before the first request, outside; the provider gets the
+# new token; the host's file holds the new tokens, written back; neither
+# the old nor the new tokens are seen inside or in the session's bytes.
+t_login_refresh() {
+	inj_ws
+	login_file
+	old_at=$SECRET old_rt=rt-$SECRET
+	past=$((($(date +%s) - 60) * 1000))
+	sed -i "s/\"expiresAt\":[0-9]*/\"expiresAt\":$past/" "$LOGIN"
+	# The control: the file holds the old tokens before the run.
+	assert_file_has_content "$LOGIN" "\"refreshToken\":\"$old_rt\""
+	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
+	    "login file $LOGIN claudeAiOauth" "refresh = localhost:$UP"
+	run_confine -v -p "$T/p.ini" -- sh -c \
+	    '. .t/agent.sh; req login /v1/messages msg.json; echo x >changed
+	    '"$PROBE" probe "$LOGIN"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^login 200 '
+	assert_file_has_content "$OUT" '^== done$'
+	grep '"/v1/oauth/token"' "$T/up.rec" | grep -q -F "$old_rt" ||
+	    fail "the token endpoint did not get the old refresh token"
+	new_at=$(up_lines login | grep -o '"Authorization", "Bearer AT-NEW-[0-9]*"' |
+	    sed 's/.*Bearer //; s/"$//')
+	[ -n "$new_at" ] || fail "not the new token upstream: $(up_lines login)"
+	new_rt=RT-NEW-${new_at#AT-NEW-}
+	python3 - "$LOGIN" "$new_at" "$new_rt" <<-'PY' ||
+	import json, sys, time
+	o = json.load(open(sys.argv[1]))["claudeAiOauth"]
+	assert o["accessToken"] == sys.argv[2], o
+	assert o["refreshToken"] == sys.argv[3], o
+	assert o["expiresAt"] > time.time() * 1000, o
+	PY
+	    fail "not written back: $(cat "$LOGIN")"
+	assert_file_has_content "$ERR" \
+	    "^confine: inference: 1 request to localhost:$UP through the keyholder, 0 refused, 0 failed, the login refreshed"
+	for f in "$OUT" "$ERR" "$SESSIONS" "$WS"; do
+		if grep -r -a -l -F -e "$old_at" -e "$old_rt" -e "$new_at" \
+		    -e "$new_rt" "$f" >"$T/found"; then
+			diag_file "$T/found" "holding a token"
+			fail "a token is in $f"
+		fi
+	done
+	rm -rf "$(dirname "$LOGIN")"
+}
+
 t_refusals() {
 	inj_ws
 	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
@@ -666,6 +712,8 @@ icase "no byte the session wrote holds the credential (-v, proxy, refusals)" t_b
 icase "a CONNECT to the injected endpoint is refused, counted, reported" t_connect
 icase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
 icase "an upload, a server-side fetch, an MCP server, a nested URL source, a method override: refused, counted, reported" t_refusals
+icase "an expired login renewed outside, written back, never seen inside" \
+    t_login_refresh
 icase "a CONNECT to the login's token endpoint is refused" t_refresh_connect
 icase "a CONNECT to the login's token endpoint is refused where a rule allows it; allowed without the login" \
     t_refresh_allowed
