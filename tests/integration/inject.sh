@@ -7,8 +7,12 @@
 # keyholder's address and a placeholder.  The agent's own keys never
 # reach the provider, the user's does; nothing in the sandbox and no byte
 # the session wrote holds it; a CONNECT to the injected endpoint, an
-# upload, a server-side tool and a certificate for another name are
-# refused and counted; no credential is exit 125 before anything is made;
+# upload, a server-side tool, a URL source nested in a document, a
+# method override and a certificate for another name are refused and
+# counted; an expired login is renewed outside and written back, and its
+# token endpoint is reached by the keyholder alone; confine links no TLS
+# and starts the keyholder only for a session that injects; no
+# credential is exit 125 before anything is made;
 # the landlock backend refuses injection; the shipped agent profiles
 # inject theirs.  Each defence has its positive control: the same attack
 # without it works.
@@ -18,7 +22,7 @@ for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 [ "$BACKEND" = landlock ] || require_userns
-plan 22
+plan 23
 
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -610,6 +614,45 @@ t_refusals() {
 	}
 }
 
+# ------------------------------------------------ only when it injects
+
+# confine links no TLS or JSON library (the keyholder does: the control),
+# and starts the keyholder for a session that injects only: confine run
+# from a directory of its own, where confine-keyholder is a stand-in that
+# leaves a mark and fails; the other helpers are the real ones.
+t_only_injecting() {
+	readelf -d "$CONFINE" >"$T/needed" || fail "readelf $CONFINE"
+	readelf -d "$(dirname "$CONFINE")/confine-keyholder" >"$T/kh-needed" ||
+	    fail "readelf confine-keyholder"
+	assert_file_has_content "$T/kh-needed" 'NEEDED.*\[libssl\.'
+	assert_file_has_content "$T/kh-needed" 'NEEDED.*\[libjansson\.'
+	assert_not_file_has_content "$T/needed" 'NEEDED.*\[lib(ssl|crypto|jansson)\.'
+	inj_ws
+	d=$T/bin.$(unique_num)
+	mkdir "$d"
+	cp "$CONFINE" "$d/confine"
+	for h in confine-export confine-inner; do
+		ln -s "$(dirname "$CONFINE")/$h" "$d/$h"
+	done
+	printf '#!/bin/sh\ntouch "%s"\nexit 1\n' "$d/keyholder-ran" \
+	    >"$d/confine-keyholder"
+	chmod 0755 "$d/confine-keyholder"
+	profile "$T/plain.ini" '[profile]' 'description = no credential'
+	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
+	    'api-key variable CONFINE_TEST_KEY'
+	real=$CONFINE
+	CONFINE=$d/confine
+	run_confine -p "$T/plain.ini" -- true
+	rc1=$RC
+	[ -e "$d/keyholder-ran" ] && ran1=yes || ran1=no
+	CONFINE_TEST_KEY=$SECRET run_confine -p "$T/p.ini" -- true
+	CONFINE=$real
+	assert_eq "$rc1" 0 "the status without injection"
+	assert_eq "$ran1" no "the keyholder started without injection"
+	assert_status "$RC" 125
+	[ -e "$d/keyholder-ran" ] || fail "the stand-in was not started: $(cat "$ERR")"
+}
+
 # ------------------------------------------------------ another name
 
 t_wrong_name() {
@@ -717,6 +760,8 @@ icase "an expired login renewed outside, written back, never seen inside" \
 icase "a CONNECT to the login's token endpoint is refused" t_refresh_connect
 icase "a CONNECT to the login's token endpoint is refused where a rule allows it; allowed without the login" \
     t_refresh_allowed
+icase "confine links no TLS; the keyholder is started for a session that injects only" \
+    t_only_injecting
 icase "a certificate for another name: an error, nothing sent, one failed" t_wrong_name
 icase "no source holds a credential: 125, one line naming them, nothing made" t_no_source
 LL=
