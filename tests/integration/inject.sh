@@ -621,6 +621,8 @@ t_refusals() {
 # from a directory of its own, where confine-keyholder is a stand-in that
 # leaves a mark and fails; the other helpers are the real ones.
 t_only_injecting() {
+	command -v readelf >/dev/null 2>&1 ||
+	    skip_case "readelf is not installed"
 	readelf -d "$CONFINE" >"$T/needed" || fail "readelf $CONFINE"
 	readelf -d "$(dirname "$CONFINE")/confine-keyholder" >"$T/kh-needed" ||
 	    fail "readelf confine-keyholder"
