@@ -427,7 +427,8 @@ anthropic_object_check(json_t *b, struct kh_why *ret)
 static bool
 opaque_value(enum kh_body kind, json_t *o, const char *k)
 {
-	if (schema_key(k))
+	/* Maps of the agent's names to strings: nothing to fetch there. */
+	if (schema_key(k) || streq(k, "metadata") || streq(k, "labels"))
 		return true;
 	if (kind == KH_BODY_ANTHROPIC)
 		return streq(k, "input") && (type_is(o, "tool_use") ||
@@ -441,11 +442,12 @@ opaque_value(enum kh_body kind, json_t *o, const char *k)
  * Every object of the body, wherever content nests (a document made of
  * blocks, a tool's result, a prompt's variables, a function's response
  * parts): no source the provider would fetch or read from the user's
- * stores, and no key the checks read spelled otherwise.  The depth is
- * bounded by depth_ok() already.
+ * stores, and no key the checks read spelled otherwise, but in an object
+ * whose keys are the agent's names (named: a prompt's variables).  The
+ * depth is bounded by depth_ok() already.
  */
 static int
-content_walk(enum kh_body kind, json_t *v, struct kh_why *ret)
+content_walk(enum kh_body kind, json_t *v, bool named, struct kh_why *ret)
 {
 	const char *const *keys = kind == KH_BODY_ANTHROPIC ? anthropic_keys :
 	    kind == KH_BODY_GEMINI ? gemini_keys : openai_keys;
@@ -455,14 +457,14 @@ content_walk(enum kh_body kind, json_t *v, struct kh_why *ret)
 
 	if (json_is_array(v)) {
 		json_array_foreach(v, i, x)
-			if (content_walk(kind, x, ret) < 0)
+			if (content_walk(kind, x, false, ret) < 0)
 				return -1;
 		return 0;
 	}
 	if (!json_is_object(v))
 		return 0;
 	json_object_foreach(v, k, x)
-		if (key_spelling_check(keys, k, ret) < 0)
+		if (!named && key_spelling_check(keys, k, ret) < 0)
 			return -1;
 	if (kind == KH_BODY_ANTHROPIC && anthropic_object_check(v, ret) < 0)
 		return -1;
@@ -471,8 +473,11 @@ content_walk(enum kh_body kind, json_t *v, struct kh_why *ret)
 		return -1;
 	if (kind == KH_BODY_GEMINI && get2(v, "fileData", "file_data"))
 		return field_refused("fileData", FETCHES, ret);
+	/* A prompt's variables: the agent names them, their values are
+	   content. */
 	json_object_foreach(v, k, x)
-		if (!opaque_value(kind, v, k) && content_walk(kind, x, ret) < 0)
+		if (!opaque_value(kind, v, k) && content_walk(kind, x,
+		    !named && streq(k, "variables"), ret) < 0)
 			return -1;
 	return 0;
 }
@@ -575,7 +580,7 @@ kh_body_check(enum kh_body kind, const struct kh_policy *p,
 	else
 		r = gemini_check(body, p, ret, false);
 	if (r == 0)
-		r = content_walk(kind, body, ret);
+		r = content_walk(kind, body, false, ret);
 	json_decref(body);
 	return r;
 }

@@ -556,6 +556,15 @@ static const struct body_case bodies[] = {
 	{ KH_GEMINI, G_GEN, "{\"tools\":[{\"functionDeclarations\":[{"
 	    "\"name\":\"f\",\"parametersJsonSchema\":{\"$defs\":{"
 	    "\"Tools\":{},\"FileData\":{}}}}]}]}", true, true },
+	/* The agent's own names: a prompt's variables, metadata, labels. */
+	{ KH_OPENAI, O_RESP, "{\"prompt\":{\"id\":\"p\",\"variables\":{"
+	    "\"URL\":\"x\",\"Type\":{\"type\":\"input_text\",\"text\":"
+	    "\"y\"}}},\"metadata\":{\"Tools\":\"z\"}}", true, true },
+	{ KH_OPENAI, O_RESP, "{\"prompt\":{\"id\":\"p\",\"variables\":{"
+	    "\"URL\":{\"type\":\"input_image\",\"Image_Url\":\"x\"}}}}",
+	    false, false },
+	{ KH_GEMINI, G_GEN, "{\"contents\":[],\"labels\":{\"Parts\":"
+	    "\"a\"}}", true, true },
 	/* Both of Gemini's own spellings, and a schema's property named
 	 * like a key, go. */
 	{ KH_GEMINI, G_GEN, "{\"system_instruction\":{\"parts\":[{\"text\":"
