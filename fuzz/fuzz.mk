@@ -153,7 +153,9 @@ FUZZ_CORPUS = \
 	fuzz/corpus/profile/extends-mid.ini \
 	fuzz/corpus/profile/network.ini \
 	fuzz/corpus/keyholder-policy/anthropic-messages \
+	fuzz/corpus/keyholder-policy/anthropic-nested \
 	fuzz/corpus/keyholder-policy/anthropic-oauth-tools \
+	fuzz/corpus/keyholder-policy/gemini-nested \
 	fuzz/corpus/keyholder-policy/gemini-stream \
 	fuzz/corpus/keyholder-policy/openai-chat-models \
 	fuzz/corpus/keyholder-policy/openai-responses \

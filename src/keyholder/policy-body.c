@@ -250,55 +250,14 @@ typed_tools_check(json_t *body, const struct tool_rule *rules,
 	return 0;
 }
 
-/* An Anthropic content block, or an array of them: no source by URL or
-   file id (the provider would fetch it, or read its file store). */
-static int
-anthropic_blocks_check(json_t *blocks, struct kh_why *ret)
-{
-	json_t *b, *src, *type;
-	size_t i;
-
-	if (!json_is_array(blocks))
-		return 0;
-	json_array_foreach(blocks, i, b) {
-		if (anthropic_blocks_check(json_object_get(b, "content"),
-		    ret) < 0)
-			return -1;
-		if (json_is_string(json_object_get(b, "type")) &&
-		    streq(json_string_value(json_object_get(b, "type")),
-		    "container_upload"))
-			return field_refused("container_upload", RUNS, ret);
-		src = json_object_get(b, "source");
-		type = json_object_get(src, "type");
-		if (!json_is_string(type))
-			continue;
-		if (streq(json_string_value(type), "url"))
-			return field_refused("source.url", FETCHES, ret);
-		if (streq(json_string_value(type), "file"))
-			return field_refused("source.file_id", STORES, ret);
-	}
-	return 0;
-}
-
 static int
 anthropic_check(json_t *body, const struct kh_policy *p, struct kh_why *ret)
 {
-	json_t *m;
-	size_t i;
-
 	if (json_object_get(body, "mcp_servers"))
 		return field_refused("mcp_servers", MCP, ret);
 	if (json_object_get(body, "container"))
 		return field_refused("container", RUNS, ret);
-	if (typed_tools_check(body, anthropic_tools, p, true, ret) < 0)
-		return -1;
-	if (anthropic_blocks_check(json_object_get(body, "system"), ret) < 0)
-		return -1;
-	json_array_foreach(json_object_get(body, "messages"), i, m)
-		if (anthropic_blocks_check(json_object_get(m, "content"),
-		    ret) < 0)
-			return -1;
-	return 0;
+	return typed_tools_check(body, anthropic_tools, p, true, ret);
 }
 
 /* An image or file URL that is not inline data makes the provider fetch. */
@@ -313,29 +272,20 @@ openai_url_check(json_t *v, const char *field, struct kh_why *ret)
 	return field_refused(field, FETCHES, ret);
 }
 
-/* OpenAI content parts: no URL to fetch, no stored file. */
+/* One object of an OpenAI body: no URL to fetch, no stored file. */
 static int
-openai_parts_check(json_t *parts, struct kh_why *ret)
+openai_object_check(json_t *c, struct kh_why *ret)
 {
-	json_t *c, *f;
-	size_t i;
+	json_t *f = json_object_get(c, "file");
 
-	if (!json_is_array(parts))
-		return 0;
-	json_array_foreach(parts, i, c) {
-		if (openai_url_check(json_object_get(c, "image_url"),
-		    "image_url", ret) < 0 ||
-		    openai_url_check(json_object_get(c, "file_url"),
-		    "file_url", ret) < 0)
-			return -1;
-		f = json_object_get(c, "file");
-		if (json_is_string(json_object_get(c, "file_id")) ||
-		    json_is_string(json_object_get(f, "file_id")))
-			return field_refused("file_id", STORES, ret);
-		if (openai_url_check(json_object_get(f, "file_url"),
-		    "file_url", ret) < 0)
-			return -1;
-	}
+	if (openai_url_check(json_object_get(c, "image_url"), "image_url",
+	    ret) < 0 || openai_url_check(json_object_get(c, "file_url"),
+	    "file_url", ret) < 0 || openai_url_check(json_object_get(f,
+	    "file_url"), "file_url", ret) < 0)
+		return -1;
+	if (json_is_string(json_object_get(c, "file_id")) ||
+	    json_is_string(json_object_get(f, "file_id")))
+		return field_refused("file_id", STORES, ret);
 	return 0;
 }
 
@@ -347,7 +297,10 @@ static bool
 schema_key(const char *k)
 {
 	static const char *const keys[] = { "parameters", "input_schema",
-	    "schema", "json_schema", "format", "properties", NULL };
+	    "schema", "json_schema", "format", "properties",
+	    "parametersJsonSchema", "parameters_json_schema",
+	    "responseSchema", "response_schema", "responseJsonSchema",
+	    "response_json_schema", NULL };
 	size_t i;
 
 	for (i = 0; keys[i]; i++)
@@ -389,12 +342,149 @@ nested_tools_check(json_t *v, const struct tool_rule *rules,
 	return 0;
 }
 
+/*
+ * The keys the checks read, in each provider's own spellings (Gemini's
+ * proto3 JSON takes both camelCase and snake_case).  A key that differs
+ * from one of these only in case, '_' or '-' is refused: a parser
+ * upstream that folds them would read what confine did not.
+ */
+static const char *const anthropic_keys[] = { "tools", "mcp_servers",
+    "container", "messages", "system", "content", "source", "type", NULL };
+static const char *const openai_keys[] = { "tools", "type", "execution",
+    "background", "web_search_options", "input", "output", "content",
+    "messages", "prompt", "variables", "image_url", "file_url", "file_id",
+    "file", "url", NULL };
+static const char *const gemini_keys[] = { "tools", "contents", "parts",
+    "fileData", "file_data", "systemInstruction", "system_instruction",
+    "generateContentRequest", "generate_content_request",
+    "functionResponse", "function_response", NULL };
+
+/* s without case, '_' and '-', at most n bytes in out. */
+static void
+key_fold(const char *s, char *out, size_t n)
+{
+	size_t i = 0;
+
+	for (; *s && i + 1 < n; s++)
+		if (*s != '_' && *s != '-')
+			out[i++] = (char)(*s >= 'A' && *s <= 'Z' ? *s + 32 : *s);
+	out[i] = '\0';
+}
+
+static int
+key_spelling_check(const char *const *keys, const char *untrusted_key,
+    struct kh_why *ret)
+{
+	char a[48], b[48];
+	size_t i;
+
+	for (i = 0; keys[i]; i++)
+		if (streq(keys[i], untrusted_key))
+			return 0;
+	key_fold(untrusted_key, a, sizeof(a));
+	for (i = 0; keys[i]; i++) {
+		key_fold(keys[i], b, sizeof(b));
+		if (streq(a, b)) {
+			autofree char *k = kh_printable(untrusted_key, 64);
+
+			return why(ret, true, "confine: the key '%s' is '%s' "
+			    "spelled otherwise", k, keys[i]);
+		}
+	}
+	return 0;
+}
+
+static bool
+type_is(json_t *o, const char *type)
+{
+	json_t *t = json_object_get(o, "type");
+
+	return json_is_string(t) && streq(json_string_value(t), type);
+}
+
+/* One object of an Anthropic body: no source by URL or file id (the
+   provider would fetch it, or read its file store), no container upload. */
+static int
+anthropic_object_check(json_t *b, struct kh_why *ret)
+{
+	json_t *src = json_object_get(b, "source");
+
+	if (type_is(b, "container_upload"))
+		return field_refused("container_upload", RUNS, ret);
+	if (type_is(src, "url"))
+		return field_refused("source.url", FETCHES, ret);
+	if (type_is(src, "file"))
+		return field_refused("source.file_id", STORES, ret);
+	return 0;
+}
+
+/*
+ * Is the value at key k of object o the agent's own data, which the
+ * provider does not read as a request: a schema, a tool call's input
+ * (Anthropic), a function call's arguments or response (Gemini's
+ * Struct fields)?
+ */
+static bool
+opaque_value(enum kh_body kind, json_t *o, const char *k)
+{
+	/* Maps of the agent's names to strings: nothing to fetch there. */
+	if (schema_key(k) || streq(k, "metadata") || streq(k, "labels"))
+		return true;
+	if (kind == KH_BODY_ANTHROPIC)
+		return streq(k, "input") && (type_is(o, "tool_use") ||
+		    type_is(o, "server_tool_use"));
+	if (kind == KH_BODY_GEMINI)
+		return streq(k, "args") || streq(k, "response");
+	return false;
+}
+
+/*
+ * Every object of the body, wherever content nests (a document made of
+ * blocks, a tool's result, a prompt's variables, a function's response
+ * parts): no source the provider would fetch or read from the user's
+ * stores, and no key the checks read spelled otherwise, but in an object
+ * whose keys are the agent's names (named: a prompt's variables).  The
+ * depth is bounded by depth_ok() already.
+ */
+static int
+content_walk(enum kh_body kind, json_t *v, bool named, struct kh_why *ret)
+{
+	const char *const *keys = kind == KH_BODY_ANTHROPIC ? anthropic_keys :
+	    kind == KH_BODY_GEMINI ? gemini_keys : openai_keys;
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (content_walk(kind, x, false, ret) < 0)
+				return -1;
+		return 0;
+	}
+	if (!json_is_object(v))
+		return 0;
+	json_object_foreach(v, k, x)
+		if (!named && key_spelling_check(keys, k, ret) < 0)
+			return -1;
+	if (kind == KH_BODY_ANTHROPIC && anthropic_object_check(v, ret) < 0)
+		return -1;
+	if ((kind == KH_BODY_RESPONSES || kind == KH_BODY_CHAT) &&
+	    openai_object_check(v, ret) < 0)
+		return -1;
+	if (kind == KH_BODY_GEMINI && get2(v, "fileData", "file_data"))
+		return field_refused("fileData", FETCHES, ret);
+	/* A prompt's variables: the agent names them, their values are
+	   content. */
+	json_object_foreach(v, k, x)
+		if (!opaque_value(kind, v, k) && content_walk(kind, x,
+		    !named && streq(k, "variables"), ret) < 0)
+			return -1;
+	return 0;
+}
+
 static int
 responses_check(json_t *body, const struct kh_policy *p, struct kh_why *ret)
 {
-	json_t *it;
-	size_t i;
-
 	if (json_is_true(json_object_get(body, "background")))
 		return field_refused("background", "a background response "
 		    "is kept and read back through routes confine refuses",
@@ -402,42 +492,17 @@ responses_check(json_t *body, const struct kh_policy *p, struct kh_why *ret)
 	if (typed_tools_check(body, responses_tools, p, false, ret) < 0 ||
 	    nested_tools_check(body, responses_tools, p, true, ret) < 0)
 		return -1;
-	json_array_foreach(json_object_get(body, "input"), i, it) {
-		if (openai_parts_check(json_object_get(it, "content"),
-		    ret) < 0 ||
-		    openai_parts_check(json_object_get(it, "output"), ret) < 0)
-			return -1;
-	}
 	return 0;
 }
 
 static int
 chat_check(json_t *body, const struct kh_policy *p, struct kh_why *ret)
 {
-	json_t *m;
-	size_t i;
-
 	if (json_object_get(body, "web_search_options") && !p->web_search)
 		return tool_check(responses_tools, p, "web_search", ret);
 	if (typed_tools_check(body, chat_tools, p, false, ret) < 0 ||
 	    nested_tools_check(body, chat_tools, p, true, ret) < 0)
 		return -1;
-	json_array_foreach(json_object_get(body, "messages"), i, m)
-		if (openai_parts_check(json_object_get(m, "content"), ret) < 0)
-			return -1;
-	return 0;
-}
-
-/* Gemini parts: no fileData (a URI the provider fetches or a stored file). */
-static int
-gemini_parts_check(json_t *content, struct kh_why *ret)
-{
-	json_t *part;
-	size_t i;
-
-	json_array_foreach(get2(content, "parts", NULL), i, part)
-		if (get2(part, "fileData", "file_data"))
-			return field_refused("fileData", FETCHES, ret);
 	return 0;
 }
 
@@ -459,12 +524,6 @@ gemini_check(json_t *body, const struct kh_policy *p, struct kh_why *ret,
 			if (tool_check(gemini_tools, p, k, ret) < 0)
 				return -1;
 	}
-	json_array_foreach(json_object_get(body, "contents"), i, c)
-		if (gemini_parts_check(c, ret) < 0)
-			return -1;
-	if (gemini_parts_check(get2(body, "systemInstruction",
-	    "system_instruction"), ret) < 0)
-		return -1;
 	/* countTokens may carry a whole generateContent request. */
 	inner = get2(body, "generateContentRequest",
 	    "generate_content_request");
@@ -520,6 +579,8 @@ kh_body_check(enum kh_body kind, const struct kh_policy *p,
 		r = chat_check(body, p, ret);
 	else
 		r = gemini_check(body, p, ret, false);
+	if (r == 0)
+		r = content_walk(kind, body, false, ret);
 	json_decref(body);
 	return r;
 }

@@ -13,6 +13,8 @@
  *       no percent-encoding, no dot segment, no "//", no fragment.
  * MUST: remove every header that may carry a credential before adding the
  *       user's, so the request carries exactly one, the user's.
+ * MUST: refuse a header that asks for another method than the request
+ *       line's, on which the route was judged.
  * MUST: build the error body with jansson, so it is JSON whatever the
  *       agent's strings held.
  * The caller (main.c) seeds jansson's hash once, json_object_seed(0),
@@ -372,6 +374,28 @@ anthropic_beta_merge(struct kh_request *req, struct kh_why *ret)
 	return 0;
 }
 
+/*
+ * Headers that ask a server to take another method than the request
+ * line's (Google's front ends honour X-HTTP-Method-Override on a POST):
+ * the route was judged by the request line's, so none is taken.
+ */
+static const char *const method_overrides[] = {
+	"x-http-method-override", "x-http-method", "x-method-override",
+};
+
+static int
+method_override_check(const struct kh_request *req, struct kh_why *ret)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(method_overrides); i++)
+		if (kh_header_get(req, method_overrides[i]))
+			return malformed(ret, "confine: a method override "
+			    "header (X-HTTP-Method-Override) is refused: the "
+			    "method is the request line's");
+	return 0;
+}
+
 /* Remove the agent's credentials, add the user's. */
 static int
 credential_swap(const struct kh_policy *p, struct kh_request *req,
@@ -462,6 +486,7 @@ kh_policy_hook(void *arg, struct kh_request *req, struct kh_refusal *ret)
 	struct kh_why w = { 0 };
 
 	if (route_check(p, req, &r, &w) < 0 ||
+	    method_override_check(req, &w) < 0 ||
 	    credential_swap(p, req, &w) < 0 ||
 	    kh_body_check(r->body, p, req->untrusted_body, req->body_len,
 	    &w) < 0) {

@@ -1345,6 +1345,8 @@ inject_plan(struct plan *p, const struct eff *e, char **cause, char **hint)
 		p->inject.args[n++] = xstrdup("--refresh");
 		p->inject.args[n++] = xstrdup(e->refresh.value ?
 		    e->refresh.value : PLAN_ANTHROPIC_REFRESH);
+		p->inject.refresh = xstrdup(e->refresh.value ?
+		    e->refresh.value : PLAN_ANTHROPIC_REFRESH);
 	}
 	p->inject.provider = steal_ptr(&prov);
 	p->inject.upstream = steal_ptr(&up);

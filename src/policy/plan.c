@@ -164,6 +164,7 @@ plan_free(struct plan *p)
 	strv_free(p->endpoint);
 	free(p->inject.provider);
 	free(p->inject.upstream);
+	free(p->inject.refresh);
 	strv_free(p->inject.args);
 	strv_free(p->inject.sources);
 	strv_free(p->inject.variables);

@@ -156,6 +156,8 @@ struct plan_tty {
 struct plan_inject {
 	char		*provider;	/* anthropic, openai, gemini; NULL: none */
 	char		*upstream;	/* HOST[:PORT], reached by the keyholder */
+	char		*refresh;	/* HOST[:PORT] where the keyholder
+					   refreshes a login; NULL: none */
 	char		**args;		/* confine-keyholder's options but the
 					   control fd: provider, upstream, CA,
 					   the sources in order */

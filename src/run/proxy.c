@@ -94,6 +94,7 @@ struct proxy {
 	int		 listener;
 	char *const	*allow, *const *endpoint;
 	const char	*injected;	/* reached through the keyholder only */
+	const char	*refresh;	/* a login's token endpoint: likewise */
 	struct conn	*c[MAX_CONNS];
 	size_t		 n;
 	int		 resolved[2];	/* resolver threads -> the loop */
@@ -567,6 +568,12 @@ start(struct proxy *px, struct conn *c)
 		    "confine's keyholder only");
 		return;
 	}
+	/* The login's tokens are renewed there by the keyholder alone. */
+	if (px->refresh && proxy_rule_matches(px->refresh, host, port)) {
+		refuse(px, c, c->dest, "the injected login's token endpoint: "
+		    "through confine's keyholder only");
+		return;
+	}
 	if (!listed(px->allow, host, port) && !listed(px->endpoint, host, port)) {
 		refuse(px, c, c->dest, "not in the allow-list");
 		return;
@@ -628,7 +635,7 @@ resolved(struct proxy *px)
 
 struct proxy *
 proxy_new(int listen_fd, char *const *allow, char *const *endpoint,
-    const char *injected)
+    const char *injected, const char *refresh)
 {
 	struct proxy *px = xcalloc(1, sizeof(*px));
 	const rlim_t want = 256 + MAX_CONNS * CONN_FDS;
@@ -653,6 +660,7 @@ proxy_new(int listen_fd, char *const *allow, char *const *endpoint,
 	px->allow = allow;
 	px->endpoint = endpoint;
 	px->injected = injected;
+	px->refresh = refresh;
 	px->nl = own_watch();
 	own_load(px);
 	fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);

@@ -49,9 +49,10 @@ bool	proxy_host_address(const struct sockaddr *sa,
 struct proxy;
 
 /* Runs in: the supervisor.  rules: allow and endpoint (borrowed);
- * injected: HOST[:PORT] refused whatever the rules say, or NULL. */
+ * injected, and refresh (where the keyholder refreshes a login):
+ * HOST[:PORT] refused whatever the rules say, or NULL. */
 struct proxy *proxy_new(int listen_fd, char *const *allow,
-	    char *const *endpoint, const char *injected);
+	    char *const *endpoint, const char *injected, const char *refresh);
 /* Fill at most max pollfds; returns how many. */
 size_t	proxy_poll(struct proxy *, struct pollfd *, size_t max);
 /* Handle the ready ones (the pollfds proxy_poll filled). */

@@ -395,7 +395,7 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 				inject_listen(kh, lfd);
 			else if (lfd >= 0)
 				px = proxy_new(lfd, p->allow, p->endpoint,
-				    p->inject.upstream);
+				    p->inject.upstream, p->inject.refresh);
 		}
 		if (nsfd && pfd[nsfd].revents) {
 			if (!(ops->flags & BACKEND_UNOTIFY)) {

@@ -7,8 +7,12 @@
 # keyholder's address and a placeholder.  The agent's own keys never
 # reach the provider, the user's does; nothing in the sandbox and no byte
 # the session wrote holds it; a CONNECT to the injected endpoint, an
-# upload, a server-side tool and a certificate for another name are
-# refused and counted; no credential is exit 125 before anything is made;
+# upload, a server-side tool, a URL source nested in a document, a
+# method override and a certificate for another name are refused and
+# counted; an expired login is renewed outside and written back, and its
+# token endpoint is reached by the keyholder alone; confine links no TLS
+# and starts the keyholder only for a session that injects; no
+# credential is exit 125 before anything is made;
 # the landlock backend refuses injection; the shipped agent profiles
 # inject theirs.  Each defence has its positive control: the same attack
 # without it works.
@@ -18,7 +22,7 @@ for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 [ "$BACKEND" = landlock ] || require_userns
-plan 21
+plan 25
 
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -68,6 +72,16 @@ inj_ws() {
 	printf '%s\n' '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}],"mcp_servers":[{"type":"url","url":"https://mcp.example.com/sse","name":"x"}]}' \
 	    >"$WS/.t/mcp.json"
 	printf '{"file":"x"}\n' >"$WS/.t/upload.json"
+	# An image fetched by URL, nested in a document made of content
+	# blocks; the same image inline is the control.
+	for s in '{"type":"url","url":"https://evil.example/x.png"}' \
+	    '{"type":"base64","media_type":"image/png","data":"AA=="}'; do
+		printf '%s%s%s\n' '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document","source":{"type":"content","content":[{"type":"image","source":' \
+		    "$s" '}]}}]}]}'
+	done >"$WS/.t/nested.lines"
+	sed -n 1p "$WS/.t/nested.lines" >"$WS/.t/nested.json"
+	sed -n 2p "$WS/.t/nested.lines" >"$WS/.t/nested-ok.json"
+	rm "$WS/.t/nested.lines"
 	cat >"$WS/.t/agent.sh" <<-'EOF'
 	# req CASE PATH BODY [CURL-ARG...]: POST .t/BODY to the keyholder.
 	req() {
@@ -443,6 +457,118 @@ t_connect_control() {
 	    fail "the tunnel's request was not recorded with the agent's key"
 }
 
+# A claude.ai login on the host, valid for a day (no refresh at start),
+# for the user alone; its file in LOGIN.
+login_file() {
+	d=$(host_scratch "$(mktemp -d /var/tmp/confine-login.XXXXXX)") ||
+	    fail "mktemp in /var/tmp"
+	exp=$((($(date +%s) + 86400) * 1000))
+	printf '{"claudeAiOauth":{"accessToken":"%s","refreshToken":"%s","expiresAt":%s}}\n' \
+	    "$SECRET" "rt-$SECRET" "$exp" >"$d/.credentials.json"
+	chmod 0600 "$d/.credentials.json"
+	LOGIN=$d/.credentials.json
+}
+
+# connect_to HOSTPORT: a CONNECT through the proxy, "connect STATUS".
+CONNECT_TO='curl -s --noproxy "" -x http://127.0.0.1:3128 -p -k \
+    -H "x-case: $2" -o /dev/null -w "connect %{http_connect}\n" \
+    --data-binary @.t/msg.json "https://$1/v1/messages" || :'
+
+# The login's token endpoint is reached by the keyholder alone: a
+# CONNECT there is refused, though no rule lets it through anyway.
+t_refresh_connect() {
+	inj_ws
+	login_file
+	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
+	    "login file $LOGIN claudeAiOauth" "refresh = 127.0.0.1:$UP" \
+	    '[network]' 'mode = proxy'
+	run_confine -v -p "$T/p.ini" -- sh -c "$CONNECT_TO" c \
+	    "127.0.0.1:$UP" refresh-connect
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^connect 403$'
+	assert_file_has_content "$ERR" \
+	    "^confine: proxy: refused 127\\.0\\.0\\.1:$UP: the injected login's token endpoint: through confine's keyholder only\$"
+	[ -z "$(up_lines refresh-connect)" ] || fail "the CONNECT reached it"
+	assert_not_file_has_content "$OUT" "$SECRET"
+	assert_not_file_has_content "$ERR" "$SECRET"
+}
+
+# Even where a rule would let it through (leg C: an online profile); the
+# control is the same profile with an API key, no login, whose CONNECT
+# gets there.
+t_refresh_allowed() {
+	require_leg_c_caller
+	inj_ws
+	login_file
+	for k in login api-key; do
+		if [ $k = login ]; then
+			src="login file $LOGIN claudeAiOauth"
+		else
+			src='api-key variable CONFINE_TEST_KEY'
+		fi
+		inject_profile "$T/$k.ini" "anthropic localhost:$UP" "$src" \
+		    "refresh = 127.0.0.1:$UP" '[profile]' 'quadrant = online' \
+		    '[workspace]' 'private = no' '[network]' 'mode = proxy' \
+		    "allow = 127.0.0.1:$UP"
+		[ $k = login ] || sed -i '/^refresh = /d' "$T/$k.ini"
+		CONFINE_TEST_KEY=$SECRET run_confine -p "$T/$k.ini" -- \
+		    sh -c "$CONNECT_TO" c "127.0.0.1:$UP" "refresh-$k"
+		assert_status "$RC" 0
+		cp "$OUT" "$T/out.$k"
+	done
+	assert_eq "$(cat "$T/out.login")" "connect 403" "the login's CONNECT"
+	[ -z "$(up_lines refresh-login)" ] || fail "the login's CONNECT got there"
+	assert_eq "$(cat "$T/out.api-key")" "connect 200" "the control's CONNECT"
+	[ -n "$(up_lines refresh-api-key)" ] ||
+	    fail "the control's CONNECT did not get there"
+}
+
+# An expired claude.ai login, end to end: the keyholder renews it at the
+# token endpoint before the first request, outside; the provider gets the
+# new token; the host's file holds the new tokens, written back; neither
+# the old nor the new tokens are seen inside or in the session's bytes.
+t_login_refresh() {
+	inj_ws
+	login_file
+	old_at=$SECRET old_rt=rt-$SECRET
+	past=$((($(date +%s) - 60) * 1000))
+	sed -i "s/\"expiresAt\":[0-9]*/\"expiresAt\":$past/" "$LOGIN"
+	# The control: the file holds the old tokens before the run.
+	assert_file_has_content "$LOGIN" "\"refreshToken\":\"$old_rt\""
+	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
+	    "login file $LOGIN claudeAiOauth" "refresh = localhost:$UP"
+	run_confine -v -p "$T/p.ini" -- sh -c \
+	    '. .t/agent.sh; req login /v1/messages msg.json; echo x >changed
+	    '"$PROBE" probe "$LOGIN"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^login 200 '
+	assert_file_has_content "$OUT" '^== done$'
+	grep '"/v1/oauth/token"' "$T/up.rec" | grep -q -F "$old_rt" ||
+	    fail "the token endpoint did not get the old refresh token"
+	new_at=$(up_lines login | grep -o '"Authorization", "Bearer AT-NEW-[0-9]*"' |
+	    sed 's/.*Bearer //; s/"$//')
+	[ -n "$new_at" ] || fail "not the new token upstream: $(up_lines login)"
+	new_rt=RT-NEW-${new_at#AT-NEW-}
+	python3 - "$LOGIN" "$new_at" "$new_rt" <<-'PY' ||
+	import json, sys, time
+	o = json.load(open(sys.argv[1]))["claudeAiOauth"]
+	assert o["accessToken"] == sys.argv[2], o
+	assert o["refreshToken"] == sys.argv[3], o
+	assert o["expiresAt"] > time.time() * 1000, o
+	PY
+	    fail "not written back: $(cat "$LOGIN")"
+	assert_file_has_content "$ERR" \
+	    "^confine: inference: 1 request to localhost:$UP through the keyholder, 0 refused, 0 failed, the login refreshed"
+	for f in "$OUT" "$ERR" "$SESSIONS" "$WS"; do
+		if grep -r -a -l -F -e "$old_at" -e "$old_rt" -e "$new_at" \
+		    -e "$new_rt" "$f" >"$T/found"; then
+			diag_file "$T/found" "holding a token"
+			fail "a token is in $f"
+		fi
+	done
+	rm -rf "$(dirname "$LOGIN")"
+}
+
 t_refusals() {
 	inj_ws
 	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
@@ -453,12 +579,23 @@ t_refusals() {
 	    req r-upload /v1/files upload.json
 	    req r-fetch /v1/messages fetch.json
 	    req r-mcp /v1/messages mcp.json
+	    req r-nested /v1/messages nested.json
+	    req r-nested-ok /v1/messages nested-ok.json
+	    req r-override /v1/messages msg.json \
+		-H "X-HTTP-Method-Override: DELETE"
 	    echo x >changed'
 	assert_status "$RC" 0
-	# Positive control: the same keyholder forwards inference.
-	assert_file_has_content "$OUT" '^r-ok 200 '
-	[ -n "$(up_lines r-ok)" ] || fail "r-ok did not reach the provider"
-	for c in r-upload r-fetch r-mcp; do
+	# Positive controls: the same keyholder forwards inference, and the
+	# nested document whose image is inline.
+	for c in r-ok r-nested-ok; do
+		assert_file_has_content "$OUT" "^$c 200 "
+		[ -n "$(up_lines $c)" ] || fail "$c did not reach the provider"
+	done
+	grep "^r-override " "$OUT" >"$T/line" || fail "no answer to r-override"
+	assert_file_has_content "$T/line" \
+	    '^r-override 400 \{"type":"error","error":\{"type":"invalid_request_error","message":"confine: a method override header'
+	[ -z "$(up_lines r-override)" ] || fail "r-override reached the provider"
+	for c in r-upload r-fetch r-mcp r-nested; do
 		grep "^$c " "$OUT" >"$T/line" || fail "no answer to $c"
 		assert_file_has_content "$T/line" \
 		    "^$c 403 \\{\"type\":\"error\",\"error\":\\{\"type\":\"permission_error\",\"message\":\"confine: [^\"]+\"\\}\\}\$"
@@ -467,9 +604,10 @@ t_refusals() {
 	assert_file_has_content "$OUT" '^r-upload 403 .*POST /v1/files refused'
 	assert_file_has_content "$OUT" '^r-fetch 403 .*web_fetch'
 	assert_file_has_content "$OUT" '^r-mcp 403 .*mcp'
-	assert_inference "localhost:$UP" 1 3 0
+	assert_file_has_content "$OUT" '^r-nested 403 .*source\.url'
+	assert_inference "localhost:$UP" 2 5 0
 	report
-	_l=$(inference_line "localhost:$UP" 1 3 0)
+	_l=$(inference_line "localhost:$UP" 2 5 0)
 	grep -q -x -F "$_l" "$T/report" || {
 		diag_file "$T/report" report
 		fail "the report lacks '$_l'"
@@ -495,6 +633,45 @@ t_refused_not_kept() {
 	assert_inference "localhost:$UP" 1 1 0
 	assert_not_file_has_content "$ERR" 'review:'
 	assert_no_session
+# ------------------------------------------------ only when it injects
+
+# confine links no TLS or JSON library (the keyholder does: the control),
+# and starts the keyholder for a session that injects only: confine run
+# from a directory of its own, where confine-keyholder is a stand-in that
+# leaves a mark and fails; the other helpers are the real ones.
+t_only_injecting() {
+	command -v readelf >/dev/null 2>&1 ||
+	    skip_case "readelf is not installed"
+	readelf -d "$CONFINE" >"$T/needed" || fail "readelf $CONFINE"
+	readelf -d "$(dirname "$CONFINE")/confine-keyholder" >"$T/kh-needed" ||
+	    fail "readelf confine-keyholder"
+	assert_file_has_content "$T/kh-needed" 'NEEDED.*\[libssl\.'
+	assert_file_has_content "$T/kh-needed" 'NEEDED.*\[libjansson\.'
+	assert_not_file_has_content "$T/needed" 'NEEDED.*\[lib(ssl|crypto|jansson)\.'
+	inj_ws
+	d=$T/bin.$(unique_num)
+	mkdir "$d"
+	cp "$CONFINE" "$d/confine"
+	for h in confine-export confine-inner; do
+		ln -s "$(dirname "$CONFINE")/$h" "$d/$h"
+	done
+	printf '#!/bin/sh\ntouch "%s"\nexit 1\n' "$d/keyholder-ran" \
+	    >"$d/confine-keyholder"
+	chmod 0755 "$d/confine-keyholder"
+	profile "$T/plain.ini" '[profile]' 'description = no credential'
+	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
+	    'api-key variable CONFINE_TEST_KEY'
+	real=$CONFINE
+	CONFINE=$d/confine
+	run_confine -p "$T/plain.ini" -- true
+	rc1=$RC
+	[ -e "$d/keyholder-ran" ] && ran1=yes || ran1=no
+	CONFINE_TEST_KEY=$SECRET run_confine -p "$T/p.ini" -- true
+	CONFINE=$real
+	assert_eq "$rc1" 0 "the status without injection"
+	assert_eq "$ran1" no "the keyholder started without injection"
+	assert_status "$RC" 125
+	[ -e "$d/keyholder-ran" ] || fail "the stand-in was not started: $(cat "$ERR")"
 }
 
 # ------------------------------------------------------ another name
@@ -622,8 +799,15 @@ icase "positive control: the workspace's file is found without injection" \
 icase "no byte the session wrote holds the credential (-v, proxy, refusals)" t_bytes
 icase "a CONNECT to the injected endpoint is refused, counted, reported" t_connect
 icase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
-icase "an upload, a server-side fetch and an MCP server: refused, counted, reported" t_refusals
 icase "no change but a refusal: no session kept, the refusal counted at exit" t_refused_not_kept
+icase "an upload, a server-side fetch, an MCP server, a nested URL source, a method override: refused, counted, reported" t_refusals
+icase "an expired login renewed outside, written back, never seen inside" \
+    t_login_refresh
+icase "a CONNECT to the login's token endpoint is refused" t_refresh_connect
+icase "a CONNECT to the login's token endpoint is refused where a rule allows it; allowed without the login" \
+    t_refresh_allowed
+icase "confine links no TLS; the keyholder is started for a session that injects only" \
+    t_only_injecting
 icase "a certificate for another name: an error, nothing sent, one failed" t_wrong_name
 icase "a dead endpoint: 502 naming it and the errno, -v logs it, counted as failed" t_dead_upstream
 icase "no source holds a credential: 125, one line naming them, nothing made" t_no_source

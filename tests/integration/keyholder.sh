@@ -167,9 +167,36 @@ t_not_dumpable() {
 	    fail "no keyholder process"
 	assert_eq "$(awk '/^Name:/ { print $2 }' "/proc/$pid/status")" \
 	    confine-keyhold "the process"
-	# Not dumpable: its /proc files belong to root, and a core limit of 0.
+	# No core: a core limit of 0.
 	grep -q '^Max core file size *0 *0' "/proc/$pid/limits" ||
 	    fail "core dumps allowed: $(grep core "/proc/$pid/limits")"
+	# The credential's page locked, where the limit allows a page: the
+	# kernel counts it (VmLck); a process of ours that locks nothing is
+	# the control.
+	sleep 3600 &
+	ctl=$!
+	track_pid $ctl
+	assert_eq "$(awk '/^VmLck:/ { print $2 }' "/proc/$ctl/status")" 0 \
+	    "the control's locked memory (kB)"
+	lim=$(awk '/^Max locked memory/ { print $4 }' "/proc/$pid/limits")
+	if [ "$lim" = unlimited ] || [ "$lim" -ge 4096 ]; then
+		[ "$(awk '/^VmLck:/ { print $2 }' "/proc/$pid/status")" -gt 0 ] ||
+		    fail "nothing locked: $(grep VmLck "/proc/$pid/status")"
+	else
+		diag "the memlock limit ($lim) holds no page: VmLck not checked"
+	fi
+	# Not dumpable: its /proc files belong to root, not to the user
+	# who started it, as the control's do.  Root owns both anyway: seen
+	# by a caller that is not root.
+	if [ "$(id -u)" -ne 0 ]; then
+		assert_eq "$(stat -c %u "/proc/$ctl/environ")" "$(id -u)" \
+		    "the owner of the control's /proc files"
+		assert_eq "$(stat -c %u "/proc/$pid/environ")" 0 \
+		    "the owner of the keyholder's /proc files"
+	else
+		diag "as root, the dumpable flag is checked by an unprivileged run"
+	fi
+	kill "$ctl"
 	stop dump
 }
 
@@ -283,7 +310,7 @@ tcase "a command's output as the key" t_command
 tcase "an upload and a server-side fetch are refused, never sent" t_refused
 tcase "a credential variable not set: 125, saying which" t_missing
 tcase "a file's field that is not a string: 125, saying which" t_bad_file
-tcase "the keyholder dumps no core" t_not_dumpable
+tcase "the keyholder dumps no core, is not dumpable, keeps its key locked" t_not_dumpable
 tcase "control socket: ready, the listener, requests, counts at EOF" t_ctl_serve
 tcase "control socket: no credential: one line naming each source, exit 1" t_ctl_none
 tcase "control socket: EOF before the listener: a quiet exit 0" t_ctl_eof

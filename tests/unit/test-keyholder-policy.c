@@ -319,6 +319,34 @@ test_refused(void)
 	}
 }
 
+/* A header asking for another method than the request line's: refused
+   on an allowed route, which goes without it (the control). */
+static void
+test_method_override(void)
+{
+	static const char *const names[] = { "X-HTTP-Method-Override",
+	    "x-http-method", "X-Method-Override" };
+	struct kh_policy pol = { .kind = KH_CRED_API_KEY, .secret = SECRET,
+	    .provider = KH_GEMINI };
+	struct kh_refusal ref;
+	struct kh_request *r;
+	size_t i;
+
+	r = req_new("POST", "/v1beta/models/m:generateContent", "{}");
+	ok(run(&pol, r, &ref) == KH_FORWARD, "gemini: the POST goes without "
+	    "an override");
+	kh_refusal_clear(&ref);
+	req_free(r);
+	for (i = 0; i < nitems(names); i++) {
+		r = req_new("POST", "/v1beta/models/m:generateContent", "{}");
+		kh_header_add(r, names[i], "DELETE");
+		ok(run(&pol, r, &ref) == KH_REFUSE && error_ok(KH_GEMINI,
+		    &ref, 400), "gemini: %s refused", names[i]);
+		kh_refusal_clear(&ref);
+		req_free(r);
+	}
+}
+
 struct body_case {
 	enum kh_provider	 provider;
 	const char		*target;
@@ -467,6 +495,84 @@ static const struct body_case bodies[] = {
 	    "\"fileUri\":\"https://evil.example/\"}}]}]}", false, false },
 	{ KH_GEMINI, G_GEN, "{\"contents\":[{\"parts\":[{\"file_data\":{"
 	    "\"file_uri\":\"https://evil.example/\"}}]}]}", false, false },
+	/* A source to fetch wherever content may nest: a document made of
+	 * content blocks, a prompt's variables, a function's response
+	 * parts.  The same shapes inline go; a tool call's own arguments are
+	 * the agent's data, not read by the provider. */
+	{ KH_ANTHROPIC, A_MSG, "{\"messages\":[{\"role\":\"user\","
+	    "\"content\":[{\"type\":\"document\",\"source\":{\"type\":"
+	    "\"content\",\"content\":[{\"type\":\"image\",\"source\":{"
+	    "\"type\":\"url\",\"url\":\"https://evil.example/x\"}}]}}]}]}",
+	    false, false },
+	{ KH_ANTHROPIC, A_MSG, "{\"messages\":[{\"role\":\"user\","
+	    "\"content\":[{\"type\":\"document\",\"source\":{\"type\":"
+	    "\"content\",\"content\":[{\"type\":\"image\",\"source\":{"
+	    "\"type\":\"base64\",\"data\":\"AA==\"}}]}}]}]}", true, true },
+	{ KH_ANTHROPIC, A_MSG, "{\"system\":[{\"type\":\"text\",\"text\":"
+	    "\"x\",\"citations\":[{\"source\":{\"type\":\"url\",\"url\":"
+	    "\"https://evil.example/\"}}]}]}", false, false },
+	{ KH_ANTHROPIC, A_MSG, "{\"messages\":[{\"role\":\"assistant\","
+	    "\"content\":[{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"w\","
+	    "\"input\":{\"source\":{\"type\":\"url\",\"url\":\"u\"}}}]}]}",
+	    true, true },
+	{ KH_OPENAI, O_RESP, "{\"prompt\":{\"id\":\"p\",\"variables\":{"
+	    "\"v\":{\"type\":\"input_image\",\"image_url\":"
+	    "\"https://evil.example/\"}}}}", false, false },
+	{ KH_OPENAI, O_RESP, "{\"prompt\":{\"id\":\"p\",\"variables\":{"
+	    "\"v\":{\"type\":\"input_file\",\"file_url\":"
+	    "\"https://evil.example/\"}}}}", false, false },
+	{ KH_OPENAI, O_RESP, "{\"prompt\":{\"id\":\"p\",\"variables\":{"
+	    "\"v\":{\"type\":\"input_image\",\"image_url\":"
+	    "\"data:image/png;base64,AA\"}}}}", true, true },
+	{ KH_GEMINI, G_GEN, "{\"contents\":[{\"role\":\"user\",\"parts\":[{"
+	    "\"functionResponse\":{\"name\":\"f\",\"response\":{},\"parts\":"
+	    "[{\"fileData\":{\"mimeType\":\"image/png\",\"fileUri\":"
+	    "\"https://evil.example/\"}}]}}]}]}", false, false },
+	{ KH_GEMINI, G_GEN, "{\"contents\":[{\"role\":\"user\",\"parts\":[{"
+	    "\"functionResponse\":{\"name\":\"f\",\"response\":{},\"parts\":"
+	    "[{\"inlineData\":{\"mimeType\":\"image/png\",\"data\":"
+	    "\"AA==\"}}]}}]}]}", true, true },
+	{ KH_GEMINI, G_GEN, "{\"contents\":[{\"role\":\"model\",\"parts\":[{"
+	    "\"functionCall\":{\"name\":\"f\",\"args\":{\"fileData\":{"
+	    "\"fileUri\":\"u\"}}}}]}]}", true, true },
+	/* A key the policy reads, spelled otherwise (case, '_'): a parser
+	 * upstream might take it for the key; refused, not guessed. */
+	{ KH_ANTHROPIC, A_MSG, "{\"Tools\":[{\"type\":\"web_fetch_20250910\","
+	    "\"name\":\"f\"}]}", false, false },
+	{ KH_ANTHROPIC, A_MSG, "{\"mcpServers\":[{\"type\":\"url\","
+	    "\"url\":\"https://evil.example/\"}]}", false, false },
+	{ KH_ANTHROPIC, A_MSG, "{\"messages\":[{\"role\":\"user\","
+	    "\"content\":[{\"type\":\"image\",\"Source\":{\"type\":\"url\","
+	    "\"url\":\"https://evil.example/x\"}}]}]}", false, false },
+	{ KH_OPENAI, O_RESP, "{\"TOOLS\":[{\"type\":\"mcp\"}]}", false,
+	    false },
+	{ KH_OPENAI, O_CHAT, "{\"messages\":[{\"role\":\"user\",\"content\":"
+	    "[{\"type\":\"image_url\",\"imageUrl\":{\"url\":\"http://evil."
+	    "example/\"}}]}]}", false, false },
+	{ KH_GEMINI, G_GEN, "{\"contents\":[{\"parts\":[{\"FileData\":{"
+	    "\"fileUri\":\"https://evil.example/\"}}]}]}", false, false },
+	{ KH_GEMINI, G_GEN, "{\"tOOLS\":[{\"urlContext\":{}}]}", false,
+	    false },
+	{ KH_GEMINI, G_GEN, "{\"tools\":[{\"functionDeclarations\":[{"
+	    "\"name\":\"f\",\"parametersJsonSchema\":{\"$defs\":{"
+	    "\"Tools\":{},\"FileData\":{}}}}]}]}", true, true },
+	/* The agent's own names: a prompt's variables, metadata, labels. */
+	{ KH_OPENAI, O_RESP, "{\"prompt\":{\"id\":\"p\",\"variables\":{"
+	    "\"URL\":\"x\",\"Type\":{\"type\":\"input_text\",\"text\":"
+	    "\"y\"}}},\"metadata\":{\"Tools\":\"z\"}}", true, true },
+	{ KH_OPENAI, O_RESP, "{\"prompt\":{\"id\":\"p\",\"variables\":{"
+	    "\"URL\":{\"type\":\"input_image\",\"Image_Url\":\"x\"}}}}",
+	    false, false },
+	{ KH_GEMINI, G_GEN, "{\"contents\":[],\"labels\":{\"Parts\":"
+	    "\"a\"}}", true, true },
+	/* Both of Gemini's own spellings, and a schema's property named
+	 * like a key, go. */
+	{ KH_GEMINI, G_GEN, "{\"system_instruction\":{\"parts\":[{\"text\":"
+	    "\"x\"}]},\"contents\":[{\"parts\":[{\"text\":\"y\"}]}]}", true,
+	    true },
+	{ KH_ANTHROPIC, A_MSG, "{\"tools\":[{\"name\":\"x\",\"input_schema\":"
+	    "{\"type\":\"object\",\"properties\":{\"Tools\":{},\"Source\":"
+	    "{}}}}]}", true, true },
 	/* duplicate keys, the second hostile; non-objects; bad JSON */
 	{ KH_ANTHROPIC, A_MSG, "{\"tools\":[],\"tools\":[{\"type\":"
 	    "\"web_fetch_20250910\",\"name\":\"f\"}]}", false, false },
@@ -654,6 +760,7 @@ main(void)
 {
 	test_allowed();
 	test_refused();
+	test_method_override();
 	test_bodies();
 	test_depth_and_get();
 	test_hostile_names();
