@@ -614,25 +614,6 @@ t_refusals() {
 	}
 }
 
-# An agent's run that changed nothing leaves no session, whatever the
-# keyholder refused on its way (telemetry, an upload): the exit line
-# counts it, no "review:" line.  The control: the request that went
-# through did reach the provider.
-t_refused_not_kept() {
-	inj_ws
-	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
-	    'api-key variable CONFINE_TEST_KEY'
-	CONFINE_TEST_KEY=$SECRET run_confine -p "$T/p.ini" -- sh -c '
-	    . .t/agent.sh
-	    req n-ok /v1/messages msg.json
-	    req n-upload /v1/files upload.json'
-	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^n-ok 200 '
-	[ -n "$(up_lines n-ok)" ] || fail "n-ok did not reach the provider"
-	assert_file_has_content "$OUT" '^n-upload 403 '
-	assert_inference "localhost:$UP" 1 1 0
-	assert_not_file_has_content "$ERR" 'review:'
-	assert_no_session
 # ------------------------------------------------ only when it injects
 
 # confine links no TLS or JSON library (the keyholder does: the control),
@@ -672,6 +653,27 @@ t_only_injecting() {
 	assert_eq "$ran1" no "the keyholder started without injection"
 	assert_status "$RC" 125
 	[ -e "$d/keyholder-ran" ] || fail "the stand-in was not started: $(cat "$ERR")"
+}
+
+# An agent's run that changed nothing leaves no session, whatever the
+# keyholder refused on its way (telemetry, an upload): the exit line
+# counts it, no "review:" line.  The control: the request that went
+# through did reach the provider.
+t_refused_not_kept() {
+	inj_ws
+	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
+	    'api-key variable CONFINE_TEST_KEY'
+	CONFINE_TEST_KEY=$SECRET run_confine -p "$T/p.ini" -- sh -c '
+	    . .t/agent.sh
+	    req n-ok /v1/messages msg.json
+	    req n-upload /v1/files upload.json'
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^n-ok 200 '
+	[ -n "$(up_lines n-ok)" ] || fail "n-ok did not reach the provider"
+	assert_file_has_content "$OUT" '^n-upload 403 '
+	assert_inference "localhost:$UP" 1 1 0
+	assert_not_file_has_content "$ERR" 'review:'
+	assert_no_session
 }
 
 # ------------------------------------------------------ another name
@@ -799,8 +801,8 @@ icase "positive control: the workspace's file is found without injection" \
 icase "no byte the session wrote holds the credential (-v, proxy, refusals)" t_bytes
 icase "a CONNECT to the injected endpoint is refused, counted, reported" t_connect
 icase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
-icase "no change but a refusal: no session kept, the refusal counted at exit" t_refused_not_kept
 icase "an upload, a server-side fetch, an MCP server, a nested URL source, a method override: refused, counted, reported" t_refusals
+icase "no change but a refusal: no session kept, the refusal counted at exit" t_refused_not_kept
 icase "an expired login renewed outside, written back, never seen inside" \
     t_login_refresh
 icase "a CONNECT to the login's token endpoint is refused" t_refresh_connect
