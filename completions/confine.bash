@@ -56,11 +56,11 @@ _confine_help()
 	_confine_backends=$(sed -n \
 	    's/^ *--backend [A-Z]* *//; T; s/,/ /g; s/ or / /g; p' <<<"$help")
 	if [[ -z $_confine_opts ]]; then
-		_confine_opts='-p --profile -w --workspace -n --network --allow
+		_confine_opts='-p --profile -w --workspace --ro-workspace -n --network --allow
 		    --endpoint --ro --hide --scratch --direct --env --backend
 		    --memory --tasks --cpus --disk --clipboard
 		    --dry-run -q --quiet -v --verbose -h --help -V --version'
-		_confine_argopts='-p --profile -w --workspace -n --network
+		_confine_argopts='-p --profile -w --workspace --ro-workspace -n --network
 		    --allow --endpoint --ro --hide --scratch --direct --env
 		    --backend --memory --tasks --cpus --disk'
 	fi
@@ -267,7 +267,7 @@ _confine()
 		prev=-${prev: -1}
 	fi
 	case $prev in
-	-w | --workspace)
+	-w | --workspace | --ro-workspace)
 		if declare -F _filedir >/dev/null 2>&1; then
 			_filedir -d
 		else
@@ -306,7 +306,7 @@ _confine()
 	--*=*)
 		local opt=${cur%%=*} val=${cur#*=}
 		case $opt in
-		--workspace) COMPREPLY=($(compgen -d -- "$val")) ;;
+		--workspace | --ro-workspace) COMPREPLY=($(compgen -d -- "$val")) ;;
 		--profile) COMPREPLY=($(compgen -W "$(_confine_profiles "$confine")" -- "$val")) ;;
 		--network) COMPREPLY=($(compgen -W 'none proxy host' -- "$val")) ;;
 		--backend) COMPREPLY=($(compgen -W "$_confine_backends" -- "$val")) ;;
