@@ -1677,6 +1677,27 @@ apply_recover(const char *ws)
 	return recover_locked(&c);
 }
 
+int
+apply_release(const char *ws)
+{
+	struct ctx c;
+	autofree char *done = NULL;
+	autoclose int fd = -1;
+
+	git_libgit2_init();
+	ctx_init(&c, ws);
+	if ((c.lock = lock_ws(&c)) < 0) {
+		log_warn("cannot release the apply to %s: another apply holds "
+		    "it", ws);
+		return EXIT_CONFINE;
+	}
+	done = path_join(c.journal, "done");
+	if (access(c.journal, F_OK) == 0)
+		fd = open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	rm_tree(c.journal);
+	return 0;
+}
+
 /* ------------------------------------------------------------ apply */
 
 static void
@@ -1849,12 +1870,13 @@ apply_session(const struct apply_opts *o)
 			return EXIT_CONFINE;
 		}
 	}
-	{
+	if (!o->hold) {
 		autofree char *done = path_join(c.journal, "done");
 		autoclose int fd = open(done, O_WRONLY | O_CREAT | O_CLOEXEC,
 		    0600);
+
+		rm_tree(c.journal);
 	}
-	rm_tree(c.journal);
 	for (i = 0; i < c.n; i++)
 		free(c.v[i].path), free(c.v[i].data);
 	free(c.v);

@@ -471,15 +471,32 @@ static void
 export_run(const struct plan *p, bool keep)
 {
 	int r = workspace_export(p->session_dir, log_get_level() < 0);
+	bool nothing = r == WORKSPACE_EXPORT_NOTHING;
+	size_t i;
 
-	if (r == WORKSPACE_EXPORT_NOTHING) {
+	/* Each further workspace's own patch, from its ws/N. */
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+		int rw;
+
+		if (w->read_only || streq(w->dir, p->session_dir))
+			continue;
+		rw = workspace_export(w->dir, log_get_level() < 0);
+		nothing &= rw == WORKSPACE_EXPORT_NOTHING;
+		if (rw != 0 && rw != WORKSPACE_EXPORT_NOTHING)
+			log_warn("session %s: the export of %s failed; its "
+			    "changes are kept in %s/upper, and 'confine show "
+			    "%s' exports them again", p->session_id, w->path,
+			    w->dir, p->session_id);
+	}
+	if (nothing) {
 		/* Nothing to review (a refreshed .git/index, a touch). */
 		if (!p->reenter && !keep) {
 			workspace_session_remove(p);
 			log_info("session %s: nothing to review, removed",
 			    p->session_id);
 		}
-	} else if (r != 0) {
+	} else if (r != 0 && r != WORKSPACE_EXPORT_NOTHING) {
 		autofree char *upper = path_join(p->session_dir, "upper");
 		struct stat st;
 

@@ -114,6 +114,7 @@ info_load(struct session_info *s, const char *store, const char *id)
 	s->id = xstrdup(id);
 	s->dir = path_join(store, id);
 	s->workspace = session_meta_get(s->dir, "workspace");
+	s->also = session_meta_all(s->dir, "also");
 	s->command = command_line(s->dir);
 	s->files = -1;
 	if ((ns = session_meta_get(s->dir, "started_ns")) != NULL)
@@ -183,9 +184,23 @@ session_list_free(struct session_info *v, size_t n)
 		free(v[i].id);
 		free(v[i].dir);
 		free(v[i].workspace);
+		strv_free(v[i].also);
 		free(v[i].command);
 	}
 	free(v);
+}
+
+bool
+session_has_workspace(const struct session_info *s, const char *ws)
+{
+	size_t i;
+
+	if (s->workspace && streq(s->workspace, ws))
+		return true;
+	for (i = 0; s->also && s->also[i]; i++)
+		if (streq(s->also[i], ws))
+			return true;
+	return false;
 }
 
 const char *
