@@ -1057,6 +1057,25 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 	strv_push(keep, &n, ws);
 	strv_push(keep, &n, id);
 	o->workspace = ws;
+	/* Its further workspaces named by options (a profile's come with
+	 * the profile), in their order: each ws/N is the same again. */
+	{
+		const char *keys[] = { "more_ws", "ro_ws" };
+		struct cli_list *l[] = { &o->more_ws, &o->ro_ws };
+
+		for (i = 0; i < nitems(keys); i++) {
+			char **v = session_meta_all(sdir, keys[i]);
+			size_t j;
+
+			for (j = 0; v && v[j]; j++) {
+				l[i]->v = xreallocarray(l[i]->v, l[i]->n + 1,
+				    sizeof(*l[i]->v));
+				l[i]->v[l[i]->n++] = v[j];
+				strv_push(keep, &n, v[j]);
+			}
+			free(v);
+		}
+	}
 	/* Sessions older than the copy layout have none: an overlay. */
 	if (layout == NULL)
 		layout = xstrdup("overlay");

@@ -904,17 +904,6 @@ landlock_backend_plan(struct plan *p, const struct host *h, const char *ws,
 			strv_free(hidden);
 			return -1;
 		}
-		for (j = 0; j < nh; j++)
-			if (path_has_prefix(w->path, hidden[j])) {
-				*cause = xasprintf("workspace '%s' (%s): the "
-				    "landlock backend has no mount namespace "
-				    "and cannot show it at its path inside %s",
-				    w->path, w->origin, hidden[j]);
-				*hint = xasprintf("use the native or bwrap "
-				    "backend");
-				strv_free(hidden);
-				return -1;
-			}
 	}
 	for (i = 0; i < e->scratch.n; i++) {
 		const char *s = e->scratch.v[i].value;
@@ -975,6 +964,8 @@ landlock_backend_plan(struct plan *p, const struct host *h, const char *ws,
 		add_path_except(p, s, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC,
 		    hidden);
 	}
+	/* A read-only workspace: the host's, at its path, by a rule of its
+	 * own (inside the home or /tmp too, which the rest leaves out). */
 	for (i = 0; i < p->nworkspaces; i++)
 		if (p->workspaces[i].read_only)
 			add_path_except(p, p->workspaces[i].path, PLAN_FS_READ |
@@ -1869,9 +1860,28 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		 * with a setuid bwrap, which runs where none can be made),
 		 * unless an entered session's workspace is a copy.
 		 */
+		bool ws_overlay = p.backend == PLAN_BACKEND_BWRAP &&
+		    p.bwrap_unshare_user && !(o->session_layout &&
+		    streq(o->session_layout, "copy"));
+
+		for (i = 0; p.backend == PLAN_BACKEND_BWRAP && !ws_overlay &&
+		    i < p.nworkspaces; i++) {
+			const struct plan_workspace *w = &p.workspaces[i];
+
+			if (w->read_only || streq(w->path, ws))
+				continue;
+			*cause = xasprintf("workspace '%s' (%s): the bwrap "
+			    "backend here makes the workspace a copy (%s), and "
+			    "a further writable workspace needs an overlay",
+			    w->path, w->origin, p.bwrap_setuid ? "bwrap is "
+			    "setuid" : "no user namespace of its own");
+			*hint = xasprintf("use the native backend, or make "
+			    "the workspace read-only (--ro-workspace)");
+			plan_free(&p);
+			return -1;
+		}
 		mounts_plan(&p, h, ws, &e, p.backend == PLAN_BACKEND_BWRAP,
-		    p.backend == PLAN_BACKEND_BWRAP && p.bwrap_unshare_user &&
-		    !(o->session_layout && streq(o->session_layout, "copy")));
+		    ws_overlay);
 		landlock_plan(&p, h, &e);
 		p.cwd = xstrdup(in_workspaces(&p, h->cwd) ? h->cwd : ws);
 	}

@@ -99,6 +99,13 @@ write_meta_ws(int dirfd, const struct plan *p, const char *ws,
 		for (i = 0; streq(ws, p->workspace) && i < p->nworkspaces; i++)
 			if (!streq(p->workspaces[i].path, ws))
 				fprintf(f, "also=%s\n", p->workspaces[i].path);
+		/* The options' (a profile's come again with it): enter. */
+		for (i = 1; streq(ws, p->workspace) && i < p->nworkspaces; i++)
+			if (streq(p->workspaces[i].origin, "option --workspace"))
+				fprintf(f, "more_ws=%s\n", p->workspaces[i].path);
+			else if (streq(p->workspaces[i].origin,
+			    "option --ro-workspace"))
+				fprintf(f, "ro_ws=%s\n", p->workspaces[i].path);
 	}
 	if (copy_since)
 		fprintf(f, "copy_since_ns=%lld\n",

@@ -515,6 +515,43 @@ export_run(const struct plan *p, bool keep)
 }
 
 /*
+ * enter, a session of several workspaces: each further one's patch (in
+ * ws/K of the session entered, by its workspace) into its own layer.
+ */
+static void
+seed_more(const struct plan *p)
+{
+	size_t i, k;
+
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+		autofree char *upper = NULL;
+
+		if (w->read_only || streq(w->dir, p->session_dir))
+			continue;
+		upper = path_join(w->dir, "upper");
+		for (k = 1; k < 1000; k++) {
+			autofree char *from = xasprintf("%s/ws/%zu",
+			    p->patch_from, k);
+			autofree char *ws = session_meta_get(from, "workspace");
+			char *argv[] = { (char *)"--apply", from,
+			    (char *)"--into", upper, (char *)"--whiteouts",
+			    NULL };
+
+			if (ws == NULL)
+				break;
+			if (!streq(ws, w->path))
+				continue;
+			if (workspace_export_run(argv) != 0) {
+				workspace_session_remove(p);
+				exit(EXIT_CONFINE);
+			}
+			break;
+		}
+	}
+}
+
+/*
  * enter: the new session's workspace starts as the host's plus the patch
  * of p->patch_from (agent data: confine-export applies it as apply would,
  * with every check, into upper/, never into the workspace).  A copy's
@@ -534,6 +571,7 @@ seed_patch(const struct plan *p, const struct run_state *rs)
 		workspace_session_remove(p);
 		exit(EXIT_CONFINE);
 	}
+	seed_more(p);
 	log_msg("session %s: %s plus the patch of session %s (what apply "
 	    "would write)", p->session_id, p->workspace,
 	    strrchr(p->patch_from, '/') + 1);
