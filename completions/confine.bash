@@ -9,7 +9,7 @@
 # confine drop SESSION... | drop [--yes] --empty | --applied |
 #     --older-than DURATION | --all
 # confine state ls | show PROFILE | drop [--yes] PROFILE
-# confine apply [--yes] [--commits] [SESSION]
+# confine apply [--yes] [--commits] [--workspace DIR] [SESSION]
 # confine enter [--as-left] [SESSION] [COMMAND [ARG...]]
 # confine profile list | show NAME | check FILE...
 # confine trust [FILE]
@@ -182,7 +182,9 @@ _confine()
 		;;
 	apply)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '--yes -y --commits' -- "$cur"))
+			COMPREPLY=($(compgen -W '--yes -y --commits --workspace' -- "$cur"))
+		elif [[ $prev == --workspace ]]; then
+			COMPREPLY=($(compgen -d -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
 		fi

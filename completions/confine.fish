@@ -198,6 +198,7 @@ complete -c confine -n '__confine_sub diff' -l commits -d 'Print the commits of 
 complete -c confine -n '__confine_sub diff' -l color -d 'Colour the patch, into a pipe too'
 complete -c confine -n '__confine_sub diff' -l no-color -d 'Never colour the patch'
 complete -c confine -n '__confine_sub apply' -l commits -d 'Create the commits of the session (git am)'
+complete -c confine -n '__confine_sub apply' -l workspace -r -a '(__fish_complete_directories)' -d 'Apply that workspace of the session alone'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a list -d 'List the profiles'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a show -d 'Print the effective policy of a profile'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a check -d 'Check profile files'

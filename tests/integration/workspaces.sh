@@ -7,7 +7,7 @@
 # that nest or repeat refused.  Every host tree is unchanged until apply.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_backend
-plan 8
+plan 9
 
 # The session's id, from the exit summary.
 session_id() {
@@ -203,6 +203,32 @@ case_enter() {
 	assert_file_has_content "$ERR" "notes.md \| 2 \+\+$"
 }
 
+# Only a further workspace changed: the session is kept and listed with
+# its files, drop --empty leaves it; applied, it is listed applied.
+case_only_further() {
+	not_on landlock "a copy at another path: one writable workspace"
+	ws_new
+	code=$WS
+	ws_new
+	flow=$WS
+	WS=$code
+	run_confine -w "$code" -w "$flow" -- sh -c "echo a >'$flow/a'
+	    echo b >'$flow/b'"
+	assert_status "$RC" 0
+	sid=$(session_id)
+	[ -n "$sid" ] || fail "no session: the further workspace's change lost"
+	run_confine ls
+	assert_file_has_content "$OUT" "^$sid +[^ ]+ +2 +[^ ]+ +exported "
+	run_confine drop --yes --empty
+	assert_exists "$SESSIONS/$sid"
+	run_confine apply --yes "$sid"
+	assert_status "$RC" 0
+	assert_eq "$(cat "$flow/a" "$flow/b")" "a
+b" "the further workspace after apply"
+	run_confine ls
+	assert_file_has_content "$OUT" "^$sid +[^ ]+ +2 +[^ ]+ +applied "
+}
+
 # A session of one workspace is as before: no ws/, no label.
 case_one() {
 	ws_new
@@ -222,5 +248,6 @@ tcase "the same tree twice, nested, or none writable: refused" case_refused
 tcase "a profile's [workspace NAME]: relative to the first, in --dry-run" case_profile
 tcase "a private workspace is leg B wherever it is shown, named" case_private
 tcase "enter: every workspace plus its patch, from any of them" case_enter
+tcase "only a further workspace changed: kept, listed, applied" case_only_further
 tcase "one workspace: the session as before" case_one
 tap_done
