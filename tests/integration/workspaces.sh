@@ -7,7 +7,7 @@
 # that nest or repeat refused.  Every host tree is unchanged until apply.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_backend
-plan 9
+plan 10
 
 # The session's id, from the exit summary.
 session_id() {
@@ -116,6 +116,48 @@ case_all_or_none() {
 	assert_status "$RC" 0
 	assert_file_has_content "$code/README" '^edit$'
 	assert_eq "$(cat "$flow/README")" host "the other workspace"
+}
+
+# A tree's files, modes and contents (a rollback writes the old bytes
+# back: new inodes, new times).
+content() {
+	(cd "$1" && find . -path ./.git -prune -o -printf '%p %y %m %l\n' |
+	    sort && find . -path ./.git -prune -o -type f -print0 | sort -z |
+	    xargs -0r sha256sum)
+}
+
+# A later workspace that fails while written: the earlier one, written
+# already, is rolled back by its journal; once the tree can be written,
+# the same apply takes both.
+case_rollback() {
+	not_on landlock "a copy at another path: one writable workspace"
+	[ "$(id -u)" -ne 0 ] ||
+	    skip_case "root writes into a read-only directory: no failed write"
+	ws_new
+	code=$WS
+	code_before=$(content "$code")
+	ws_new
+	flow=$WS
+	WS=$code
+	run_confine -w "$code" -w "$flow" -- sh -c "echo edit >>'$code/README'
+	    echo agent >>'$flow/README'"
+	assert_status "$RC" 0
+	sid=$(session_id)
+	# Positive control: a write there fails for this user.
+	chmod 0555 "$flow"
+	if (echo x >"$flow/probe") 2>/dev/null; then
+		chmod 0755 "$flow"
+		fail "a read-only directory took a write"
+	fi
+	run_confine apply --yes "$sid"
+	chmod 0755 "$flow"
+	assert_ne "$RC" 0 "apply with a tree that cannot be written"
+	assert_file_has_content "$ERR" "rolled back the apply to $code\$"
+	assert_eq "$(content "$code")" "$code_before" "the first tree, rolled back"
+	run_confine apply --yes "$sid"
+	assert_status "$RC" 0
+	assert_file_has_content "$code/README" '^edit$'
+	assert_file_has_content "$flow/README" '^agent$'
 }
 
 # The same tree twice, one inside another, none writable: refused, one
@@ -244,6 +286,7 @@ case_one() {
 tcase "two writable workspaces: each its own patch, labelled, applied" case_two_writable
 tcase "a read-only workspace: read at its path, never written, not exported" case_read_only
 tcase "apply: every workspace checked first, all or none; --workspace one" case_all_or_none
+tcase "apply: a later workspace that fails rolls the earlier back" case_rollback
 tcase "the same tree twice, nested, or none writable: refused" case_refused
 tcase "a profile's [workspace NAME]: relative to the first, in --dry-run" case_profile
 tcase "a private workspace is leg B wherever it is shown, named" case_private
