@@ -21,7 +21,7 @@ packages='
 	systemd dbus-user-session
 	git scdoc bubblewrap tmux hyperfine python3 procps iproute2 strace
 	ca-certificates curl openssl
-	bash-completion zsh fish man-db xfsprogs
+	bash-completion zsh fish man-db xfsprogs cppcheck
 '
 # The agent tests install the agents with npm: the distribution's Node.js
 # and npm, unless a Node.js is installed already (from NodeSource, say,

@@ -5,7 +5,10 @@
 # (lib/untrusted.h, STYLE.md section 6).
 #
 # In the code that reads what the agent wrote or sends (the export, the
-# proxy, the notify supervisor, the keyholder), every raw read call (read,
+# proxy, the notify supervisor, the keyholder, the profiles' kept state
+# and "confine state" that compares it, the session commands that show a
+# session's files, the terminal relay of the command's output), every
+# raw read call (read,
 # pread, readv, recv*, getline, getdelim, fread, readlink*,
 # process_vm_readv, and splice, which moves them without reading them in)
 # must show its bound in the call itself: a fixed
@@ -19,7 +22,8 @@
 
 top=${TESTS_SRCDIR:-$(dirname "$0")}/..
 src=$top/src
-files="$src/export/*.c $src/run/proxy.c $src/run/notify*.c $src/keyholder/*.c"
+files="$src/export/*.c $src/run/proxy.c $src/run/notify*.c $src/keyholder/*.c
+$src/run/agent-state.c $src/cmd/state.c $src/cmd/sessions.c $src/enforce/pty.c"
 
 if ! ls $files >/dev/null 2>&1; then
 	echo "Bail out! no sources in $src (set TESTS_SRCDIR to tests/)"

@@ -16,13 +16,25 @@
 #   keyholder lib keyholder: confine-keyholder, apart as export is
 #   cmd      lib input policy enforce store run cmd
 #
+# Each folder's README says what the folder may include, in a sentence
+# "May include: lib/, input/." that names the same folders as this table.
+#
 # Then, on the built objects (TESTS_BUILDDIR/../src), two facts a reader of
 # the includes cannot see:
 #   - no cycle between files: file A uses a function defined in file B
 #     (nm), and no chain of such uses leads from B back to A;
-#   - policy is pure: its objects call nothing outside lib, input and
-#     policy but the C library's memory, string and formatting functions
-#     (no system call, no file opened), and enforcement modules never exit.
+#   - policy is pure: its objects call nothing but policy's own functions,
+#     those of the pure files of lib and input ($pure_files below: memory,
+#     strings, environment arrays, SHA-256, escaping, the values' syntax
+#     and the profile's lists) and the C library's memory, string and
+#     formatting functions (no system call, no file opened, not through
+#     lib/fdio or lib/sys either), and enforcement modules never exit;
+#   - no hidden state: no file keeps a variable that can change (.data or
+#     .bss, static locals too) but the few the process keeps as a whole
+#     ($state_allowed below: the log level and the fatal path's fd and
+#     hook, the terminal state the exit path restores, libsystemd's
+#     handle and symbols once loaded).  Tables that never change are
+#     const (.rodata, .data.rel.ro) and pass.
 # config.h (generated, included first everywhere) is always allowed.
 
 top=${TESTS_SRCDIR:-$(dirname "$0")}/..
@@ -102,7 +114,7 @@ n=0
 for f in $files; do
 	n=$((n + 1))
 done
-echo "1..$((n + 4))"
+echo "1..$((n + 6))"
 
 i=0 failed=0
 for f in $files; do
@@ -128,12 +140,40 @@ else
 	failed=$((failed + 1))
 fi
 
+# The folders a README's "May include:" sentence names, sorted, one line.
+readme_allows() {
+	tr '\n' ' ' <"$1" | sed -n 's/.*May include:\(.*\)/\1/p' |
+	    sed 's/\.\( \|$\).*//' | grep -o '[a-z]*/\([^a-z]\|$\)' |
+	    tr -d '/,.; ' | sort -u | tr '\n' ' '
+}
+i=$((i + 1))
+why=
+for d in $folders; do
+	eval "want=\$allowed_$d"
+	want=$(printf '%s\n' $want | sort -u | tr '\n' ' ')
+	if [ ! -f "$src/$d/README" ]; then
+		why="$why $d/ has no README;"
+		continue
+	fi
+	got=$(readme_allows "$src/$d/README")
+	[ "$got" = "$want" ] ||
+	    why="$why $d/README says it may include '$got', the rule is '$want';"
+done
+if [ -z "$why" ]; then
+	echo "ok $i - every folder's README says what it may include"
+else
+	echo "not ok $i - the READMEs and the rules differ:$why"
+	failed=$((failed + 1))
+fi
+
 # The objects: "FILE DEF SYMBOL" and "FILE USE SYMBOL" lines.
 objs=$(ls "$obj"/*/*.o 2>/dev/null)
-if [ -z "$objs" ] || ! command -v nm >/dev/null; then
-	for w in "no cycle" "policy is pure" "enforcement never exits"; do
+if [ -z "$objs" ] || ! command -v nm >/dev/null ||
+    ! command -v objdump >/dev/null; then
+	for w in "no cycle" "policy is pure" "enforcement never exits" \
+	    "no hidden state"; do
 		i=$((i + 1))
-		echo "ok $i # SKIP $w: no objects in $obj (build first) or no nm"
+		echo "ok $i # SKIP $w: no objects in $obj (build first) or no nm, objdump"
 	done
 	[ "$failed" -eq 0 ]
 	exit
@@ -190,6 +230,12 @@ else
 	failed=$((failed + 1))
 fi
 
+# The files of lib and input whose functions policy may call: they open
+# nothing and ask the kernel nothing (input/profile's loaders are called
+# by cmd, before policy).
+pure_files='lib/util lib/env lib/sha256 lib/term-escape input/values
+input/profile'
+
 # The C library functions policy may call: memory, strings, formatting to
 # a caller's stream, sorting, time conversion.  Nothing that opens, reads
 # or asks the kernel.
@@ -203,16 +249,18 @@ __strcat_chk __strncpy_chk __ctype_b_loc __ctype_tolower_loc
 __ctype_toupper_loc __assert_fail isatty strcpy stpcpy strcat strncpy
 strsep strtok_r strftime __popcountdi2 ferror'
 i=$((i + 1))
-impure=$(echo "$syms" | awk -v pure="$pure" '
-	BEGIN { n = split(pure, p); for (k = 1; k <= n; k++) ok[p[k]] = 1 }
+impure=$(echo "$syms" | awk -v pure="$pure" -v files="$pure_files" '
+	BEGIN {
+		n = split(pure, p); for (k = 1; k <= n; k++) ok[p[k]] = 1
+		n = split(files, p); for (k = 1; k <= n; k++) okf[p[k]] = 1
+	}
 	$2 == "DEF" { def[$3] = $1 }
 	$2 == "USE" && $1 ~ /^policy\// { use[$1 " " $3] = 1 }
 	END {
 		for (u in use) {
 			split(u, p, " ")
 			s = p[2]; d = def[s]
-			if (s in ok || d ~ /^(policy|input)\// ||
-			    (d ~ /^lib\// && d != "lib/sys"))
+			if (s in ok || d ~ /^policy\// || d in okf)
 				continue
 			print p[1] ": " s
 		}
@@ -232,6 +280,43 @@ if [ -z "$exits" ]; then
 	echo "ok $i - enforcement modules never exit (they return an error)"
 else
 	echo "not ok $i - enforcement modules exit: $(echo $exits)"
+	failed=$((failed + 1))
+fi
+
+# The variables a file may keep, as FILE:NAME (a static local's compiler
+# suffix, ".N", dropped).
+state_allowed='lib/log:level lib/log:child_fd lib/log:exit_hook
+enforce/pty:saved enforce/pty:saved_fd enforce/pty:active
+run/limits:sd run/limits:lib'
+i=$((i + 1))
+state=$(for o in $objs; do
+	f=${o#"$obj"/}
+	d=${f%%/*}
+	b=${f##*/}
+	b=${b%.o}
+	b=${b#libconfine_a-}
+	b=${b#confine_export-}
+	b=${b#libkeyholder_a-}
+	b=${b#confine_keyholder-}
+	[ -f "$src/$d/$b.c" ] || continue
+	objdump -t "$o" | awk -v f="$d/$b" '/ O / {
+		for (k = 1; k <= NF; k++)
+			if ($k ~ /^\.(bss|data)/ && $k !~ /rel\.ro/) {
+				v = $NF; sub(/\.[0-9]+$/, "", v)
+				print f ":" v
+			}
+	}'
+done | sort -u)
+hidden=
+for v in $state; do
+	in_list "$v" "$(echo $state_allowed)" || hidden="$hidden $v"
+done
+if [ -z "$hidden" ]; then
+	echo "ok $i - no hidden state: no variable kept by a file but the" \
+	    "process's own"
+else
+	echo "not ok $i - variables kept by a file (pass them as arguments or" \
+	    "a context struct):$hidden"
 	failed=$((failed + 1))
 fi
 [ "$failed" -eq 0 ]

@@ -46,7 +46,7 @@ export CONFINE TESTS_SRCDIR TESTS_BUILDDIR
 # Every time limit a test sets is a bound against hanging, never a speed
 # check: on a busy machine (CI runs many tests at once on few cores) each
 # is TEST_TIME_FACTOR times longer.
-TEST_TIME_FACTOR=${TEST_TIME_FACTOR:-3}
+TEST_TIME_FACTOR=${TEST_TIME_FACTOR:-10}
 
 # Seconds before a confine run is stopped; no test may hang.
 CONFINE_TIMEOUT=${CONFINE_TIMEOUT:-$((30 * TEST_TIME_FACTOR))}

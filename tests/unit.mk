@@ -38,9 +38,11 @@ tests_unit_test_profile_SOURCES = tests/unit/test-profile.c
 tests_unit_test_profile_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_profile_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
 
-TESTS += $(UNIT_TESTS) tests/check-layering.sh tests/check-bounded-reads.sh
+TESTS += $(UNIT_TESTS) tests/check-layering.sh tests/check-bounded-reads.sh \
+	tests/check-checks.sh
 EXTRA_DIST += tests/unit/tap.h tests/check-layering.sh \
-	tests/check-bounded-reads.sh \
+	tests/check-bounded-reads.sh tests/check-cppcheck.sh \
+	tests/check-checks.sh \
 	tests/data/plan-dump.golden tests/data/plan-dump-bwrap.golden \
 	tests/data/plan-dump-landlock.golden tests/data/bwrap-argv.golden
 
@@ -341,6 +343,21 @@ check_PROGRAMS += tests/unit/test-proxy
 tests_unit_test_proxy_SOURCES = tests/unit/test-proxy.c
 tests_unit_test_proxy_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_proxy_LDADD = src/libconfine.a $(SECCOMP_LIBS) $(INIH_LIBS) $(DLOPEN_LIBS)
+
+# lib/untrusted: the agent's bytes copied with a bound, opened beneath a
+# root, shown without escapes.
+UNIT_TESTS += tests/unit/test-untrusted
+check_PROGRAMS += tests/unit/test-untrusted
+tests_unit_test_untrusted_SOURCES = tests/unit/test-untrusted.c
+tests_unit_test_untrusted_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_untrusted_LDADD = src/libconfine.a
+
+# lib/spawn: a program's output read with a bound, and its status.
+UNIT_TESTS += tests/unit/test-spawn
+check_PROGRAMS += tests/unit/test-spawn
+tests_unit_test_spawn_SOURCES = tests/unit/test-spawn.c
+tests_unit_test_spawn_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_spawn_LDADD = src/libconfine.a
 
 # lib/fdio: bounded reads, openat2 beneath.
 UNIT_TESTS += tests/unit/test-fdio

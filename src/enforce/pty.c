@@ -97,6 +97,7 @@ pty_recv_fd(int sock)
 	ssize_t n;
 	int fd;
 
+	/* Bounded: one byte (iov) and one fd's control data (cbuf). */
 	if ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0)
 		return -errno;
 	c = CMSG_FIRSTHDR(&msg);
@@ -231,6 +232,7 @@ fill_out(struct pty_relay *r)
 		errno = EAGAIN;
 		return -1;
 	}
+	/* Bounded: room() is at most PTY_BUF, scratch's size. */
 	if ((n = read(r->master, r->scratch, want)) > 0)
 		r->to_out_len += termfilter_run(&r->filter, r->scratch,
 		    (size_t)n, r->to_out + r->to_out_off + r->to_out_len);
@@ -254,6 +256,7 @@ drain_out(struct pty_relay *r)
 static ssize_t
 fill_in(struct pty_relay *r)
 {
+	/* Bounded: what is left of to_master (PTY_IN_BUF). */
 	ssize_t n = read(r->in, r->to_master + r->to_master_len,
 	    PTY_IN_BUF - r->to_master_len);
 

@@ -244,7 +244,7 @@ line_print(const struct stat_line *l, const struct stat_layout *ly,
 		}
 	}
 	fprintf(out, "%*zu%s", ly->number, l->added + l->deleted,
-	    l->added + l->deleted ? " " : "");
+	    (l->added + l->deleted) ? " " : "");
 	repeat(out, '+', add);
 	repeat(out, '-', del);
 	fputc('\n', out);

@@ -70,7 +70,7 @@ by_id(const void *a, const void *b)
 static const struct large_blob *
 find(struct large_odb *l, const git_oid *id)
 {
-	struct large_blob key;
+	struct large_blob key = { 0 };
 
 	if (!l->sorted && l->n > 1)
 		qsort(l->v, l->n, sizeof(*l->v), by_id);

@@ -322,27 +322,16 @@ run_quiet(const char *const *argv, char *out, size_t outlen)
 	autoclose int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct spawn_opts o = SPAWN_OPTS_INIT;
 	char *const no_env[] = { NULL };
-	int p[2], status;
-	ssize_t n;
 	size_t len = 0;
-	pid_t pid;
+	int status;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -1;
 	o.in = devnull;
-	o.out = o.err = p[1];
 	o.envp = no_env;
-	pid = spawn_start(argv[0], (char *const *)argv, &o);
-	close(p[1]);
 	/* At most outlen - 1 bytes: a version line is all we look at. */
-	while (pid > 0 && len + 1 < outlen &&
-	    (n = read(p[0], out + len, outlen - len - 1)) > 0)
-		len += (size_t)n;
+	status = spawn_capture(argv[0], (char *const *)argv, &o, true, out,
+	    outlen - 1, &len);
 	out[len] = '\0';
-	close(p[0]);
-	if (pid < 0 || (status = spawn_wait(pid)) < 0)
-		return -1;
-	return status;
+	return status < 0 ? -1 : status;
 }
 
 void
@@ -530,31 +519,15 @@ git_config_get(char *const *envp, char *out, size_t outlen, size_t *ret_len)
 	    "^user\\.(name|email)$", NULL };
 	autoclose int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct spawn_opts o = SPAWN_OPTS_INIT;
-	size_t len = 0;
-	int p[2], status;
-	ssize_t n;
-	pid_t pid;
+	int status;
 
-	if (devnull < 0 || pipe2(p, O_CLOEXEC) < 0)
+	if (devnull < 0)
 		return -1;
 	o.in = o.err = devnull;
-	o.out = p[1];
 	o.envp = envp;
-	pid = spawn_start(GIT_PATH, (char *const *)argv, &o);
-	close(p[1]);
-	while (pid > 0 && len < outlen) {
-		if ((n = read(p[0], out + len, outlen - len)) < 0 &&
-		    errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(p[0]);
-	if (pid < 0 || (status = spawn_wait(pid)) < 0)
-		return -1;
-	*ret_len = len;
-	return status;
+	status = spawn_capture(GIT_PATH, (char *const *)argv, &o, false, out,
+	    outlen, ret_len);
+	return status < 0 ? -1 : status;
 }
 
 /* *why appended to: "KEY: BAD". */

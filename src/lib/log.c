@@ -45,14 +45,15 @@ log_set_exit_hook(void (*fn)(void))
 	exit_hook = fn;
 }
 
+/* The message is formatted by the caller, whose va_list is ended there. */
 static noreturn void
-fatal(int status, int err, const char *hint, const char *fmt, va_list ap)
+fatal(int status, int err, const char *hint, const char *text)
 {
 	char msg[STATUS_MAX];
 	int n;
 
 	msg[0] = (char)status;
-	n = vsnprintf(msg + 1, sizeof(msg) - 1, fmt, ap);
+	n = snprintf(msg + 1, sizeof(msg) - 1, "%s", text);
 	if (n < 0)
 		n = 0;
 	if ((size_t)n >= sizeof(msg) - 1)
@@ -82,28 +83,37 @@ fatal(int status, int err, const char *hint, const char *fmt, va_list ap)
 void
 die(const char *fmt, ...)
 {
+	char text[STATUS_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fatal(EXIT_CONFINE, 0, NULL, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	fatal(EXIT_CONFINE, 0, NULL, text);
 }
 
 void
 die_errno(int err, const char *fmt, ...)
 {
+	char text[STATUS_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fatal(EXIT_CONFINE, err, NULL, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	fatal(EXIT_CONFINE, err, NULL, text);
 }
 
 void
 die_hint(int status, int err, const char *hint, const char *fmt, ...)
 {
+	char text[STATUS_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fatal(status, err, hint, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	fatal(status, err, hint, text);
 }
 
 static void

@@ -116,3 +116,37 @@ spawn_run(const char *prog, char *const argv[], const struct spawn_opts *o)
 		return (int)pid;
 	return spawn_wait(pid);
 }
+
+int
+spawn_capture(const char *prog, char *const argv[], const struct spawn_opts *o,
+    bool with_stderr, char *buf, size_t cap, size_t *ret_len)
+{
+	struct spawn_opts oo = *o;
+	size_t len = 0;
+	ssize_t n;
+	int p[2];
+	pid_t pid;
+
+	*ret_len = 0;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	oo.out = p[1];
+	if (with_stderr)
+		oo.err = p[1];
+	pid = spawn_start(prog, argv, &oo);
+	close(p[1]);
+	while (pid > 0 && len < cap) {
+		/* Bounded: what is left of the caller's cap bytes. */
+		if ((n = read(p[0], buf + len, cap - len)) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(p[0]);
+	if (pid < 0)
+		return (int)pid;
+	*ret_len = len;
+	return spawn_wait(pid);
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * lib/spawn.h - run a helper program and wait for it: confine-export, the
- * bwrap probe, the pager.  No shell unless the caller runs one.
+ * bwrap probe, the pager; or run one for its output, read with a bound
+ * (the bwrap and git probes).  No shell unless the caller runs one.
  *
  * Runs in: confine on the host (never in the sandbox's supervisor, whose
  * children are the backends' own).
@@ -49,5 +50,16 @@ int	spawn_wait(pid_t pid);
 /* spawn_start, then spawn_wait: the wait status, or -errno. */
 int	spawn_run(const char *prog, char *const argv[],
 	    const struct spawn_opts *o);
+
+/*
+ * spawn_start with the program's stdout (and its stderr too, with
+ * with_stderr) on a pipe, of which at most cap bytes are read into buf
+ * (not NUL-terminated; *ret_len says how many), then spawn_wait.  Output
+ * past cap is not read: the pipe is closed, and the program may see
+ * EPIPE.  The wait status, or -errno when there is no child.
+ */
+int	spawn_capture(const char *prog, char *const argv[],
+	    const struct spawn_opts *o, bool with_stderr, char *buf,
+	    size_t cap, size_t *ret_len);
 
 #endif

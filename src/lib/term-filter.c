@@ -810,7 +810,7 @@ size_t
 termfilter_reset(const struct termfilter *tf, char *out)
 {
 	struct out o = { .p = (unsigned char *)out };
-	bool bol = tf->modes & TF_MODE_ALT ? tf->bol_main : tf->at_bol;
+	bool bol = (tf->modes & TF_MODE_ALT) ? tf->bol_main : tf->at_bol;
 	int n;
 
 	/* An unfinished synchronized update would hide what follows. */

@@ -19,8 +19,9 @@
  *    bytes").  Anything else that reads u.untrusted_bytes is a bug.
  *  - Every read of them has a bound: fd_read_all() with its max, a fixed
  *    buffer read with sizeof, or a bound named on the read's own line
- *    (tests/check-bounded-reads.sh holds the export, the proxy and the
- *    notify supervisor to it).
+ *    (tests/check-bounded-reads.sh holds the export, the keyholder, the
+ *    proxy, the notify supervisor, the kept state, the session commands
+ *    and the terminal relay to it).
  */
 #ifndef CONFINE_UNTRUSTED_H
 #define CONFINE_UNTRUSTED_H

@@ -9,10 +9,15 @@
  * rewrites).  The two values, read on the host (input/host-probe.c), go in
  * as git's own variables, which win over any configuration file
  * (git-commit-tree(1)).  Not leg B: confine-profile(5), THE RULE OF TWO.
+ * The system's file (/etc/gitconfig, read-only inside as the rest of /etc)
+ * is the host's configuration too, with its credential helpers, hooks
+ * paths and includes: GIT_CONFIG_NOSYSTEM=1 leaves it out, in every plan,
+ * identity or none.
  *
  * Runs in: the supervisor, while the plan is computed.
  * MUST: stay pure.
- * MUST: give the command only the checked user.name and user.email.
+ * MUST: give the command only the checked user.name and user.email, and
+ *   leave the system's git configuration out.
  * MUST: never replace a value the profile or the command line gives.
  */
 #include "config.h"
@@ -35,6 +40,7 @@ policy_git_identity(struct plan *p, const struct host *h)
 	autofree char *set = xstrdup(""), *kept = xstrdup("");
 	size_t i;
 
+	(void)env_add_default(&p->envp, "GIT_CONFIG_NOSYSTEM=1");
 	if (h->git_name == NULL && h->git_email == NULL && h->git_why == NULL)
 		return;
 	for (i = 0; i < nitems(names); i++) {

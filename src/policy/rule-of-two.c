@@ -411,21 +411,21 @@ legs_check(struct plan *p, const struct eff *e, char **cause, char **hint)
 	}
 	extra = p->legs & ~p->quadrant_legs;
 	if (extra) {
-		autofree char *why = legs_list(p, extra & PLAN_LEG_B ? 'B' :
-		    extra & PLAN_LEG_C ? 'C' : 'A');
+		char leg = (extra & PLAN_LEG_B) ? 'B' :
+		    (extra & PLAN_LEG_C) ? 'C' : 'A';
+		autofree char *why = legs_list(p, leg);
 
 		*cause = xasprintf("rule of two: quadrant %s (%s) allows %s, "
 		    "but leg %c is granted by %s", e->quadrant.value,
 		    e->quadrant.origin, plan_legs_name(p->quadrant_legs, b),
-		    extra & PLAN_LEG_B ? 'B' : extra & PLAN_LEG_C ? 'C' : 'A',
-		    why);
-		*hint = xasprintf("%s", extra & PLAN_LEG_C ? c_endpoint(p) ?
+		    leg, why);
+		*hint = xasprintf("%s", (extra & PLAN_LEG_C) ? c_endpoint(p) ?
 		    "a raw endpoint carries whatever the agent sends: inject "
 		    "the credential instead ([credential] inject, "
 		    "confine-profile(5)), or use a profile of the online or "
 		    "trusted quadrant" : "drop that rule, "
 		    "or use a profile of the online or trusted quadrant "
-		    "(for example -p online)" : extra & PLAN_LEG_B ? "drop that "
+		    "(for example -p online)" : (extra & PLAN_LEG_B) ? "drop that "
 		    "rule, or use a profile of the offline or trusted quadrant "
 		    "(for example -p offline)" : "the trusted quadrant needs "
 		    "untrusted = no");

@@ -346,7 +346,7 @@ run_job(struct unotify_jobs *jobs, struct job *j, void *(*fn)(void *),
 		t = xmalloc(sizeof(*t));
 		*t = (struct thread_arg){ jobs, j, fn };
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		if (!(ok = pthread_create(&id, &a, job_thread, t) == 0))
+		if (!(ok = (pthread_create(&id, &a, job_thread, t) == 0)))
 			free(t);
 		pthread_attr_destroy(&a);
 	}
@@ -1192,7 +1192,7 @@ writable_mount(int fd, void *arg)
 	(void)arg;
 	if (fstatvfs(fd, &sv) < 0)
 		return -EBADF;
-	return sv.f_flag & ST_RDONLY ? -EROFS : 0;
+	return (sv.f_flag & ST_RDONLY) ? -EROFS : 0;
 }
 
 int

@@ -411,14 +411,13 @@ reply(int fd, const char *status)
 
 /*
  * An allowed destination that cannot be reached: 502 with what failed,
- * the name, the address and the error, for the agent to show; counted
- * apart from the refusals.
+ * the name, the address and the error (or the resolver's answer for a
+ * name it does not find), for the agent to show; counted apart from the
+ * refusals.
  */
 static void
-fail(struct proxy *px, struct conn *c, int err)
+fail_why(struct proxy *px, struct conn *c, const char *why)
 {
-	autofree char *why = xasprintf("%s: connect to %s: %s", c->dest,
-	    c->addr[0] ? c->addr : "(no address)", strerror(err));
 	autofree char *msg = NULL;
 	int n;
 
@@ -434,6 +433,15 @@ fail(struct proxy *px, struct conn *c, int err)
 		/* The client is gone: nothing to tell. */
 	}
 	c->state = S_DONE;
+}
+
+static void
+fail(struct proxy *px, struct conn *c, int err)
+{
+	autofree char *why = xasprintf("%s: connect to %s: %s", c->dest,
+	    c->addr[0] ? c->addr : "(no address)", strerror(err));
+
+	fail_why(px, c, why);
 }
 
 static void
@@ -600,10 +608,15 @@ resolved(struct proxy *px)
 		for (i = 0; i < px->n && px->c[i] != j->conn; i++)
 			;
 		if (i < px->n && px->c[i]->state == S_RESOLVING) {
-			if (j->err || j->res == NULL)
-				refuse(px, px->c[i], px->c[i]->dest,
-				    "the name does not resolve");
-			else
+			if (j->err || j->res == NULL) {
+				/* Allowed, but not found: the upstream's. */
+				autofree char *why = xasprintf("%s: resolve "
+				    "%s: %s", px->c[i]->dest, j->host,
+				    j->err ? gai_strerror(j->err) :
+				    "no address");
+
+				fail_why(px, px->c[i], why);
+			} else
 				connect_to(px, px->c[i], j->res);
 		}
 		if (j->res)

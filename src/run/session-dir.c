@@ -319,6 +319,17 @@ copies_create(const struct plan *p, int fd, const char **where,
 	if (p->reenter)
 		return 0;
 	/*
+	 * bwrap's workspace an overlay: no mark, and no probe of the
+	 * filesystem's ctimes for one.  Only a copied workspace is judged
+	 * by it (the export's "copy" layout, workspace_session_finish()); the
+	 * overlay's changes are its upper layer, and its start the run's
+	 * first moment (workspace_session_create()).
+	 */
+	if (plan_ws_overlay(p)) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		return write_meta(fd, p, &now, &host_since, NULL);
+	}
+	/*
 	 * The export tells the command's changes by the copy's mark
 	 * (store/copy-mark.h): its since, and the entries copied in its
 	 * last tick.  With multigrain timestamps the command starts at once
@@ -655,10 +666,26 @@ workspace_session_untouched(const struct plan *p)
 	autoclose int fd = -1;
 	size_t i;
 
-	if (p->backend != PLAN_BACKEND_NATIVE || p->reenter ||
-	    (fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0 || !dir_empty(fd, "upper"))
+	if (p->reenter || (fd = open(p->session_dir, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return false;
+	if (p->backend != PLAN_BACKEND_NATIVE && !plan_ws_overlay(p)) {
+		/* A copy: unchanged since its mark, as the finish judges it. */
+		autofree char *upper = path_join(p->session_dir, "upper");
+		struct copy_mark mark;
+		bool changed;
+
+		if (copy_mark_load(p->session_dir, &mark) < 0)
+			return false;
+		changed = copy_changed(upper, &mark);
+		copy_mark_free(&mark);
+		return !changed;
+	}
+	if (!dir_empty(fd, "upper"))
+		return false;
+	/* bwrap's scratch is discarded, whatever it holds (the finish). */
+	if (p->backend != PLAN_BACKEND_NATIVE)
+		return true;
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
 

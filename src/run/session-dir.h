@@ -38,10 +38,12 @@ bool	workspace_session_finish(const struct plan *, bool keep);
 void	workspace_session_remove(const struct plan *);
 
 /*
- * native, while the overlay may still be mounted but nothing of the
- * sandbox is left to write: did the command leave its upper layer and
- * its scratch layers empty (what workspace_session_finish() would find)?
- * Reads only; false when unsure.
+ * Once nothing of the sandbox is left to write (native's overlay may
+ * still be mounted): did the command leave the workspace untouched, as
+ * workspace_session_finish() would judge it?  An overlay: its upper layer
+ * empty, and on native its scratch layers too (bwrap's scratch is
+ * discarded); a copy: nothing changed since its mark (its whole tree
+ * walked, the removal not done).  Reads only; false when unsure.
  */
 bool	workspace_session_untouched(const struct plan *);
 

@@ -713,26 +713,35 @@ tear_down(const struct plan *p, struct run_state *rs, struct limits_run *lr,
 }
 
 /*
- * Return the status before the tear-down, where that is safe: native, the
- * command's status known and nothing of the sandbox left to write (its
- * first process reaped everything, rec->exited), a session the run leaves
- * untouched, nothing reached, nothing kept (no persistent state, not a
- * session entered again), not ended by "confine stop".  The session leaves the store first
+ * Return the status before the tear-down, where that is safe: the
+ * command's status known and nothing of the sandbox left to write (native:
+ * its first process reaped everything, rec->exited; bwrap: its first
+ * process reaped, and with bwrap's pid namespace every process of it;
+ * landlock: the keeper reaped, which outlives every process of the
+ * session), a session the run leaves untouched, nothing reached, nothing
+ * kept (no persistent state, not a session entered again), not ended by
+ * "confine stop".  The session leaves the store first
  * (workspace_session_discard(): "confine ls" and "show" no longer see it),
- * then a detached process removes it and the cgroup (tear_down()).  False:
- * the run ends as usual, with the tear-down before the status.
+ * then a detached process removes it (on the copy backends, the copy) and
+ * the cgroup (tear_down()).  False: the run ends as usual, with the
+ * tear-down before the status; *changed then says that a copy was found
+ * changed (workspace_session_finish() need not walk it again).
  */
 static bool
 leave_early(const struct plan *p, struct run_state *rs, struct limits_run *lr,
-    bool reaped)
+    bool reaped, bool *changed)
 {
 	int pidfd = -1;
 	pid_t pid;
 
-	if (p->backend != PLAN_BACKEND_NATIVE || p->reenter || p->state_dir ||
-	    p->patch_from || limits_outcomes(p, rs, lr) ||
-	    !workspace_session_untouched(p))
+	if ((p->backend != PLAN_BACKEND_NATIVE && !reaped) || p->reenter ||
+	    p->state_dir || p->patch_from || limits_outcomes(p, rs, lr))
 		return false;
+	if (!workspace_session_untouched(p)) {
+		*changed = p->backend != PLAN_BACKEND_NATIVE &&
+		    !plan_ws_overlay(p);
+		return false;
+	}
 	if (!reaped && (pidfd = sys_pidfd_open(rs->child, 0)) < 0)
 		return false;
 	if (workspace_session_discard(p) < 0) {
@@ -794,7 +803,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	struct watch *w = NULL;
 	sigset_t set, stop, held;
 	int r, wstatus, filter_err;
-	bool reaped;
+	bool reaped, changed = false;
 
 	if (ops->check && (r = ops->check(p, &where)) < 0)
 		die_errno(-r, "mount: cannot set up '%s'", where);
@@ -878,7 +887,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	log_set_exit_hook(NULL);
 	watch_end(w, &rs);
 	/* A stop is said and noted: the usual end. */
-	if (!stopping.asked && leave_early(p, &rs, &lr, reaped))
+	if (!stopping.asked && leave_early(p, &rs, &lr, reaped, &changed))
 		return exit_status(&rec, wstatus);
 	/* The namespaces gone before the layers are read or removed. */
 	while (!reaped && waitpid(rs.child, NULL, 0) < 0 && errno == EINTR)
@@ -889,7 +898,9 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	agent_state_collect(p);
 	stop_note(p, &stopping);
 	/* again after enter: its export is updated */
-	if (workspace_session_finish(p, limit_reached(&rs)))
+	/* A copy found changed is kept as a limit's would be: not walked
+	 * again. */
+	if (workspace_session_finish(p, limit_reached(&rs) || changed))
 		export_run(p, limit_reached(&rs));
 	agent_state_finish(p);
 	return exit_status(&rec, wstatus);

@@ -31,11 +31,18 @@ zpty z "zsh -f -i"
 zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=100000; zstyle ':completion:*' list-separator '#'; bindkey '^T' list-choices; done-marker() { print; print END-OF-''LIST; zle send-break }; zle -N done-marker; bindkey '^Y' done-marker"
 zpty -w -n z "$2"$'\x14\x19'
 out=
-integer i=0
-while (( i++ < 100 )); do
-	zpty -r -t z chunk && out+=$chunk
+integer idle=0
+# Read while zsh writes (a long list comes a line a read); give up only
+# after 30 s in which it wrote nothing.
+while (( idle < 300 )); do
+	if zpty -r -t z chunk; then
+		out+=$chunk
+		idle=0
+	else
+		(( idle++ ))
+		sleep 0.1
+	fi
 	[[ $out == *END-OF-LIST* ]] && break
-	sleep 0.1
 done
 print -r -- "$out"
 zpty -d z

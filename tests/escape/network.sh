@@ -11,11 +11,13 @@
 . "$TESTS_SRCDIR/escape-lib.sh"
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 . "$TESTS_SRCDIR/net-lib.sh"
-plan 10
+plan 11
 
 TCP_LOG=$TEST_TMP/tcp.log
 UDP_LOG=$TEST_TMP/udp.log
 TCP_PORT=$(start_server tcp log "$TCP_LOG") &&
+ANY_LOG=$TEST_TMP/any.log
+ANY_PORT=$(start_server any log-any "$ANY_LOG") &&
 UDP_PORT=$(start_server udp udp "$UDP_LOG") || {
 	echo "Bail out! cannot start the loopback listeners"
 	exit 1
@@ -30,8 +32,11 @@ printf '[profile]\nquadrant = online\n[workspace]\nprivate = no\n' >"$ONLINE"
 logs_clear() {
 	wait_for 10 grep -qx 0 "$TCP_LOG.busy" ||
 	    fail "the TCP listener still reads a connection"
+	wait_for 10 grep -qx 0 "$ANY_LOG.busy" ||
+	    fail "the any-address listener still reads a connection"
 	: >"$TCP_LOG"
 	: >"$UDP_LOG"
+	: >"$ANY_LOG"
 }
 
 # assert_log_empty LOG: after a moment (a slow datagram), nothing came.
@@ -93,6 +98,38 @@ t_tcp() {
 	assert_status "$RC" 0
 	assert_try tcp_connect "$TCP_NO"
 	assert_log_empty "$TCP_LOG"
+	assert_host_unchanged
+}
+
+# I3, written otherwise: every other way to the host's loopback, to a
+# service listening on all its addresses (IPv4 and IPv6): another address
+# of 127/8, 0.0.0.0 (the local host), ::1 and the IPv4-mapped
+# ::ffff:127.0.0.1.  Outside, each reaches it; inside, each is the
+# sandbox's own loopback, where nothing listens on that port.
+LOOPBACK_ALIASES="127.0.0.1 127.0.0.2 0.0.0.0 ::1 ::ffff:127.0.0.1"
+t_tcp_aliases() {
+	esc_ws
+	logs_clear
+	for a in $LOOPBACK_ALIASES; do
+		assert_eq "$(python3 "$NETPROBE" tcp "$a" "$ANY_PORT")" \
+		    connected "control: $a outside"
+	done
+	wait_for 5 sh -c '[ "$(wc -l <"$1")" -ge 5 ]' sh "$ANY_LOG" ||
+	    fail "control: the listener logged $(wc -l <"$ANY_LOG") of 5 connections"
+	logs_clear
+	cp "$NETPROBE" "$WS/.t/netprobe.py"
+	host_snapshot
+	run_confine -- sh -c 'p=$1; shift; for a; do
+		printf "%s " "$a"; python3 .t/netprobe.py tcp "$a" "$p"; done
+		true' sh "$ANY_PORT" $LOOPBACK_ALIASES
+	assert_status "$RC" 0
+	for a in $LOOPBACK_ALIASES; do
+		grep -qxF "$a refused $TCP_NO" "$OUT" || {
+			diag_file "$OUT" "inside"
+			fail "$a: not refused with $TCP_NO"
+		}
+	done
+	assert_log_empty "$ANY_LOG"
 	assert_host_unchanged
 }
 
@@ -344,6 +381,7 @@ t_proxy_bypass() {
 }
 
 tcase "I3 TCP to a host loopback service: refused, nothing arrives" t_tcp
+tcase "I3 the host's loopback by 127.0.0.2, 0.0.0.0, ::1, ::ffff:127.0.0.1: refused, nothing arrives" t_tcp_aliases
 tcase "-n host: the host's abstract and pathname unix sockets refused, the command's own work" t_host_unix
 tcase "TCP Fast Open (sendto MSG_FASTOPEN): refused, nothing arrives" t_tfo
 tcase "MPTCP connect: EPROTONOSUPPORT, nothing arrives" t_mptcp

@@ -15,6 +15,8 @@ to READYFILE once it listens):
   serve-sink READYFILE              TCP: accepts and holds connections
   serve-log LOGFILE READYFILE       TCP: logs "conn" and the first bytes
                                     received for every connection
+  serve-log-any LOGFILE READYFILE   the same on [::], IPv4 and IPv6: every
+                                    loopback address of the host reaches it
   serve-relay TOTAL READYFILE       TCP, for the relay probe: the first
                                     byte of a connection says what it wants
                                     (see relay_one())
@@ -96,18 +98,27 @@ def serve_stream(s, readyfile, what):
         c.close()
 
 
-def serve_log(logfile, readyfile):
+def serve_log(logfile, readyfile, any_address=False):
     """Log each connection ("conn DATA"), read for a second at most.
+
+    On 127.0.0.1; with ANY_ADDRESS, on every address of the host, IPv4
+    and IPv6 at once ([::], not IPv6-only): 127.0.0.2, 0.0.0.0, ::1 and
+    ::ffff:127.0.0.1 reach it too.
 
     LOGFILE.busy holds how many accepted connections are not logged yet:
     a test empties the log only once it is 0, so that a late line of one
     case's connection is never taken for the next case's.
     """
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s = socket.socket(socket.AF_INET6 if any_address else socket.AF_INET,
+                      socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     # Accept TCP Fast Open data too (the queue length is the option value).
     s.setsockopt(socket.IPPROTO_TCP, getattr(socket, "TCP_FASTOPEN", 23), 16)
-    s.bind(("127.0.0.1", 0))
+    if any_address:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        s.bind(("::", 0))
+    else:
+        s.bind(("127.0.0.1", 0))
     s.listen(64)
     lock = threading.Lock()
     busy = [0]
@@ -508,6 +519,8 @@ def main(argv):
         serve_sink(*args)
     elif cmd == "serve-log":
         serve_log(*args)
+    elif cmd == "serve-log-any":
+        serve_log(args[0], args[1], True)
     elif cmd == "tcp":
         return probe_tcp(*args)
     elif cmd == "udp":

@@ -96,6 +96,8 @@ t_exact() {
 	{
 		printf '%s\n' "$ALLOWED"
 		printf 'HOME=%s\nUSER=%s\nLOGNAME=%s\nTMPDIR=%s\n' "$home" "$ME" "$ME" "$tmpdir"
+		# The system's git configuration left out (git-identity.sh).
+		echo GIT_CONFIG_NOSYSTEM=1
 		[ -z "$name" ] ||
 		    printf 'GIT_AUTHOR_NAME=%s\nGIT_COMMITTER_NAME=%s\n' "$name" "$name"
 		[ -z "$email" ] ||

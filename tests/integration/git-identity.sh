@@ -9,7 +9,7 @@
 # identity, git inside fails as it says.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 10
+plan 11
 
 # Only the files of the case's own home are the global configuration.
 unset XDG_CONFIG_HOME GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM GIT_DIR \
@@ -35,7 +35,7 @@ INSIDE='
 		printf "%s=%s\n" "$k" "$(git config --get "$k")"
 	done
 	test ! -e "$HOME/.gitconfig" || echo "a .gitconfig shows"
-	env | grep "^GIT_" | sort'
+	env | grep "^GIT_" | grep -v "^GIT_CONFIG_NOSYSTEM=1\$" | sort'
 
 # The keys INSIDE asks for, all empty.
 NOTHING_ELSE='alias.x=
@@ -107,7 +107,8 @@ t_global_files() {
 	    "the identity of \$XDG_CONFIG_HOME/git/config"
 	printf '[user]\n\tname = Home User\n\temail = home@example.org\n' \
 	    >"$H/.gitconfig"
-	GIT_CONFIG_GLOBAL=/dev/null run_confine -- sh -c 'env | grep "^GIT_" || :'
+	GIT_CONFIG_GLOBAL=/dev/null run_confine -- \
+	    sh -c 'env | grep "^GIT_" | grep -v "^GIT_CONFIG_NOSYSTEM=1\$" || :'
 	assert_status "$RC" 0
 	assert_file_empty "$OUT"
 	GIT_CONFIG_GLOBAL=$H/.config/git/config run_confine -- \
@@ -206,8 +207,51 @@ t_none() {
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" '^commit failed$'
 	assert_file_has_content "$ERR" 'Author identity unknown'
-	assert_not_file_has_content "$OUT" '^GIT_'
+	assert_not_file_has_content "$OUT" '^GIT_(AUTHOR|COMMITTER)'
 	assert_not_file_has_content "$ERR" 'confine: git identity'
+	assert_ws_unchanged
+}
+
+# The system's git configuration is the host's too (credential helpers,
+# aliases, hooks paths there): git inside leaves it out, with or without
+# an identity (GIT_CONFIG_NOSYSTEM=1).  A system file of the case's own,
+# named by GIT_CONFIG_SYSTEM: the control, with GIT_CONFIG_NOSYSTEM=0,
+# shows it is read; the host's own /etc/gitconfig too, where it says
+# something outside.
+SYSTEM_INSIDE='
+	for k in credential.helper alias.y core.hookspath; do
+		printf "%s=%s\n" "$k" "$(git config --get "$k")"
+	done
+	printf "system=%s\n" "$(git config --list --show-origin 2>/dev/null | grep -c "^file:/etc/gitconfig")"'
+t_system() {
+	ws_new
+	home_new <<-'EOF'
+	[user]
+		name = Alice Liddell
+		email = alice@example.org
+	EOF
+	printf '[credential]\n\thelper = store --file=/nonexistent/sys\n[alias]\n\ty = !echo sys\n[core]\n\thooksPath = /nonexistent/sys-hooks\n' \
+	    >"$WS/.t/system.cfg"
+	WS_HASH=$(tree_hash "$WS")
+	run_confine --env GIT_CONFIG_SYSTEM=.t/system.cfg \
+	    --env GIT_CONFIG_NOSYSTEM=0 -- sh -c "$SYSTEM_INSIDE"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^credential\.helper=store --file=/nonexistent/sys$'
+	assert_file_has_content "$OUT" '^alias\.y=!echo sys$'
+	assert_file_has_content "$OUT" '^core\.hookspath=/nonexistent/sys-hooks$'
+	run_confine --env GIT_CONFIG_SYSTEM=.t/system.cfg -- \
+	    sh -c "$SYSTEM_INSIDE; git commit -q --allow-empty -m inside && git log -1 --format=%an"
+	assert_status "$RC" 0
+	printf '%s\n' credential.helper= alias.y= core.hookspath= system=0 \
+	    'Alice Liddell' >"$TEST_TMP/want"
+	cmp -s "$OUT" "$TEST_TMP/want" || {
+		diff "$TEST_TMP/want" "$OUT" | sed 's/^/# /'
+		fail "inside: the system's configuration shows"
+	}
+	if git -C "$WS" config --list --show-origin 2>/dev/null |
+	    grep -q "^file:/etc/gitconfig"; then
+		diag "the host's /etc/gitconfig is read outside, left out inside"
+	fi
 	assert_ws_unchanged
 }
 
@@ -278,6 +322,7 @@ tcase "a name in the syntax of a config file is a name, nothing more" t_config_s
 tcase "the workspace's .git/config is not read on the host" t_workspace_config
 tcase "--env GIT_AUTHOR_NAME= and GIT_AUTHOR_EMAIL= win" t_override
 tcase "no identity on the host: git inside fails as it says" t_none
+tcase "the system's git configuration (credential helper, alias, hooks path) is left out" t_system
 tcase "--dry-run shows the identity" t_dry_run
 tcase "git's answer kept: used while the files are as they were, checked as git's" t_kept
 tap_done

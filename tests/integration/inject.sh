@@ -18,7 +18,7 @@ for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
 [ "$BACKEND" = landlock ] || require_userns
-plan 19
+plan 21
 
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -476,6 +476,27 @@ t_refusals() {
 	}
 }
 
+# An agent's run that changed nothing leaves no session, whatever the
+# keyholder refused on its way (telemetry, an upload): the exit line
+# counts it, no "review:" line.  The control: the request that went
+# through did reach the provider.
+t_refused_not_kept() {
+	inj_ws
+	inject_profile "$T/p.ini" "anthropic localhost:$UP" \
+	    'api-key variable CONFINE_TEST_KEY'
+	CONFINE_TEST_KEY=$SECRET run_confine -p "$T/p.ini" -- sh -c '
+	    . .t/agent.sh
+	    req n-ok /v1/messages msg.json
+	    req n-upload /v1/files upload.json'
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^n-ok 200 '
+	[ -n "$(up_lines n-ok)" ] || fail "n-ok did not reach the provider"
+	assert_file_has_content "$OUT" '^n-upload 403 '
+	assert_inference "localhost:$UP" 1 1 0
+	assert_not_file_has_content "$ERR" 'review:'
+	assert_no_session
+}
+
 # ------------------------------------------------------ another name
 
 t_wrong_name() {
@@ -493,6 +514,30 @@ t_wrong_name() {
 	assert_eq "$(wc -l <"$T/up.rec")" "$before" "requests the provider saw"
 	assert_inference "127.0.0.1:$UP" 0 0 1
 	assert_not_file_has_content "$ERR" "$SECRET"
+}
+
+# A dead endpoint (nothing listens on its port: the control, a connect
+# from the host, is refused too) is no success: the agent gets 502 with
+# what failed (the endpoint and the errno), -v names it as it happens and
+# the exit line counts it as failed, not as a request through.
+t_dead_upstream() {
+	inj_ws
+	dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	st curl -s -o /dev/null "https://127.0.0.1:$dead/"
+	[ "$ST" -eq 7 ] || fail "the control: curl to port $dead exits $ST, not 7 (refused)"
+	inject_profile "$T/p.ini" "anthropic 127.0.0.1:$dead" \
+	    'api-key variable CONFINE_TEST_KEY'
+	CONFINE_TEST_KEY=$SECRET run_confine -v -p "$T/p.ini" -- sh -c '
+	    . .t/agent.sh; req dead /v1/messages msg.json'
+	assert_status "$RC" 0
+	grep -qxF "dead 502 confine: cannot connect to the endpoint 127.0.0.1:$dead: Connection refused" "$OUT" ||
+	    fail "not 502 with what failed: $(cat "$OUT")"
+	grep -qF "keyholder: POST /v1/messages to 127.0.0.1: answered 502: cannot connect to the endpoint 127.0.0.1:$dead: Connection refused" "$ERR" ||
+	    fail "-v does not name the failure"
+	assert_inference "127.0.0.1:$dead" 0 0 1
+	assert_not_file_has_content "$ERR" "$SECRET"
+	# Nothing changed: no session kept for a failure either.
+	assert_no_session
 }
 
 # ---------------------------------------------------- no credential
@@ -578,7 +623,9 @@ icase "no byte the session wrote holds the credential (-v, proxy, refusals)" t_b
 icase "a CONNECT to the injected endpoint is refused, counted, reported" t_connect
 icase "positive control: a CONNECT to the provider as a raw endpoint reaches it" t_connect_control
 icase "an upload, a server-side fetch and an MCP server: refused, counted, reported" t_refusals
+icase "no change but a refusal: no session kept, the refusal counted at exit" t_refused_not_kept
 icase "a certificate for another name: an error, nothing sent, one failed" t_wrong_name
+icase "a dead endpoint: 502 naming it and the errno, -v logs it, counted as failed" t_dead_upstream
 icase "no source holds a credential: 125, one line naming them, nothing made" t_no_source
 LL=
 [ "$BACKEND" != landlock ] || LL=" (landlock: refused, 125)"

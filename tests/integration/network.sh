@@ -13,7 +13,7 @@
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 35
+plan 36
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -460,13 +460,22 @@ X-Pad: $pad
 }
 
 # The name is lower-cased before the allow-list sees it: the rule for
-# example.com matches EXAMPLE.COM (which then does not resolve here).
+# example.com matches EXAMPLE.COM, which is then tunnelled where the host
+# resolves it, or fails upstream (502) where it does not: never refused.
 t_raw_upper_case() {
-	raw_case 'example\.com:80: ' \
-	    "$(hex "CONNECT EXAMPLE.COM:80 HTTP/1.1
+	require_leg_c_caller
+	net_ws
+	run_confine -v -p "$ONLINE" --allow example.com:80 -- \
+	    python3 "$P_IN" raw 127.0.0.1 3128 "$(hex "CONNECT EXAMPLE.COM:80 HTTP/1.1
 
-")" example.com:80
-	assert_not_file_has_content "$ERR" 'not in the allow-list'
+")"
+	assert_status "$RC" 0
+	case $(cat "$OUT") in
+	"HTTP/1.1 200 Connection established"|"HTTP/1.1 502 Bad Gateway") ;;
+	*) fail "the proxy's answer: $(cat "$OUT")" ;;
+	esac
+	assert_file_has_content "$ERR" '^confine: proxy: (failed )?example\.com:80'
+	assert_not_file_has_content "$ERR" 'proxy: refused'
 	assert_not_file_has_content "$ERR" EXAMPLE
 }
 
@@ -513,6 +522,31 @@ t_proxy_upstream_failure() {
 	assert_file_has_content "$ERR" \
 	    '^confine: network: 0 connections through the proxy, 0 refused, 1 upstream failure$'
 	assert_not_file_has_content "$ERR" "^confine: proxy: 127\\.0\\.0\\.1:$dead\$"
+}
+
+# An allowed name that no resolver finds (.invalid never resolves) is a
+# dead upstream too, not a refusal: 502 with the name and the resolver's
+# answer, counted as a failure.  The control: the host's resolver finds
+# nothing for it either.
+t_proxy_upstream_unresolved() {
+	require_leg_c_caller
+	net_ws
+	st getent hosts no-such-host.invalid >/dev/null
+	[ "$ST" -ne 0 ] || fail "the control: no-such-host.invalid resolves"
+	req=$(printf 'CONNECT no-such-host.invalid:443 HTTP/1.1\r\n\r\n' |
+	    od -An -tx1 | tr -d ' \n')
+	run_confine -v -p "$ONLINE" --allow no-such-host.invalid:443 -- \
+	    python3 "$P_IN" raw-all 127.0.0.1 3128 "$req"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^HTTP/1\.1 502 Bad Gateway$'
+	assert_file_has_content "$OUT" \
+	    '^confine: proxy: no-such-host\.invalid:443: resolve no-such-host\.invalid: .'
+	assert_file_has_content "$ERR" \
+	    '^confine: proxy: failed no-such-host\.invalid:443: resolve no-such-host\.invalid: .'
+	assert_file_has_content "$ERR" \
+	    '^confine: network: 0 connections through the proxy, 0 refused, 1 upstream failure$'
+	assert_not_file_has_content "$ERR" 'refused no-such-host'
+	assert_no_session
 }
 
 # A connect from a thread that is not its process's first: bwrap's
@@ -745,6 +779,7 @@ proxy_tcase "proxy: an upper-case name is lower-cased before the rules" t_raw_up
 tcase "proxy: a raw --endpoint is leg C, refused in the sealed profile" t_endpoint_leg_c
 proxy_tcase "proxy: no allow-list, nothing leaves" t_proxy_empty
 proxy_tcase "proxy: an unreachable destination: 502 with the reason, counted as a failure" t_proxy_upstream_failure
+proxy_tcase "proxy: an allowed name that does not resolve: 502 with the resolver's answer, counted as a failure" t_proxy_upstream_unresolved
 proxy_tcase "proxy: the exit line counts allowed and refused" t_proxy_counts
 proxy_tcase "proxy: a tunnel's two ways end apart (half-close)" t_proxy_half_close
 proxy_tcase "proxy: a client that does not read holds its sender back, then gets every byte" t_proxy_slow_reader

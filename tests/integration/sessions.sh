@@ -10,7 +10,7 @@
 # leaves no directory.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 17
+plan 18
 
 ID_ERE='[0-9]{8}-[0-9]{6}\.[0-9]{3}-[0-9a-f]{8}'
 
@@ -431,6 +431,25 @@ t_no_change() {
 	assert_ws_unchanged
 }
 
+# Untouched: the command's status comes back, the session is out of the
+# store at once, and nothing of it is left once its removal (a process of
+# its own, after the status) is done; a session with a change stays.
+t_untouched() {
+	ws_new
+	# The control: a change is kept, with the command's status.
+	run_confine -- sh -c 'echo c >c; exit 3'
+	assert_status "$RC" 3
+	kept=$(sessions)
+	[ -n "$kept" ] || fail "control: the changed session is not kept"
+	run_confine -- sh -c 'cat README >/dev/null; exit 7'
+	assert_status "$RC" 7
+	assert_file_empty "$ERR"
+	[ "$(sessions)" = "$kept" ] || fail "sessions now: $(sessions)"
+	wait_for 30 sh -c "[ -z \"\$(ls -A '$XDG_STATE_HOME/confine/trash' 2>/dev/null)\" ]" ||
+	    fail "left in the trash: $(ls -A "$XDG_STATE_HOME/confine/trash")"
+	assert_ws_unchanged
+}
+
 tcase "ls: the workspace's sessions oldest first, their command, files, age, size and state; --all" t_ls
 tcase "show: the latest by default, or the one named" t_show
 tcase "show: a bad or unknown id is refused" t_bad_id show
@@ -448,4 +467,5 @@ tcase "drop: mode 000 entries and links in upper; targets survive" t_drop_hostil
 tcase "drop: a bad or unknown id is refused; the others still go" t_drop_bad
 tcase "summary: the export's facts as KEY=VALUE; apply reads them" t_summary
 tcase "a session with no change leaves no directory" t_no_change
+tcase "an untouched session: the status, out of the store, then nothing left" t_untouched
 tap_done

@@ -95,7 +95,9 @@ t_pipe() {
 	ws_new
 	in_pty "'$CONFINE' -- sh -c 'echo to-out; echo to-err >&2' </dev/null | cat >'$TEST_TMP/piped'; echo \$? >'$TEST_TMP/rc'"
 	assert_eq "$(cat "$TEST_TMP/piped")" to-out "what went through the pipe"
-	tr -d '\r' <"$TEST_TMP/typescript" >"$TEST_TMP/ts"
+	# A carriage return ends a line here too: a progress line on the
+	# terminal (a copy backend's, under load) is cleared with one.
+	tr '\r' '\n' <"$TEST_TMP/typescript" >"$TEST_TMP/ts"
 	assert_file_has_content "$TEST_TMP/ts" '^to-err$'
 	assert_not_file_has_content "$TEST_TMP/ts" '^to-out$'
 }

@@ -737,21 +737,25 @@ test_env(void)
 		const char		*want;
 	} rows[] = {
 		{ "host env", host_env, NULL, 0,
-		    "[CONFINE_SESSION=" SESSION_ID "][HOME=" HOME "]"
+		    "[CONFINE_SESSION=" SESSION_ID "][GIT_CONFIG_NOSYSTEM=1]"
+		    "[HOME=" HOME "]"
 		    "[LANG=C.UTF-8][LC_ALL=C][LOGNAME=alice]"
 		    "[PATH=/opt/bin:/usr/bin][TERM=xterm-256color]"
 		    "[TMPDIR=/tmp][USER=alice]" },
 		{ "no PATH", no_path, NULL, 0,
-		    "[CONFINE_SESSION=" SESSION_ID "][HOME=" HOME "]"
+		    "[CONFINE_SESSION=" SESSION_ID "][GIT_CONFIG_NOSYSTEM=1]"
+		    "[HOME=" HOME "]"
 		    "[LOGNAME=alice][PATH=/usr/local/bin:/usr/bin:/bin]"
 		    "[TERM=dumb][TMPDIR=/tmp][USER=alice]" },
 		{ "--env", host_env, opts_env, nitems(opts_env),
 		    "[CONFINE_SESSION=" SESSION_ID "][DISPLAY=:0][FOO=bar]"
+		    "[GIT_CONFIG_NOSYSTEM=1]"
 		    "[HOME=" HOME "][LANG=C.UTF-8][LC_ALL=C][LOGNAME=alice]"
 		    "[PATH=/opt/bin:/usr/bin][TERM=xterm-256color]"
 		    "[TMPDIR=/tmp][USER=alice]" },
 		{ "empty env", V(NULL), NULL, 0,
-		    "[CONFINE_SESSION=" SESSION_ID "][HOME=" HOME "]"
+		    "[CONFINE_SESSION=" SESSION_ID "][GIT_CONFIG_NOSYSTEM=1]"
+		    "[HOME=" HOME "]"
 		    "[LOGNAME=alice][PATH=/usr/local/bin:/usr/bin:/bin]"
 		    "[TMPDIR=/tmp][USER=alice]" },
 	};
@@ -2807,7 +2811,8 @@ test_env_profile(void)
 
 		is_str(got, "[A=opt][AGENT_API_KEY=tok][AWS_ACCESS_KEY_ID=id]"
 		    "[AWS_SECRET_ACCESS_KEY=key][B=1][CONFINE_SESSION="
-		    SESSION_ID "][GITHUB_TOKEN=ghp][HOME=" HOME "]"
+		    SESSION_ID "][GITHUB_TOKEN=ghp][GIT_CONFIG_NOSYSTEM=1]"
+		    "[HOME=" HOME "]"
 		    "[LOGNAME=alice][PATH=/usr/bin][TERM=dumb][TMPDIR=/tmp]"
 		    "[USER=alice]", "profile env: AWS_* passes by prefix, "
 		    "--env A= beats set A=, the credential variable passes");
@@ -2832,9 +2837,21 @@ git_vars(const struct plan *p)
 	size_t i, n = 0;
 
 	for (i = 0; p->envp[i] && n < nitems(v); i++)
-		if (strncmp(p->envp[i], "GIT_", 4) == 0)
+		if (strncmp(p->envp[i], "GIT_", 4) == 0 &&
+		    !streq(p->envp[i], "GIT_CONFIG_NOSYSTEM=1"))
 			v[n++] = p->envp[i];
 	return join(v, n);
+}
+
+static bool
+no_system_config(const struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; p->envp[i]; i++)
+		if (streq(p->envp[i], "GIT_CONFIG_NOSYSTEM=1"))
+			return true;
+	return false;
 }
 
 /*
@@ -2892,6 +2909,9 @@ test_git_identity(void)
 			    "no leg of its own", q, b);
 			is_str(none, "", "git identity, %s on %s: none on the "
 			    "host, none inside", q, b);
+			ok(no_system_config(&p) && no_system_config(&without),
+			    "git identity, %s on %s: the system's git "
+			    "configuration left out, identity or none", q, b);
 			ok(has(d, "\ngit identity: name 'Alice Liddell', "
 			    "email 'alice@example.org' (your global git "
 			    "configuration, nothing else of it); set: "
