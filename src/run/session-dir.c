@@ -683,6 +683,16 @@ workspace_session_untouched(const struct plan *p)
 	}
 	if (!dir_empty(fd, "upper"))
 		return false;
+	/* A further workspace written: kept. */
+	for (i = 0; i < p->nworkspaces; i++) {
+		autofree char *upper = NULL;
+
+		if (more_rel(p, i) == NULL)
+			continue;
+		upper = path_join(more_rel(p, i), "upper");
+		if (!dir_empty(fd, upper))
+			return false;
+	}
 	/* bwrap's scratch is discarded, whatever it holds (the finish). */
 	if (p->backend != PLAN_BACKEND_NATIVE)
 		return true;
@@ -691,15 +701,6 @@ workspace_session_untouched(const struct plan *p)
 
 		if (m->kind == PLAN_MOUNT_SCRATCH && m->state == NULL &&
 		    !dir_empty(fd, m->upper + strlen(p->session_dir) + 1))
-			return false;
-	}
-	for (i = 0; i < p->nworkspaces; i++) {
-		autofree char *upper = NULL;
-
-		if (more_rel(p, i) == NULL)
-			continue;
-		upper = path_join(more_rel(p, i), "upper");
-		if (!dir_empty(fd, upper))
 			return false;
 	}
 	return true;
