@@ -653,7 +653,7 @@ apply_one(const struct cli_opts *o, const char *sdir)
 	return 0;
 }
 
-/* confine-export --release or --recover WS: its exit status. */
+/* confine-export --release or --rollback WS: its exit status. */
 static int
 export_ws(const char *how, const char *ws)
 {
@@ -741,12 +741,9 @@ apply_all(const struct cli_opts *o, char **dirs, size_t n)
 		r = r < 0 ? EXIT_CONFINE : r;
 		/* The ones before: their journals roll them back. */
 		for (j = 0; j < i; j++)
-			if (todo[j]) {
-				if (export_ws("--recover", ws[j]) != 0)
-					die("the apply to %s cannot be rolled "
-					    "back", ws[j]);
-				log_msg("rolled back the apply to %s", ws[j]);
-			}
+			if (todo[j] && export_ws("--rollback", ws[j]) != 0)
+				die("the apply to %s cannot be rolled back",
+				    ws[j]);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {

@@ -49,6 +49,11 @@ int	apply_session(const struct apply_opts *);
  */
 int	apply_recover(const char *workspace);
 /*
+ * An apply held (o->hold) in WORKSPACE undone: a later workspace of the
+ * session failed.  0, or EXIT_CONFINE.
+ */
+int	apply_rollback(const char *workspace);
+/*
  * An apply held (o->hold) in WORKSPACE is final: its journal removed.
  * 0, or EXIT_CONFINE when another apply holds the workspace's lock.
  */

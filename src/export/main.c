@@ -80,6 +80,7 @@ read_dirs(const char *session_dir, size_t *ret_n)
  * confine-export --apply SESSION_DIR [--commits] --hold
  * confine-export --recover WORKSPACE
  * confine-export --release WORKSPACE
+ * confine-export --rollback WORKSPACE
  */
 static int
 apply_main(int argc, char **argv)
@@ -88,10 +89,12 @@ apply_main(int argc, char **argv)
 	autofree char *ws = NULL, *id = NULL;
 	int i;
 
-	if (streq(argv[1], "--recover") || streq(argv[1], "--release")) {
+	if (streq(argv[1], "--recover") || streq(argv[1], "--release") ||
+	    streq(argv[1], "--rollback")) {
 		if (argc != 3 || argv[2][0] != '/')
 			die("usage: confine-export %s WORKSPACE", argv[1]);
 		return streq(argv[1], "--recover") ? apply_recover(argv[2]) :
+		    streq(argv[1], "--rollback") ? apply_rollback(argv[2]) :
 		    apply_release(argv[2]);
 	}
 	if (argc < 3)
@@ -166,7 +169,8 @@ main(int argc, char **argv)
 	int c, r;
 
 	if (argc > 1 && (streq(argv[1], "--apply") ||
-	    streq(argv[1], "--recover") || streq(argv[1], "--release")))
+	    streq(argv[1], "--recover") || streq(argv[1], "--release") ||
+	    streq(argv[1], "--rollback")))
 		return apply_main(argc, argv);
 	/* -q: no summary; -w: but say so when waiting for another export. */
 	while ((c = getopt(argc, argv, "qw")) != -1) {

@@ -152,7 +152,7 @@ case_rollback() {
 	run_confine apply --yes "$sid"
 	chmod 0755 "$flow"
 	assert_ne "$RC" 0 "apply with a tree that cannot be written"
-	assert_file_has_content "$ERR" "rolled back the apply to $code\$"
+	assert_file_has_content "$ERR" "rolled back the apply to $code: a later workspace"
 	assert_eq "$(content "$code")" "$code_before" "the first tree, rolled back"
 	run_confine apply --yes "$sid"
 	assert_status "$RC" 0
