@@ -9,7 +9,7 @@
 # confine drop SESSION... | drop [--yes] --empty | --applied |
 #     --older-than DURATION | --all
 # confine state ls | show PROFILE | drop [--yes] PROFILE
-# confine apply [--yes] [--commits] [SESSION]
+# confine apply [--yes] [--commits] [--workspace DIR] [SESSION]
 # confine enter [--as-left] [SESSION] [COMMAND [ARG...]]
 # confine profile list | show NAME | check FILE...
 # confine trust [FILE]
@@ -56,11 +56,11 @@ _confine_help()
 	_confine_backends=$(sed -n \
 	    's/^ *--backend [A-Z]* *//; T; s/,/ /g; s/ or / /g; p' <<<"$help")
 	if [[ -z $_confine_opts ]]; then
-		_confine_opts='-p --profile -w --workspace -n --network --allow
+		_confine_opts='-p --profile -w --workspace --ro-workspace -n --network --allow
 		    --endpoint --ro --hide --scratch --direct --env --backend
 		    --memory --tasks --cpus --disk --clipboard
 		    --dry-run -q --quiet -v --verbose -h --help -V --version'
-		_confine_argopts='-p --profile -w --workspace -n --network
+		_confine_argopts='-p --profile -w --workspace --ro-workspace -n --network
 		    --allow --endpoint --ro --hide --scratch --direct --env
 		    --backend --memory --tasks --cpus --disk'
 	fi
@@ -182,7 +182,9 @@ _confine()
 		;;
 	apply)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '--yes -y --commits' -- "$cur"))
+			COMPREPLY=($(compgen -W '--yes -y --commits --workspace' -- "$cur"))
+		elif [[ $prev == --workspace ]]; then
+			COMPREPLY=($(compgen -d -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$(_confine_sessions "$confine")" -- "$cur"))
 		fi
@@ -267,7 +269,7 @@ _confine()
 		prev=-${prev: -1}
 	fi
 	case $prev in
-	-w | --workspace)
+	-w | --workspace | --ro-workspace)
 		if declare -F _filedir >/dev/null 2>&1; then
 			_filedir -d
 		else
@@ -306,7 +308,7 @@ _confine()
 	--*=*)
 		local opt=${cur%%=*} val=${cur#*=}
 		case $opt in
-		--workspace) COMPREPLY=($(compgen -d -- "$val")) ;;
+		--workspace | --ro-workspace) COMPREPLY=($(compgen -d -- "$val")) ;;
 		--profile) COMPREPLY=($(compgen -W "$(_confine_profiles "$confine")" -- "$val")) ;;
 		--network) COMPREPLY=($(compgen -W 'none proxy host' -- "$val")) ;;
 		--backend) COMPREPLY=($(compgen -W "$_confine_backends" -- "$val")) ;;

@@ -14,7 +14,7 @@ set -l __confine_subcommands run ls show diff apply enter stop drop state profil
 #   past N      word N (1-based) is the subcommand or the command
 function __confine_state
     set -l words (commandline -opc)
-    set -l takes_value -p --profile -w --workspace -n --network --allow \
+    set -l takes_value -p --profile -w --workspace --ro-workspace -n --network --allow \
         --endpoint --ro --hide --scratch --direct --env --backend \
         --memory --tasks --cpus --disk
     set -l skip 0
@@ -132,7 +132,7 @@ for line in (confine --help 2>/dev/null)
         case profile
             set -a args -a '(__confine_profiles)'
             set files 1
-        case workspace
+        case workspace ro-workspace
             set -a args -a '(__fish_complete_directories)'
         case network
             set -a args -a 'none proxy host'
@@ -198,6 +198,7 @@ complete -c confine -n '__confine_sub diff' -l commits -d 'Print the commits of 
 complete -c confine -n '__confine_sub diff' -l color -d 'Colour the patch, into a pipe too'
 complete -c confine -n '__confine_sub diff' -l no-color -d 'Never colour the patch'
 complete -c confine -n '__confine_sub apply' -l commits -d 'Create the commits of the session (git am)'
+complete -c confine -n '__confine_sub apply' -l workspace -r -a '(__fish_complete_directories)' -d 'Apply that workspace of the session alone'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a list -d 'List the profiles'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a show -d 'Print the effective policy of a profile'
 complete -c confine -n '__confine_sub profile; and __confine_nargs 2' -a check -d 'Check profile files'

@@ -152,6 +152,7 @@ FUZZ_CORPUS = \
 	fuzz/corpus/profile/crlf-bom.ini \
 	fuzz/corpus/profile/extends-mid.ini \
 	fuzz/corpus/profile/network.ini \
+	fuzz/corpus/profile/workspaces.ini \
 	fuzz/corpus/keyholder-policy/anthropic-messages \
 	fuzz/corpus/keyholder-policy/anthropic-nested \
 	fuzz/corpus/keyholder-policy/anthropic-oauth-tools \

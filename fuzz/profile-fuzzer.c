@@ -166,6 +166,13 @@ env_name(const char *s, char **why)
 	return syntax_env_name(s, false, why);
 }
 
+static int
+ws_mode(const char *s, char **why)
+{
+	(void)why;
+	return streq(s, "read-write") || streq(s, "read-only") ? 0 : -1;
+}
+
 static void
 scalar(const struct pvalue *v, int (*fn)(const char *, char **))
 {
@@ -209,6 +216,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		list(&p.home, syntax_home_entry);
 		scalar(&p.ws_path, syntax_path);
 		scalar(&p.ws_private, boolean);
+		scalar(&p.ws_mode, ws_mode);
+		for (size_t i = 0; i < p.nmore_ws; i++) {
+			/* A section's name, and a path as written. */
+			if (p.more_ws[i].name == NULL ||
+			    p.more_ws[i].name[0] == '\0')
+				abort();
+			scalar(&p.more_ws[i].path, NULL);
+			scalar(&p.more_ws[i].mode, ws_mode);
+			scalar(&p.more_ws[i].private, boolean);
+		}
 		scalar(&p.net_mode, net_mode);
 		list(&p.allow, syntax_host);
 		list(&p.endpoint, syntax_host);

@@ -32,6 +32,8 @@ INTEGRATION_TESTS = \
 	tests/integration/filesystem.sh \
 	tests/integration/workspace.sh \
 	tests/integration/workspace-copy.sh \
+	tests/integration/workspaces.sh \
+	tests/integration/dead-drop.sh \
 	tests/integration/landlock.sh \
 	tests/integration/seccomp.sh \
 	tests/integration/capabilities.sh \
@@ -129,6 +131,8 @@ BACKEND_TESTS = \
 	tests/bwrap/filesystem.bwrap \
 	tests/bwrap/workspace.bwrap \
 	tests/bwrap/workspace-copy.bwrap \
+	tests/bwrap/workspaces.bwrap \
+	tests/bwrap/dead-drop.bwrap \
 	tests/bwrap/landlock.bwrap \
 	tests/bwrap/seccomp.bwrap \
 	tests/bwrap/capabilities.bwrap \
@@ -173,6 +177,8 @@ BACKEND_TESTS = \
 	tests/landlock/filesystem.landlock \
 	tests/landlock/workspace.landlock \
 	tests/landlock/workspace-copy.landlock \
+	tests/landlock/workspaces.landlock \
+	tests/landlock/dead-drop.landlock \
 	tests/landlock/landlock.landlock \
 	tests/landlock/seccomp.landlock \
 	tests/landlock/capabilities.landlock \

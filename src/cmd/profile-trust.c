@@ -132,9 +132,17 @@ explain(const char *what, bool is_file, char *const *env, bool verbose)
 		goto fail;
 	if (verbose)
 		plan_dump_policy(&plan, stdout);
-	else
+	else {
 		printf("%s: ok: quadrant %s, legs %s\n", what, plan.quadrant,
 		    plan_legs_name(plan.legs, (char[8]){ 0 }));
+		/* Several workspaces: each, as this directory would have them. */
+		for (size_t i = 0; plan.nworkspaces > 1 && i < plan.nworkspaces;
+		    i++)
+			printf("  workspace %s (%s%s)\n", plan.workspaces[i].path,
+			    plan.workspaces[i].read_only ? "read-only" :
+			    "writable", plan.workspaces[i].private ?
+			    ", private" : "");
+	}
 	plan_free(&plan);
 	host_free(&h);
 	return 0;

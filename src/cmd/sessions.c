@@ -100,7 +100,7 @@ pick(char *const *env, const char *id)
 	}
 	v = session_list(w.store, &n);
 	for (i = n; i-- > 0 && p == NULL;) {
-		if (v[i].workspace == NULL || !streq(v[i].workspace, w.ws))
+		if (!session_has_workspace(&v[i], w.ws))
 			others++;
 		else if (v[i].state != SESSION_RUNNING)
 			p = xstrdup(v[i].dir);
@@ -141,6 +141,30 @@ ensure_export(const char *sdir)
 		return -1;
 	r = workspace_export_run(argv);
 	return r == 0 || r == WORKSPACE_EXPORT_NOTHING ? 0 : -1;
+}
+
+/*
+ * The directories of a session's writable workspaces: the session's own
+ * (its first), then ws/1, ws/2, ... (confine(1), WORKSPACES).
+ */
+static char **
+ws_dirs(const char *sdir, size_t *ret_n)
+{
+	char **v = xcalloc(1, sizeof(char *));
+	size_t n = 0, i;
+
+	strv_push(&v, &n, xstrdup(sdir));
+	for (i = 1; i < 1000; i++) {
+		char *d = xasprintf("%s/ws/%zu", sdir, i);
+
+		if (!has(d, "meta")) {
+			free(d);
+			break;
+		}
+		strv_push(&v, &n, d);
+	}
+	*ret_n = n;
+	return v;
 }
 
 /* The sessions' disk use without CONFINE_SESSION_CAP: 10 GiB. */
@@ -315,7 +339,7 @@ session_ls(const struct cli_opts *o, char *const *env)
 	for (c = 0; c < NCOLS; c++)
 		rows[0][c] = xstrdup(head[c]);
 	for (i = 0; i < n; i++)
-		if (o->all || (v[i].workspace && streq(v[i].workspace, w.ws))) {
+		if (o->all || session_has_workspace(&v[i], w.ws)) {
 			ls_row(&v[i], now, rows[++nrows]);
 			running |= v[i].state == SESSION_RUNNING;
 		}
@@ -353,11 +377,20 @@ int
 session_show(const struct cli_opts *o, char *const *env)
 {
 	autofree char *sdir = pick(env, o->argv[0]);
-	autofree char *report = path_join(sdir, "report");
+	autostrv char **dirs = NULL;
+	size_t n, i;
 
-	if (ensure_export(sdir) < 0)
-		die("session '%s': cannot export its changes", sdir);
-	print_sanitized(report, stdout);
+	/* Several workspaces: each report, labelled by its workspace line. */
+	dirs = ws_dirs(sdir, &n);
+	for (i = 0; i < n; i++) {
+		autofree char *report = path_join(dirs[i], "report");
+
+		if (ensure_export(dirs[i]) < 0)
+			die("session '%s': cannot export its changes", dirs[i]);
+		if (i > 0)
+			putchar('\n');
+		print_sanitized(report, stdout);
+	}
 	return 0;
 }
 
@@ -488,8 +521,9 @@ pager_close(struct pager *pg)
 int
 session_diff(const struct cli_opts *o, char *const *env)
 {
+	size_t n, i;
 	autofree char *sdir = pick(env, o->argv[0]);
-	autofree char *patch = path_join(sdir, "changes.patch");
+	autostrv char **dirs = ws_dirs(sdir, &n);
 	bool tty = isatty(STDOUT_FILENO), paged = false;
 	const char *no_color = env_get(env, "NO_COLOR");
 	const char *term = env_get(env, "TERM");
@@ -497,8 +531,9 @@ session_diff(const struct cli_opts *o, char *const *env)
 	struct pager pg;
 	FILE *out = stdout;
 
-	if (ensure_export(sdir) < 0)
-		die("session '%s': cannot export its changes", sdir);
+	for (i = 0; i < n; i++)
+		if (ensure_export(dirs[i]) < 0)
+			die("session '%s': cannot export its changes", dirs[i]);
 	/*
 	 * Exact bytes for a pipe or file: "git apply" takes them.  Colours
 	 * as git's color.ui=auto gives them (a terminal, not "dumb"), but
@@ -512,10 +547,23 @@ session_diff(const struct cli_opts *o, char *const *env)
 		view = VIEW_COLOR;
 	if (tty && (paged = pager_open(env, &pg)))
 		out = pg.in;
-	if (o->commits)
-		print_commits(sdir, out, view);
-	else
-		print_file(AT_FDCWD, patch, out, view);
+	for (i = 0; i < n; i++) {
+		autofree char *ws = NULL;
+
+		if (n > 1) {
+			/* A label git apply passes over as commentary. */
+			ws = session_meta_get(dirs[i], "workspace");
+			fprintf(out, "%s# confine: workspace %s\n", i ? "\n" : "",
+			    ws ? ws : "?");
+		}
+		if (o->commits)
+			print_commits(dirs[i], out, view);
+		else {
+			autofree char *p = path_join(dirs[i], "changes.patch");
+
+			print_file(AT_FDCWD, p, out, view);
+		}
+	}
 	if (paged)
 		pager_close(&pg);
 	else
@@ -542,22 +590,24 @@ nothing_to_apply(const char *sdir)
 
 /* confine-export --apply SDIR [--commits] [--check]: its exit status. */
 static int
-export_apply(const char *sdir, bool commits, bool check)
+export_apply(const char *sdir, bool commits, bool check, bool hold)
 {
-	char *argv[] = { (char *)"--apply", (char *)sdir, NULL, NULL, NULL };
+	char *argv[] = { (char *)"--apply", (char *)sdir, NULL, NULL, NULL,
+	    NULL };
 	size_t n = 2;
 
 	if (commits)
 		argv[n++] = (char *)"--commits";
 	if (check)
 		argv[n++] = (char *)"--check";
+	if (hold)
+		argv[n++] = (char *)"--hold";
 	return workspace_export_run(argv);
 }
 
-int
-session_apply(const struct cli_opts *o, char *const *env)
+static int
+apply_one(const struct cli_opts *o, const char *sdir)
 {
-	autofree char *sdir = pick(env, o->argv[0]);
 	autofree char *report = path_join(sdir, "report");
 	autofree char *ws = session_meta_get(sdir, "workspace");
 	autofree char *applied = path_join(sdir, "applied");
@@ -583,7 +633,7 @@ session_apply(const struct cli_opts *o, char *const *env)
 	}
 	print_sanitized(report, stderr);
 	/* All or nothing: every check before asking, again before writing. */
-	if ((r = export_apply(sdir, o->commits, true)) != 0)
+	if ((r = export_apply(sdir, o->commits, true, false)) != 0)
 		return r < 0 ? EXIT_CONFINE : r;
 	if (!o->yes) {
 		char answer[16] = "";
@@ -595,12 +645,151 @@ session_apply(const struct cli_opts *o, char *const *env)
 			return 1;
 		}
 	}
-	if ((r = export_apply(sdir, o->commits, false)) != 0)
+	if ((r = export_apply(sdir, o->commits, false, false)) != 0)
 		return r < 0 ? EXIT_CONFINE : r;
 	if ((fd = open(applied, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
 		close(fd);
 	log_msg("applied to %s", ws);
 	return 0;
+}
+
+/* confine-export --release or --rollback WS: its exit status. */
+static int
+export_ws(const char *how, const char *ws)
+{
+	char *argv[] = { (char *)how, (char *)ws, NULL };
+
+	return workspace_export_run(argv);
+}
+
+/*
+ * A session of several workspaces: every check of every one first, one
+ * question, then each applied with its journal held, so that a failure
+ * in a later one rolls back the earlier ones; all or none.
+ */
+static int
+apply_all(const struct cli_opts *o, char **dirs, size_t n)
+{
+	autostrv char **ws = xcalloc(n + 1, sizeof(char *));
+	bool *todo = xcalloc(n, sizeof(bool)), *commits = xcalloc(n,
+	    sizeof(bool));
+	size_t i, j, ntodo = 0, ncommits = 0, napplied = 0;
+	int r = 0, fd;
+
+	for (i = 0; i < n; i++) {
+		if ((ws[i] = session_meta_get(dirs[i], "workspace")) == NULL)
+			die("'%s' is not a session directory", dirs[i]);
+		if (ensure_export(dirs[i]) < 0)
+			die("session '%s': cannot export its changes", dirs[i]);
+	}
+	if (!o->yes && !isatty(STDIN_FILENO))
+		die_hint(EXIT_CONFINE, 0, "review it with 'confine diff', then "
+		    "run 'confine apply --yes'", "not applying without a "
+		    "terminal to ask on");
+	for (i = 0; i < n; i++) {
+		if (has(dirs[i], "applied")) {
+			napplied++;
+			continue;
+		}
+		commits[i] = o->commits && has(dirs[i], "commits");
+		ncommits += commits[i];
+		todo[i] = commits[i] || !nothing_to_apply(dirs[i]);
+		ntodo += todo[i];
+	}
+	if (napplied == n)
+		die_hint(EXIT_CONFINE, 0, "its changes are on the host already",
+		    "session '%s' was applied", dirs[0]);
+	if (o->commits && ncommits == 0)
+		die_hint(EXIT_CONFINE, 0, "use 'confine apply'", "session made "
+		    "no commits");
+	if (ntodo == 0) {
+		log_msg("nothing to apply");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (todo[i]) {
+			autofree char *report = path_join(dirs[i], "report");
+
+			print_sanitized(report, stderr);
+		}
+	for (i = 0; i < n; i++)
+		if (todo[i] && (r = export_apply(dirs[i], commits[i], true,
+		    false)) != 0) {
+			r = r < 0 ? EXIT_CONFINE : r;
+			goto out;
+		}
+	if (!o->yes) {
+		char answer[16] = "";
+
+		fprintf(stderr, "apply these changes to");
+		for (i = j = 0; i < n; i++)
+			if (todo[i])
+				fprintf(stderr, "%s %s", j++ ? "," : "", ws[i]);
+		fprintf(stderr, "? [y/N] ");
+		if (fgets(answer, sizeof(answer), stdin) == NULL ||
+		    (answer[0] != 'y' && answer[0] != 'Y')) {
+			fprintf(stderr, "not applied\n");
+			r = 1;
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (!todo[i])
+			continue;
+		if ((r = export_apply(dirs[i], commits[i], false, true)) == 0)
+			continue;
+		r = r < 0 ? EXIT_CONFINE : r;
+		/* The ones before: their journals roll them back. */
+		for (j = 0; j < i; j++)
+			if (todo[j] && export_ws("--rollback", ws[j]) != 0)
+				die("the apply to %s cannot be rolled back",
+				    ws[j]);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		autofree char *applied = NULL;
+
+		if (!todo[i])
+			continue;
+		export_ws("--release", ws[i]);
+		applied = path_join(dirs[i], "applied");
+		if ((fd = open(applied, O_WRONLY | O_CREAT | O_CLOEXEC,
+		    0600)) >= 0)
+			close(fd);
+		log_msg("applied to %s", ws[i]);
+	}
+out:
+	free(todo);
+	free(commits);
+	return r;
+}
+
+int
+session_apply(const struct cli_opts *o, char *const *env)
+{
+	autofree char *sdir = pick(env, o->argv[0]);
+	autostrv char **dirs = NULL;
+	autofree char *want = NULL;
+	size_t n, i;
+
+	dirs = ws_dirs(sdir, &n);
+	if (o->workspace) {
+		/* One workspace of the session: its patch alone. */
+		if ((want = realpath(o->workspace, NULL)) == NULL)
+			die("--workspace '%s': %s", o->workspace,
+			    strerror(errno));
+		for (i = 0; i < n; i++) {
+			autofree char *ws = session_meta_get(dirs[i],
+			    "workspace");
+
+			if (ws && streq(ws, want))
+				return apply_one(o, dirs[i]);
+		}
+		die_hint(EXIT_CONFINE, 0, "'confine show' names its "
+		    "workspaces", "session '%s' has no writable workspace %s",
+		    sdir, want);
+	}
+	return n == 1 ? apply_one(o, sdir) : apply_all(o, dirs, n);
 }
 
 /*
@@ -865,6 +1054,25 @@ session_enter_opts(struct cli_opts *o, char *const *env, char ***keep)
 	strv_push(keep, &n, ws);
 	strv_push(keep, &n, id);
 	o->workspace = ws;
+	/* Its further workspaces named by options (a profile's come with
+	 * the profile), in their order: each ws/N is the same again. */
+	{
+		const char *keys[] = { "more_ws", "ro_ws" };
+		struct cli_list *l[] = { &o->more_ws, &o->ro_ws };
+
+		for (i = 0; i < nitems(keys); i++) {
+			char **v = session_meta_all(sdir, keys[i]);
+			size_t j;
+
+			for (j = 0; v && v[j]; j++) {
+				l[i]->v = xreallocarray(l[i]->v, l[i]->n + 1,
+				    sizeof(*l[i]->v));
+				l[i]->v[l[i]->n++] = v[j];
+				strv_push(keep, &n, v[j]);
+			}
+			free(v);
+		}
+	}
 	/* Sessions older than the copy layout have none: an overlay. */
 	if (layout == NULL)
 		layout = xstrdup("overlay");

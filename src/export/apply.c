@@ -84,6 +84,8 @@ struct ctx {
 	char		*state;		/* STATE_HOME/confine */
 	char		*hash;		/* sha256 of the workspace's path */
 	char		*journal;	/* STATE/journal/HASH */
+	bool		 held;		/* rolled back for a later workspace
+					   of the session (apply_rollback()) */
 	const char	*ws;
 	int		 lock;		/* the workspace's, held */
 };
@@ -1657,9 +1659,16 @@ recover_locked(struct ctx *c)
 		return 0;
 	if (access(done, F_OK) < 0) {
 		if (rollback(c, ws) < 0)
-			die("cannot roll back the killed apply in %s; its "
-			    "journal is in %s", ws, c->journal);
-		log_msg("rolled back an apply to %s that was killed", ws);
+			die("cannot roll back the %s apply in %s; its "
+			    "journal is in %s", c->held ? "held" : "killed", ws,
+			    c->journal);
+		if (c->held)
+			log_msg("rolled back the apply to %s: a later "
+			    "workspace of the session could not be applied",
+			    ws);
+		else
+			log_msg("rolled back an apply to %s that was killed",
+			    ws);
 	}
 	rm_tree(c->journal);
 	return 0;
@@ -1675,6 +1684,43 @@ apply_recover(const char *ws)
 	if ((c.lock = lock_ws(&c)) < 0)
 		return 0;	/* an apply is running: its journal */
 	return recover_locked(&c);
+}
+
+int
+apply_rollback(const char *ws)
+{
+	struct ctx c;
+
+	git_libgit2_init();
+	ctx_init(&c, ws);
+	c.held = true;
+	if ((c.lock = lock_ws(&c)) < 0) {
+		log_warn("cannot roll back the apply to %s: another apply "
+		    "holds it", ws);
+		return EXIT_CONFINE;
+	}
+	return recover_locked(&c);
+}
+
+int
+apply_release(const char *ws)
+{
+	struct ctx c;
+	autofree char *done = NULL;
+	autoclose int fd = -1;
+
+	git_libgit2_init();
+	ctx_init(&c, ws);
+	if ((c.lock = lock_ws(&c)) < 0) {
+		log_warn("cannot release the apply to %s: another apply holds "
+		    "it", ws);
+		return EXIT_CONFINE;
+	}
+	done = path_join(c.journal, "done");
+	if (access(c.journal, F_OK) == 0)
+		fd = open(done, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	rm_tree(c.journal);
+	return 0;
 }
 
 /* ------------------------------------------------------------ apply */
@@ -1849,12 +1895,13 @@ apply_session(const struct apply_opts *o)
 			return EXIT_CONFINE;
 		}
 	}
-	{
+	if (!o->hold) {
 		autofree char *done = path_join(c.journal, "done");
 		autoclose int fd = open(done, O_WRONLY | O_CREAT | O_CLOEXEC,
 		    0600);
+
+		rm_tree(c.journal);
 	}
-	rm_tree(c.journal);
 	for (i = 0; i < c.n; i++)
 		free(c.v[i].path), free(c.v[i].data);
 	free(c.v);

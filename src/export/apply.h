@@ -24,6 +24,10 @@ struct apply_opts {
 					   upper/ layer or copy) */
 	bool		 whiteouts;	/* into an overlay layer: a deleted
 					   path is a whiteout, not removed */
+	bool		 hold;		/* leave the journal armed: one of a
+					   session's several workspaces, rolled
+					   back (apply_recover()) when a later
+					   one fails, else released */
 };
 
 /*
@@ -44,5 +48,15 @@ int	apply_session(const struct apply_opts *);
  * back; EXIT_CONFINE on failure.
  */
 int	apply_recover(const char *workspace);
+/*
+ * An apply held (o->hold) in WORKSPACE undone: a later workspace of the
+ * session failed.  0, or EXIT_CONFINE.
+ */
+int	apply_rollback(const char *workspace);
+/*
+ * An apply held (o->hold) in WORKSPACE is final: its journal removed.
+ * 0, or EXIT_CONFINE when another apply holds the workspace's lock.
+ */
+int	apply_release(const char *workspace);
 
 #endif

@@ -77,7 +77,10 @@ read_dirs(const char *session_dir, size_t *ret_n)
 /*
  * confine-export --apply SESSION_DIR [--commits] [--check]
  * confine-export --apply SESSION_DIR --into DIR [--whiteouts]
+ * confine-export --apply SESSION_DIR [--commits] --hold
  * confine-export --recover WORKSPACE
+ * confine-export --release WORKSPACE
+ * confine-export --rollback WORKSPACE
  */
 static int
 apply_main(int argc, char **argv)
@@ -86,10 +89,13 @@ apply_main(int argc, char **argv)
 	autofree char *ws = NULL, *id = NULL;
 	int i;
 
-	if (streq(argv[1], "--recover")) {
+	if (streq(argv[1], "--recover") || streq(argv[1], "--release") ||
+	    streq(argv[1], "--rollback")) {
 		if (argc != 3 || argv[2][0] != '/')
-			die("usage: confine-export --recover WORKSPACE");
-		return apply_recover(argv[2]);
+			die("usage: confine-export %s WORKSPACE", argv[1]);
+		return streq(argv[1], "--recover") ? apply_recover(argv[2]) :
+		    streq(argv[1], "--rollback") ? apply_rollback(argv[2]) :
+		    apply_release(argv[2]);
 	}
 	if (argc < 3)
 		die("usage: confine-export --apply SESSION_DIR [--commits] "
@@ -105,6 +111,8 @@ apply_main(int argc, char **argv)
 			o.into = argv[++i];
 		else if (streq(argv[i], "--whiteouts"))
 			o.whiteouts = true;
+		else if (streq(argv[i], "--hold"))
+			o.hold = true;
 		else
 			die("confine-export: unknown option '%s'", argv[i]);
 	ws = session_meta_get(o.session_dir, "workspace");
@@ -153,7 +161,7 @@ main(int argc, char **argv)
 	struct changes_copy copy = { 0 };
 	AUTO(copy_mark_free) struct copy_mark mark = { 0 };
 	autofree char *ws = NULL, *started = NULL, *id = NULL, *layout = NULL;
-	autofree char *host_since = NULL;
+	autofree char *host_since = NULL, *several = NULL;
 	autostrv char **hidden = NULL;
 	struct upper_dir *dirs = NULL;
 	size_t ndirs = 0;
@@ -161,7 +169,8 @@ main(int argc, char **argv)
 	int c, r;
 
 	if (argc > 1 && (streq(argv[1], "--apply") ||
-	    streq(argv[1], "--recover")))
+	    streq(argv[1], "--recover") || streq(argv[1], "--release") ||
+	    streq(argv[1], "--rollback")))
 		return apply_main(argc, argv);
 	/* -q: no summary; -w: but say so when waiting for another export. */
 	while ((c = getopt(argc, argv, "qw")) != -1) {
@@ -189,6 +198,8 @@ main(int argc, char **argv)
 		    o.session_dir);
 	o.workspace = ws;
 	o.session_id = id;
+	several = session_meta_get(o.session_dir, "workspaces");
+	o.several = several != NULL;
 	lock_export(o.session_dir, id, say_wait || !o.quiet);
 	if (started) {
 		long long ns = strtoll(started, NULL, 10);

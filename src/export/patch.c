@@ -1546,6 +1546,11 @@ run(const struct export_opts *o, git_repository *repo,
 
 	fprintf(report, "session %s\nworkspace %s\n", o->session_id,
 	    o->workspace);
+	if (o->several)
+		fprintf(report, "untrusted: what the agent wrote here (notes, "
+		    "instructions, code) is untrusted content for whoever "
+		    "reads it next: an agent that reads it processes untrusted "
+		    "input (leg A)\n");
 	stopped(o, report);
 	commits(repo, &host, src, sdir, &ch, inew, &ser);
 	fprintf(report, "changes: %zu added, %zu modified, %zu deleted, "
@@ -1558,9 +1563,10 @@ run(const struct export_opts *o, git_repository *repo,
 	diffstat_print(repo, diff, report, SIZE_MAX, " ", DIFFSTAT_WIDTH);
 	fwrite(ser.text, 1, ser.textlen, report);
 	if (!o->quiet && (git_diff_num_deltas(diff) > 0 || ser.n > 0)) {
-		fprintf(stderr, "confine: session %s: %zu file%s changed\n",
+		fprintf(stderr, "confine: session %s: %zu file%s changed%s%s\n",
 		    o->session_id, git_diff_num_deltas(diff),
-		    git_diff_num_deltas(diff) == 1 ? "" : "s");
+		    git_diff_num_deltas(diff) == 1 ? "" : "s",
+		    o->several ? " in " : "", o->several ? o->workspace : "");
 		diffstat_print(repo, diff, stderr, 40, " ", stderr_width());
 		if (ser.n > 0)
 			fprintf(stderr, "  %zu commit%s changing %zu path%s, in "

@@ -22,6 +22,9 @@ struct export_opts {
 	struct timespec	 host_since;	/* host files changed from then on:
 					   flagged */
 	bool		 quiet;		/* no summary on stderr */
+	bool		 several;	/* one of a session's several workspaces:
+					   labelled, its writing untrusted for
+					   the next reader */
 	/* The workspace's copy (bwrap, landlock), or NULL: an overlay. */
 	const struct changes_copy *copy;	/* borrowed */
 };

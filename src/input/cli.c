@@ -28,7 +28,7 @@ const char cli_usage[] =
 "       confine drop SESSION... | drop [--yes] --empty | --applied |\n"
 "                    --older-than DURATION | --all\n"
 "       confine state ls | show PROFILE | drop [--yes] PROFILE\n"
-"       confine apply [--yes] [--commits] [SESSION]\n"
+"       confine apply [--yes] [--commits] [--workspace DIR] [SESSION]\n"
 "       confine enter [--as-left] [SESSION] [COMMAND [ARG...]]\n"
 "       confine doctor\n"
 "\n"
@@ -44,7 +44,10 @@ const char cli_usage[] =
 "                          the workspace, else one named after COMMAND,\n"
 "                          else sealed)\n"
 "  -w, --workspace DIR     the tree to present writable-by-diff\n"
-"                          (default: the git top level of '.', else '.')\n"
+"                          (default: the git top level of '.', else '.');\n"
+"                          again: a further workspace, its own patch\n"
+"      --ro-workspace DIR  a further workspace shown read-only at its\n"
+"                          path; nothing of it is exported\n"
 "  -n, --network MODE      none (the default: a private loopback of the\n"
 "                          sandbox's own), proxy, or host\n"
 "      --allow HOST[:PORT] allow a destination through the proxy\n"
@@ -100,11 +103,13 @@ const char cli_usage[] =
 "                       agent made: its author and message, then its\n"
 "                       own change; --color colours (made safe) into a\n"
 "                       pipe too, --no-color never\n"
-"  apply [--yes] [--commits] [SESSION]\n"
+"  apply [--yes] [--commits] [--workspace DIR] [SESSION]\n"
 "                       apply the patch to the workspace, all or nothing,\n"
 "                       running no hook, filter or git; asks first on a\n"
 "                       terminal; --commits also creates the agent's\n"
-"                       commits, rebuilt from their trees\n"
+"                       commits, rebuilt from their trees; a session of\n"
+"                       several workspaces: each patch to its own tree,\n"
+"                       all or none of them, or --workspace DIR's alone\n"
 "  enter [--as-left] [SESSION] [COMMAND...]\n"
 "                       run COMMAND (default: a shell) confined, under the\n"
 "                       session's profile, in a new session holding the\n"
@@ -143,11 +148,12 @@ const char cli_usage[] =
 
 enum { OPT_ENV = 256, OPT_BACKEND, OPT_DRY_RUN, OPT_ALLOW, OPT_ENDPOINT,
 	OPT_RO, OPT_HIDE, OPT_SCRATCH, OPT_DIRECT, OPT_CLIPBOARD, OPT_MEMORY,
-	OPT_TASKS, OPT_CPUS, OPT_DISK };
+	OPT_TASKS, OPT_CPUS, OPT_DISK, OPT_RO_WORKSPACE };
 
 static const struct option longopts[] = {
 	{ "profile",	required_argument,	NULL, 'p' },
 	{ "workspace",	required_argument,	NULL, 'w' },
+	{ "ro-workspace", required_argument,	NULL, OPT_RO_WORKSPACE },
 	{ "env",	required_argument,	NULL, OPT_ENV },
 	{ "network",	required_argument,	NULL, 'n' },
 	{ "allow",	required_argument,	NULL, OPT_ALLOW },
@@ -297,6 +303,10 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 				o->yes = true;
 			else if (streq(argv[i], "--commits"))
 				o->commits = true;
+			else if (o->cmd == CLI_APPLY &&
+			    streq(argv[i], "--workspace") && argc > i + 1 &&
+			    argv[i + 1][0] != '\0')
+				o->workspace = argv[++i];
 			else if (o->cmd == CLI_DIFF && streq(argv[i], "--color"))
 				o->color = 1;
 			else if (o->cmd == CLI_DIFF &&
@@ -308,7 +318,8 @@ subcommand(int argc, char **argv, struct cli_opts *o, char **cause)
 		}
 		if (argc > i + 1 || (argc > i && argv[i][0] == '-')) {
 			*cause = xasprintf("usage: confine %s%s [SESSION]", w,
-			    o->cmd == CLI_APPLY ? " [--yes] [--commits]" :
+			    o->cmd == CLI_APPLY ? " [--yes] [--commits] "
+			    "[--workspace DIR]" :
 			    o->cmd == CLI_DIFF ? " [--commits] [--color | --no-color]" :
 			    "");
 			return -1;
@@ -496,7 +507,17 @@ cli_parse(int argc, char **argv, struct cli_opts *ret, char **cause)
 				*cause = xasprintf("--workspace: empty path");
 				goto fail;
 			}
-			o.workspace = optarg;
+			if (o.workspace)
+				push(&o.more_ws, optarg);
+			else
+				o.workspace = optarg;
+			break;
+		case OPT_RO_WORKSPACE:
+			if (optarg[0] == '\0') {
+				*cause = xasprintf("--ro-workspace: empty path");
+				goto fail;
+			}
+			push(&o.ro_ws, optarg);
 			break;
 		case OPT_ENV:
 			if (strchr(optarg, '=') ?
@@ -616,7 +637,7 @@ void
 cli_opts_free(struct cli_opts *o)
 {
 	struct cli_list *l[] = { &o->env, &o->allow, &o->endpoint, &o->ro,
-	    &o->hide, &o->scratch, &o->direct };
+	    &o->hide, &o->scratch, &o->direct, &o->more_ws, &o->ro_ws };
 	size_t i;
 
 	for (i = 0; i < nitems(l); i++) {

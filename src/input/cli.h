@@ -33,7 +33,10 @@ struct cli_opts {
 	char		**argv;		/* borrowed: the command and its args,
 					   or the subcommand's operands */
 	const char	*profile;	/* -p NAME|FILE, borrowed */
-	const char	*workspace;	/* borrowed; NULL: the default */
+	const char	*workspace;	/* borrowed; NULL: the default;
+					   apply --workspace: the one applied */
+	struct cli_list	 more_ws;	/* further --workspace DIRs */
+	struct cli_list	 ro_ws;		/* --ro-workspace DIRs */
 	struct cli_list	 env;		/* NAME or NAME=VALUE */
 	struct cli_list	 allow, endpoint;
 	struct cli_list	 ro, hide, scratch, direct;

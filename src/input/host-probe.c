@@ -853,6 +853,13 @@ host_free(struct host *h)
 	free(h->cwd);
 	free(h->git_top);
 	free(h->workspace);
+	for (size_t i = 0; i < h->nmore_ws; i++) {
+		free(h->more_ws[i].path);
+		free(h->more_ws[i].origin);
+		free(h->more_ws[i].private);
+		free(h->more_ws[i].private_origin);
+	}
+	free(h->more_ws);
 	free(h->state_home);
 	free(h->config_home);
 	free(h->state_busy);

@@ -48,6 +48,15 @@ struct host_cgroup {
 					   that socket exists); NULL: none */
 };
 
+/* A further workspace (confine(1), WORKSPACES), resolved. */
+struct host_ws {
+	char		*path;		/* real path */
+	char		*origin;	/* "option --workspace", "FILE:LINE" */
+	bool		 read_only;
+	char		*private;	/* "yes" or "no"; NULL: not set */
+	char		*private_origin;
+};
+
 struct host {
 	uid_t		 uid;
 	gid_t		 gid;
@@ -57,6 +66,10 @@ struct host {
 	char		*cwd;		/* real path of the working directory */
 	char		*git_top;	/* git top level of cwd, or NULL */
 	char		*workspace;	/* real path of --workspace, or NULL */
+	struct host_ws	*more_ws;	/* the further workspaces, in order:
+					   the profile's, -w's, --ro-workspace's
+					   (choose_workspace()) */
+	size_t		 nmore_ws;
 	char		*state_home;	/* $XDG_STATE_HOME or ~/.local/state */
 	char		*config_home;	/* $XDG_CONFIG_HOME or ~/.config */
 	char		*state_busy;	/* the profile's state is held by this

@@ -180,19 +180,80 @@ choose_profile(const struct cli_opts *o, const struct host *h,
 	return 0;
 }
 
+/* One further workspace: its real path, or -1 with *cause. */
+static int
+more_ws(struct host *h, const char *base, const char *asked,
+    const char *origin, const char *key, bool ro, const struct pvalue *priv,
+    char **cause)
+{
+	autofree char *abs = asked[0] == '/' || asked[0] == '~' ?
+	    syntax_expand(asked, h->home) : path_join(base, asked);
+	struct host_ws *w;
+	char *real;
+	struct stat st;
+
+	if ((real = realpath(abs, NULL)) == NULL || stat(real, &st) < 0 ||
+	    !S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("%s%s%s: '%s': %s", key[0] == '-' ? "" :
+		    origin, key[0] == '-' ? "" : ": ", key, asked,
+		    real ? "not a directory" : strerror(errno));
+		free(real);
+		return -1;
+	}
+	h->more_ws = xreallocarray(h->more_ws, h->nmore_ws + 1,
+	    sizeof(*h->more_ws));
+	w = &h->more_ws[h->nmore_ws++];
+	memset(w, 0, sizeof(*w));
+	w->path = real;
+	w->origin = xstrdup(origin);
+	w->read_only = ro;
+	if (priv && priv->value) {
+		w->private = xstrdup(priv->value);
+		w->private_origin = xstrdup(priv->origin);
+	}
+	return 0;
+}
+
 int
 choose_workspace(const struct cli_opts *o, struct host *h,
     const struct profile *pr, char **cause)
 {
 	autofree char *ws = NULL;
+	const char *base;
+	size_t i;
 
-	if (o->workspace || !pr->ws_path.value)
-		return 0;
-	ws = syntax_expand(pr->ws_path.value, h->home);
-	if ((h->workspace = realpath(ws, NULL)) == NULL) {
-		*cause = xasprintf("%s: workspace.path: '%s': %s",
-		    pr->ws_path.origin, ws, strerror(errno));
-		return -1;
+	if (!o->workspace && pr->ws_path.value) {
+		ws = syntax_expand(pr->ws_path.value, h->home);
+		if ((h->workspace = realpath(ws, NULL)) == NULL) {
+			*cause = xasprintf("%s: workspace.path: '%s': %s",
+			    pr->ws_path.origin, ws, strerror(errno));
+			return -1;
+		}
 	}
+	/* A further workspace's relative path: from the first's. */
+	base = h->workspace ? h->workspace : h->git_top ? h->git_top :
+	    h->cwd;
+	for (i = 0; i < pr->nmore_ws; i++) {
+		const struct profile_ws *w = &pr->more_ws[i];
+		autofree char *key = xasprintf("[workspace %s] path", w->name);
+
+		if (w->path.value == NULL) {
+			*cause = xasprintf("%s: [workspace %s] has no path",
+			    w->origin, w->name);
+			return -1;
+		}
+		if (more_ws(h, base, w->path.value, w->path.origin, key,
+		    w->mode.value && streq(w->mode.value, "read-only"),
+		    &w->private, cause) < 0)
+			return -1;
+	}
+	for (i = 0; i < o->more_ws.n; i++)
+		if (more_ws(h, h->cwd, o->more_ws.v[i], "option --workspace",
+		    "--workspace", false, NULL, cause) < 0)
+			return -1;
+	for (i = 0; i < o->ro_ws.n; i++)
+		if (more_ws(h, h->cwd, o->ro_ws.v[i], "option --ro-workspace",
+		    "--ro-workspace", true, NULL, cause) < 0)
+			return -1;
 	return 0;
 }

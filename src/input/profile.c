@@ -33,7 +33,7 @@
 enum kind { SCALAR, LIST, EXTENDS };
 enum check { C_ANY, C_QUADRANT, C_BOOL, C_PATH, C_HOME, C_NETMODE, C_HOST,
 	C_ENVNAME, C_ENVGLOB, C_ENVSET, C_BACKEND, C_INJECT, C_SOURCE,
-	C_ARGUMENT, C_SIZE, C_TASKS, C_CPUS };
+	C_ARGUMENT, C_SIZE, C_TASKS, C_CPUS, C_WSMODE, C_WSPATH };
 
 static const struct key {
 	const char	*section, *name;
@@ -54,6 +54,7 @@ static const struct key {
 	K("filesystem", "home", LIST, C_HOME, home),
 	K("workspace", "path", SCALAR, C_PATH, ws_path),
 	K("workspace", "private", SCALAR, C_BOOL, ws_private),
+	K("workspace", "mode", SCALAR, C_WSMODE, ws_mode),
 	K("network", "mode", SCALAR, C_NETMODE, net_mode),
 	K("network", "allow", LIST, C_HOST, allow),
 	K("network", "endpoint", LIST, C_HOST, endpoint),
@@ -112,6 +113,46 @@ error_at(struct ctx *c, char *msg, char *hint)
 	}
 }
 
+/* A further workspace's name: [workspace NAME]. */
+static bool
+ws_name_ok(const char *s)
+{
+	size_t i;
+
+	if (s[0] == '\0' || s[0] == '.' || s[0] == '-' || strlen(s) > 64)
+		return false;
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
+		    s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+/*
+ * A further workspace's path: absolute, ~/, or relative (to the first
+ * workspace); resolved when the session is planned.
+ */
+static int
+ws_path_ok(const char *s, char **why)
+{
+	size_t n = strlen(s);
+
+	if (s[0] == '/' || s[0] == '~')
+		return syntax_path(s, why);
+	if (strstr(s, "//") || s[n - 1] == '/') {
+		*why = xasprintf("'%s' is not a normal path (no '//' or "
+		    "trailing '/')", s);
+		return -1;
+	}
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+			*why = xasprintf("path has a control character");
+			return -1;
+		}
+	return 0;
+}
+
 /*
  * inih calls the handler only for keys, so a section header is checked
  * here, where its line is: an unknown section is an error even when empty.
@@ -132,6 +173,16 @@ check_section(struct ctx *c, const char *line)
 	for (i = 0; sections[i]; i++)
 		if (strlen(sections[i]) == n && strncmp(p + 1, sections[i], n) == 0)
 			break;
+	if (sections[i] == NULL && n > 10 && strncmp(p + 1, "workspace ", 10) == 0) {
+		autofree char *name = xstrndup(p + 11, n - 10);
+
+		if (!ws_name_ok(name))
+			error_at(c, xasprintf("[workspace %s]: not a workspace "
+			    "name", name), xasprintf("name a further workspace "
+			    "with letters, digits, '.', '_' and '-', like "
+			    "[workspace workflow]"));
+		return;
+	}
 	if (sections[i] == NULL) {
 		error_at(c, xasprintf("unknown section [%.*s]", (int)n, p + 1),
 		    xasprintf("sections are [profile], [filesystem], "
@@ -234,6 +285,15 @@ check_value(enum check chk, const char *v, char **why)
 		    chk == C_TASKS ? syntax_tasks(v, &n, why) :
 		    syntax_cpus(v, &n, why);
 	}
+	case C_WSMODE:
+		if (!streq(v, "read-write") && !streq(v, "read-only")) {
+			*why = xasprintf("'%s' is not read-write or read-only",
+			    v);
+			return -1;
+		}
+		return 0;
+	case C_WSPATH:
+		return ws_path_ok(v, why);
 	case C_SOURCE: {
 		struct syntax_source src;
 
@@ -244,6 +304,67 @@ check_value(enum check chk, const char *v, char **why)
 	}
 	}
 	return 0;
+}
+
+static struct profile_ws *
+ws_find(struct profile *p, const char *name, const char *origin)
+{
+	struct profile_ws *w;
+	size_t i;
+
+	for (i = 0; i < p->nmore_ws; i++)
+		if (streq(p->more_ws[i].name, name))
+			return &p->more_ws[i];
+	p->more_ws = xreallocarray(p->more_ws, p->nmore_ws + 1,
+	    sizeof(*p->more_ws));
+	w = &p->more_ws[p->nmore_ws++];
+	memset(w, 0, sizeof(*w));
+	w->name = xstrdup(name);
+	w->origin = xstrdup(origin);
+	return w;
+}
+
+/* A key of a [workspace NAME] section: path, mode, private. */
+static int
+ws_key(struct ctx *c, const char *ws, const char *name, const char *value)
+{
+	autofree char *origin = xasprintf("%s:%d", c->path, c->lineno);
+	struct profile_ws *w;
+	struct pvalue *v;
+	char *why = NULL;
+	bool b = false;
+
+	if (!streq(name, "path") && !streq(name, "mode") &&
+	    !streq(name, "private")) {
+		error_at(c, xasprintf("unknown key '%s' in section "
+		    "[workspace %s]", name, ws), xasprintf("a workspace's "
+		    "keys are path, mode and private"));
+		return 0;
+	}
+	if (value[0] == '\0') {
+		error_at(c, xasprintf("%s: empty value", name), NULL);
+		return 0;
+	}
+	if ((streq(name, "path") && ws_path_ok(value, &why) < 0) ||
+	    (streq(name, "mode") && check_value(C_WSMODE, value, &why) < 0) ||
+	    (streq(name, "private") && syntax_bool(value, &b, &why) < 0)) {
+		error_at(c, xasprintf("%s: %s", name, why), NULL);
+		free(why);
+		return 0;
+	}
+	w = ws_find(c->p, ws, origin);
+	v = streq(name, "path") ? &w->path : streq(name, "mode") ? &w->mode :
+	    &w->private;
+	if (v->value && strncmp(v->origin, c->path, strlen(c->path)) == 0 &&
+	    v->origin[strlen(c->path)] == ':') {
+		error_at(c, xasprintf("%s: set twice in [workspace %s]", name,
+		    ws), xasprintf("a scalar key takes one value; remove one "
+		    "of them"));
+		return 0;
+	}
+	pvalue_set(v, streq(name, "private") ? b ? "yes" : "no" : value,
+	    origin);
+	return 1;
 }
 
 static int
@@ -262,6 +383,9 @@ handler(void *user, const char *section, const char *name, const char *value)
 		    xasprintf("put it under its section, like [network]"));
 		return 0;
 	}
+	if (strncmp(section, "workspace ", 10) == 0 &&
+	    ws_name_ok(section + 10))
+		return ws_key(c, section + 10, name, value);
 	for (i = 0; sections[i] && !streq(sections[i], section); i++)
 		;
 	if (sections[i] == NULL) {
@@ -419,6 +543,14 @@ merge(struct profile *dst, const struct profile *src)
 		else if (k->kind == LIST)
 			plist_merge((struct plist *)((char *)dst + k->off),
 			    (const struct plist *)((const char *)src + k->off));
+	}
+	for (i = 0; i < src->nmore_ws; i++) {
+		const struct profile_ws *s = &src->more_ws[i];
+		struct profile_ws *d = ws_find(dst, s->name, s->origin);
+
+		pvalue_merge(&d->path, &s->path);
+		pvalue_merge(&d->mode, &s->mode);
+		pvalue_merge(&d->private, &s->private);
 	}
 }
 
@@ -712,6 +844,19 @@ profile_free(struct profile *p)
 		} else if (k->kind == LIST)
 			plist_clear((struct plist *)((char *)p + k->off));
 	}
+	for (i = 0; i < p->nmore_ws; i++) {
+		struct pvalue *v[] = { &p->more_ws[i].path,
+		    &p->more_ws[i].mode, &p->more_ws[i].private };
+		size_t j;
+
+		for (j = 0; j < nitems(v); j++) {
+			free(v[j]->value);
+			free(v[j]->origin);
+		}
+		free(p->more_ws[i].name);
+		free(p->more_ws[i].origin);
+	}
+	free(p->more_ws);
 	free(p->name);
 	free(p->path);
 	memset(p, 0, sizeof(*p));

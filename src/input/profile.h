@@ -24,6 +24,16 @@ struct plist {
 	size_t		 n;
 };
 
+/* A [workspace NAME] section. */
+struct profile_ws {
+	char		*name;		/* NAME */
+	char		*origin;	/* FILE:LINE of its first key */
+	struct pvalue	 path;		/* absolute, ~/, or relative to the
+					   first workspace */
+	struct pvalue	 mode;		/* read-write or read-only */
+	struct pvalue	 private;	/* yes or no */
+};
+
 struct profile {
 	char		*name;		/* as asked for, or the file's path */
 	char		*path;		/* the file read first; NULL: built-in */
@@ -33,7 +43,12 @@ struct profile {
 	struct plist	 read_only, hide, scratch, direct, home;
 	struct plist	 persistent;	/* scratch kept across sessions */
 	/* [workspace] */
-	struct pvalue	 ws_path, ws_private;
+	struct pvalue	 ws_path, ws_private, ws_mode;
+	/* [workspace NAME]: the further workspaces, in the order first
+	 * named; a later file's section of the same name replaces the keys
+	 * it sets */
+	struct profile_ws *more_ws;
+	size_t		 nmore_ws;
 	/* [network] */
 	struct pvalue	 net_mode;
 	struct plist	 allow, endpoint;

@@ -414,8 +414,7 @@ view_rules(struct plan *p, const struct host *h, char *const *hidden,
 
 /* native and bwrap: paths as the sandbox's own mounts show them. */
 static void
-landlock_plan(struct plan *p, const struct host *h, const char *ws,
-    const struct eff *e)
+landlock_plan(struct plan *p, const struct host *h, const struct eff *e)
 {
 	size_t i;
 
@@ -450,8 +449,18 @@ landlock_plan(struct plan *p, const struct host *h, const char *ws,
 	add_path(p, "/dev/pts", PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_DEV);
 	dev_paths(p);
 	add_path(p, h->home, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
-	if (!path_has_prefix(ws, h->home) && !path_has_prefix(ws, "/tmp"))
-		add_path(p, ws, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC);
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+
+		if (w->read_only) {
+			if (p->allow_list)
+				add_path(p, w->path, PLAN_FS_READ |
+				    PLAN_FS_EXEC);
+		} else if (!path_has_prefix(w->path, h->home) &&
+		    !path_has_prefix(w->path, "/tmp"))
+			add_path(p, w->path, PLAN_FS_READ | PLAN_FS_WRITE |
+			    PLAN_FS_EXEC);
+	}
 	for (i = 0; i < e->scratch.n; i++)
 		add_path(p, e->scratch.v[i].value, PLAN_FS_READ | PLAN_FS_WRITE |
 		    PLAN_FS_EXEC);
@@ -553,13 +562,26 @@ under_direct(const struct eff *e, const char *path)
 	return false;
 }
 
+/* Is path in one of the plan's workspaces? */
+static bool
+in_workspaces(const struct plan *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->nworkspaces; i++)
+		if (path_has_prefix(path, p->workspaces[i].path))
+			return true;
+	return false;
+}
+
 /* allow_list: is path in the view (a system tree, the workspace, shown)? */
 static bool
 in_view(const struct plan *p, const struct host *h, const char *ws,
     const struct eff *e, const char *path)
 {
 	return !p->allow_list || in_system_tree(h, path) ||
-	    path_has_prefix(path, ws) || shown(e, path);
+	    path_has_prefix(path, ws) || in_workspaces(p, path) ||
+	    shown(e, path);
 }
 
 /*
@@ -741,13 +763,20 @@ mounts_plan(struct plan *p, const struct host *h, const char *ws,
 	 * holds the planning order while sorting.
 	 */
 	first = p->mounts.n;
-	add_mount(p, copy && !ws_overlay ? PLAN_MOUNT_COPY : PLAN_MOUNT_OVERLAY,
-	    ws, seq++, true);
-	m = &p->mounts.v[p->mounts.n - 1];
-	m->src = xstrdup(ws);
-	m->upper = path_join(p->session_dir, "upper");
-	if (!copy || ws_overlay)
-		m->work = path_join(p->session_dir, "work");
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+
+		add_mount(p, w->read_only ? PLAN_MOUNT_BIND_RO : copy &&
+		    !ws_overlay ? PLAN_MOUNT_COPY : PLAN_MOUNT_OVERLAY,
+		    w->path, seq++, true);
+		m = &p->mounts.v[p->mounts.n - 1];
+		m->src = xstrdup(w->path);
+		if (w->read_only)
+			continue;
+		m->upper = path_join(w->dir, "upper");
+		if (!copy || ws_overlay)
+			m->work = path_join(w->dir, "work");
+	}
 	add_list(p, PLAN_MOUNT_BIND_RO, &e->ro, &seq, false);
 	/* A credential is a file; a directory would show far more. */
 	add_list(p, PLAN_MOUNT_BIND_RO, &e->cred_file, &seq, true);
@@ -860,6 +889,22 @@ landlock_backend_plan(struct plan *p, const struct host *h, const char *ws,
 
 	add_prepared(p, PLAN_MOUNT_COPY, ws, path_join(p->session_dir,
 	    "upper"));
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+
+		if (streq(w->path, ws))
+			continue;
+		if (!w->read_only) {
+			*cause = xasprintf("workspace '%s' (%s): the landlock "
+			    "backend shows a workspace as a copy at another "
+			    "path, so a session of it has one writable "
+			    "workspace", w->path, w->origin);
+			*hint = xasprintf("use the native or bwrap backend, or "
+			    "make the workspace read-only (--ro-workspace)");
+			strv_free(hidden);
+			return -1;
+		}
+	}
 	for (i = 0; i < e->scratch.n; i++) {
 		const char *s = e->scratch.v[i].value;
 
@@ -919,6 +964,12 @@ landlock_backend_plan(struct plan *p, const struct host *h, const char *ws,
 		add_path_except(p, s, PLAN_FS_READ | PLAN_FS_WRITE | PLAN_FS_EXEC,
 		    hidden);
 	}
+	/* A read-only workspace: the host's, at its path, by a rule of its
+	 * own (inside the home or /tmp too, which the rest leaves out). */
+	for (i = 0; i < p->nworkspaces; i++)
+		if (p->workspaces[i].read_only)
+			add_path_except(p, p->workspaces[i].path, PLAN_FS_READ |
+			    PLAN_FS_EXEC, hidden);
 
 	landlock_rights_plan(p, h);
 	if (p->allow_list)
@@ -1563,6 +1614,111 @@ state_plan(struct plan *p, struct eff *e, const struct host *h,
 	    h->state_busy, paths);
 }
 
+/*
+ * The session's workspaces (confine(1), WORKSPACES): the first as named
+ * (-w, the profile's [workspace] path, the default), then the further
+ * ones; *ws is the first writable one, whose layers are the session's
+ * own.  Refused: none writable, one named twice, two that nest, one
+ * inside a hidden path or the home as a whole.
+ */
+static int
+workspaces_list(struct plan *p, const struct cli_opts *o,
+    const struct host *h, const struct profile *pr, const struct eff *e,
+    const char *first, const char *first_origin, const char **ws,
+    char **cause, char **hint)
+{
+	size_t i, j, k;
+
+	p->nworkspaces = 1 + h->nmore_ws;
+	p->workspaces = xcalloc(p->nworkspaces, sizeof(*p->workspaces));
+	p->workspaces[0].path = xstrdup(first);
+	p->workspaces[0].origin = xstrdup(first_origin ? first_origin :
+	    "option --workspace");
+	p->workspaces[0].read_only = !o->workspace && pr->ws_mode.value &&
+	    streq(pr->ws_mode.value, "read-only");
+	if (p->workspaces[0].read_only)
+		p->workspaces[0].mode_origin = xstrdup(pr->ws_mode.origin);
+	p->workspaces[0].private = streq(e->ws_private.value, "yes") ||
+	    streq(e->ws_private.value, "true");
+	for (i = 0; i < h->nmore_ws; i++) {
+		struct plan_workspace *w = &p->workspaces[i + 1];
+
+		w->path = xstrdup(h->more_ws[i].path);
+		w->origin = xstrdup(h->more_ws[i].origin);
+		w->read_only = h->more_ws[i].read_only;
+		if (w->read_only)
+			w->mode_origin = xstrdup(w->origin);
+		w->private = h->more_ws[i].private &&
+		    streq(h->more_ws[i].private, "yes");
+	}
+	*ws = NULL;
+	for (i = 0; i < p->nworkspaces && *ws == NULL; i++)
+		if (!p->workspaces[i].read_only)
+			*ws = p->workspaces[i].path;
+	if (*ws == NULL) {
+		*cause = xasprintf("no writable workspace: %s is read-only "
+		    "(%s)%s", first, pr->ws_mode.origin, p->nworkspaces > 1 ?
+		    ", and so are the others" : "");
+		*hint = xasprintf("name one the agent may change with "
+		    "--workspace DIR, or a [workspace NAME] section of mode "
+		    "read-write");
+		return -1;
+	}
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+
+		if (check_workspace(h, w->path, cause, hint) < 0 ||
+		    check_rules(e, w->path, cause, hint) < 0)
+			return -1;
+		for (k = 0; k < e->hide.n; k++)
+			if (path_has_prefix(w->path, e->hide.v[k].value)) {
+				*cause = xasprintf("workspace '%s' (%s) is "
+				    "inside %s, which is hidden (%s)", w->path,
+				    w->origin, e->hide.v[k].value,
+				    e->hide.v[k].origin);
+				*hint = xasprintf("drop the hide rule or the "
+				    "workspace");
+				return -1;
+			}
+		for (j = i + 1; j < p->nworkspaces; j++) {
+			const struct plan_workspace *x = &p->workspaces[j];
+
+			if (!path_has_prefix(w->path, x->path) &&
+			    !path_has_prefix(x->path, w->path))
+				continue;
+			if (streq(w->path, x->path))
+				*cause = xasprintf("workspace '%s' is named "
+				    "twice (%s, %s)", w->path, w->origin,
+				    x->origin);
+			else
+				*cause = xasprintf("workspaces '%s' (%s) and "
+				    "'%s' (%s) overlap: one is inside the "
+				    "other", w->path, w->origin, x->path,
+				    x->origin);
+			*hint = xasprintf("name each tree once, none inside "
+			    "another");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Where each workspace's files are kept in the session. */
+static void
+workspaces_dirs(struct plan *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nworkspaces; i++) {
+		struct plan_workspace *w = &p->workspaces[i];
+
+		if (w->read_only)
+			continue;
+		w->dir = n++ == 0 ? xstrdup(p->session_dir) :
+		    xasprintf("%s/ws/%zu", p->session_dir, n - 1);
+	}
+}
+
 int
 policy_compute(const struct cli_opts *o, const struct host *h,
     char *const *host_env, const struct profile *pr,
@@ -1590,11 +1746,15 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		ws = h->cwd;
 		ws_origin = "built-in default: the current directory";
 	}
-	if (check_workspace(h, ws, cause, hint) < 0 ||
-	    check_rules(&e, ws, cause, hint) < 0)
+	if (workspaces_list(&p, o, h, pr, &e, ws, ws_origin, &ws, cause,
+	    hint) < 0) {
+		plan_free(&p);
 		return -1;
-	if (check_kernel_and_net(&e, h, cause, hint) < 0)
+	}
+	if (check_kernel_and_net(&e, h, cause, hint) < 0) {
+		plan_free(&p);
 		return -1;
+	}
 
 	p.profile = xstrdup(pr->name ? pr->name : "sealed (built-in)");
 	p.profile_reason = xstrdup(profile_reason);
@@ -1605,7 +1765,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		plan_free(&p);
 		return -1;
 	}
-	legs_explain(&p, &e, ws, ws_origin);
+	legs_explain(&p, &e, p.workspaces[0].path, ws_origin);
 	for (i = 0; syntax_net_modes[i]; i++)
 		if (streq(syntax_net_modes[i], e.net_mode.value))
 			p.net = (enum plan_net)i;
@@ -1678,6 +1838,7 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 	p.profile_arg = xstrdup(o->profile ? o->profile : "");
 	sessions = path_join(h->state_home, "confine/sessions");
 	p.session_dir = path_join(sessions, p.session_id);
+	workspaces_dirs(&p);
 	if (o->enter_from)
 		p.patch_from = xstrdup(o->enter_from);
 	state_plan(&p, &e, h, pr);
@@ -1701,11 +1862,30 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		 * with a setuid bwrap, which runs where none can be made),
 		 * unless an entered session's workspace is a copy.
 		 */
+		bool ws_overlay = p.backend == PLAN_BACKEND_BWRAP &&
+		    p.bwrap_unshare_user && !(o->session_layout &&
+		    streq(o->session_layout, "copy"));
+
+		for (i = 0; p.backend == PLAN_BACKEND_BWRAP && !ws_overlay &&
+		    i < p.nworkspaces; i++) {
+			const struct plan_workspace *w = &p.workspaces[i];
+
+			if (w->read_only || streq(w->path, ws))
+				continue;
+			*cause = xasprintf("workspace '%s' (%s): the bwrap "
+			    "backend here makes the workspace a copy (%s), and "
+			    "a further writable workspace needs an overlay",
+			    w->path, w->origin, p.bwrap_setuid ? "bwrap is "
+			    "setuid" : "no user namespace of its own");
+			*hint = xasprintf("use the native backend, or make "
+			    "the workspace read-only (--ro-workspace)");
+			plan_free(&p);
+			return -1;
+		}
 		mounts_plan(&p, h, ws, &e, p.backend == PLAN_BACKEND_BWRAP,
-		    p.backend == PLAN_BACKEND_BWRAP && p.bwrap_unshare_user &&
-		    !(o->session_layout && streq(o->session_layout, "copy")));
-		landlock_plan(&p, h, ws, &e);
-		p.cwd = xstrdup(path_has_prefix(h->cwd, ws) ? h->cwd : ws);
+		    ws_overlay);
+		landlock_plan(&p, h, &e);
+		p.cwd = xstrdup(in_workspaces(&p, h->cwd) ? h->cwd : ws);
 	}
 
 	if (p.allow_list)

@@ -172,6 +172,13 @@ plan_free(struct plan *p)
 	free(p->bwrap);
 	free(p->home);
 	free(p->workspace);
+	for (i = 0; i < p->nworkspaces; i++) {
+		free(p->workspaces[i].path);
+		free(p->workspaces[i].origin);
+		free(p->workspaces[i].mode_origin);
+		free(p->workspaces[i].dir);
+	}
+	free(p->workspaces);
 	free(p->session_id);
 	free(p->session_dir);
 	free(p->state_dir);
@@ -541,6 +548,17 @@ plan_dump(const struct plan *p, FILE *f)
 		fprintf(f, "refused at run time: %s\n", p->run_refused);
 	fprintf(f, "workspace: %s (writes kept in the session, host "
 	    "unchanged)\n", p->workspace);
+	for (i = 0; p->nworkspaces > 1 && i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+
+		if (w->read_only)
+			fprintf(f, "workspace: %s (read-only, nothing "
+			    "exported)\n", w->path);
+		else if (!streq(w->dir, p->session_dir))
+			fprintf(f, "workspace: %s (writes kept in the session's "
+			    "%s, host unchanged)\n", w->path,
+			    w->dir + strlen(p->session_dir) + 1);
+	}
 	fprintf(f, "session: %s\n", p->session_dir);
 	if (p->state_dir)
 		fprintf(f, "agent state: %s (persistent paths, kept between "

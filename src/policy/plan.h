@@ -253,6 +253,22 @@ struct plan_engine {
 					   before anything is made */
 };
 
+/*
+ * A workspace of the session (confine(1), WORKSPACES): shown at its own
+ * host path, writable through its own overlay or copy, or read-only.
+ */
+struct plan_workspace {
+	char		*path;		/* host path, the same inside */
+	char		*origin;	/* "option --workspace", "FILE:LINE" */
+	bool		 read_only;	/* a read-only bind; nothing exported */
+	char		*mode_origin;	/* where read-only was asked, or NULL */
+	bool		 private;	/* its contents are private: leg B */
+	char		*dir;		/* its files in the session (host
+					   path): the session directory for
+					   the first writable one, ws/N for
+					   the Nth further; NULL: read-only */
+};
+
 #define PLAN_LEG_A	(1U << 0)	/* untrusted input */
 #define PLAN_LEG_B	(1U << 1)	/* private data */
 #define PLAN_LEG_C	(1U << 2)	/* external communication */
@@ -285,7 +301,11 @@ struct plan {
 	unsigned int	 keyholder_port; /* the keyholder's listener is made
 					   here; 0: no injection */
 	bool		 warn_trusted;	/* the trusted quadrant: say so */
-	char		*workspace;	/* host path, writable through the overlay */
+	char		*workspace;	/* host path, writable through the overlay:
+					   the first writable workspace */
+	struct plan_workspace *workspaces; /* every workspace, as named
+					   (the default or -w first) */
+	size_t		 nworkspaces;
 	char		*session_id;
 	struct timespec	 started;	/* the host probe's clock, the run's
 					   first moment (CLOCK_REALTIME): a

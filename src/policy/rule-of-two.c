@@ -290,8 +290,27 @@ legs_compute(struct plan *p, const struct eff *e, const struct host *h)
 	for (i = 0; i < e->pass.n; i++)
 		if (!allow_listed(e->pass.v[i].value))
 			leg(p, PLAN_LEG_B, "environment.pass", &e->pass.v[i]);
-	if (streq(e->ws_private.value, "yes") ||
-	    streq(e->ws_private.value, "true"))
+	/* Each workspace's privacy, wherever it is shown, named. */
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+		autofree char *key = NULL;
+		struct pvalue v = { (char *)"yes", w->origin };
+
+		if (!w->private)
+			continue;
+		if (p->nworkspaces < 2) {
+			leg(p, PLAN_LEG_B, "workspace.private", &e->ws_private);
+			continue;
+		}
+		if (i == 0)
+			v = e->ws_private;
+		else
+			v.origin = h->more_ws[i - 1].private_origin;
+		key = xasprintf("workspace %s: private", w->path);
+		leg(p, PLAN_LEG_B, key, &v);
+	}
+	if (p->nworkspaces == 0 && (streq(e->ws_private.value, "yes") ||
+	    streq(e->ws_private.value, "true")))
 		leg(p, PLAN_LEG_B, "workspace.private", &e->ws_private);
 	if (streq(e->net_mode.value, "host"))
 		leg(p, PLAN_LEG_C, "network.mode", &e->net_mode);
@@ -420,11 +439,27 @@ legs_explain(struct plan *p, const struct eff *e, const char *ws,
     const char *ws_origin)
 {
 	struct pvalue w = { (char *)ws, (char *)ws_origin };
+	size_t i;
 
 	explain(p, "quadrant", &e->quadrant);
 	explain(p, "untrusted", &e->untrusted);
 	explain(p, "workspace.path", &w);
 	explain(p, "workspace.private", &e->ws_private);
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *x = &p->workspaces[i];
+		struct pvalue v = { x->path, x->origin };
+		struct pvalue m = { (char *)"read-only", x->mode_origin };
+
+		if (i > 0)
+			explain(p, "workspace.path", &v);
+		if (x->read_only)
+			explain(p, "workspace.mode", &m);
+		if (i > 0 && x->private) {
+			m.value = (char *)"yes";
+			m.origin = x->origin;
+			explain(p, "workspace.private", &m);
+		}
+	}
 	explain(p, "network.mode", &e->net_mode);
 	explain_list(p, "network.allow", &e->allow);
 	explain_list(p, "network.endpoint", &e->endpoint);

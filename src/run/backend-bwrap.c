@@ -255,28 +255,34 @@ check_mount_points(const struct plan *p, const char **where)
 }
 
 /*
- * In the child that becomes bwrap: the plan's workspace overlay in a user
- * and mount namespace of this process's own (the caller's ids), where
- * bwrap then runs.  0 (none planned, or mounted), or -errno with *where.
+ * In the child that becomes bwrap: the plan's workspace overlays (one a
+ * writable workspace) in a user and mount namespace of this process's own
+ * (the caller's ids), where bwrap then runs.  0 (none planned, or
+ * mounted), or -errno with *where.
  */
 static int
 overlay_first(const struct plan *p, const char **where)
 {
-	const struct plan_mount *m = NULL;
 	size_t i;
+	bool any = false;
 	int r;
 
-	for (i = 0; i < p->mounts.n && m == NULL; i++)
-		if (p->mounts.v[i].kind == PLAN_MOUNT_OVERLAY)
-			m = &p->mounts.v[i];
-	if (m == NULL)
-		return 0;
-	*where = "a user and mount namespace for the workspace's overlay";
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-		return -errno;
-	if ((r = ns_map_ids(p->uid, p->gid)) < 0)
-		return r;
-	return overlay_mount_workspace(m, where);
+	for (i = 0; i < p->mounts.n; i++) {
+		if (p->mounts.v[i].kind != PLAN_MOUNT_OVERLAY)
+			continue;
+		if (!any) {
+			*where = "a user and mount namespace for the "
+			    "workspace's overlay";
+			if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+				return -errno;
+			if ((r = ns_map_ids(p->uid, p->gid)) < 0)
+				return r;
+			any = true;
+		}
+		if ((r = overlay_mount_workspace(&p->mounts.v[i], where)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 static pid_t

@@ -36,6 +36,7 @@
 #include "store/session-store.h"
 
 static void	remove_tree(int, const char *, int);
+static bool	dir_empty(int, const char *);
 
 
 /*
@@ -44,9 +45,27 @@ static void	remove_tree(int, const char *, int);
  * host's changes to the workspace from then on are flagged
  * (export/patch.c).
  */
+/* How many of p's workspaces are writable (each with its own patch). */
+static size_t
+writable_count(const struct plan *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nworkspaces; i++)
+		n += !p->workspaces[i].read_only;
+	return n;
+}
+
+/*
+ * ws: the workspace whose files dirfd holds (p->workspace, or a further
+ * one's in ws/N).  A session of several workspaces says so in each meta
+ * (workspaces=N, read by the export), and its own meta names the others
+ * (also=PATH: "confine ls" and the latest session of a workspace).
+ */
 static int
-write_meta(int dirfd, const struct plan *p, const struct timespec *start,
-    const struct timespec *host_since, const struct timespec *copy_since)
+write_meta_ws(int dirfd, const struct plan *p, const char *ws,
+    const struct timespec *start, const struct timespec *host_since,
+    const struct timespec *copy_since)
 {
 	AUTO(fclose_p) FILE *f = NULL;
 	char stamp[32];
@@ -70,11 +89,24 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start,
 	    "profile_arg=%s\n", p->session_id, stamp,
 	    (long long)start->tv_sec * 1000000000LL + start->tv_nsec,
 	    (long long)host_since->tv_sec * 1000000000LL + host_since->tv_nsec,
-	    p->workspace,
+	    ws,
 	    p->backend == PLAN_BACKEND_BWRAP ? "bwrap" :
 	    p->backend == PLAN_BACKEND_LANDLOCK ? "landlock" : "native",
 	    plan_ws_overlay(p) ? "overlay" : "copy",
 	    p->quadrant, p->profile, p->profile_arg);
+	if (p->nworkspaces > 1) {
+		fprintf(f, "workspaces=%zu\n", writable_count(p));
+		for (i = 0; streq(ws, p->workspace) && i < p->nworkspaces; i++)
+			if (!streq(p->workspaces[i].path, ws))
+				fprintf(f, "also=%s\n", p->workspaces[i].path);
+		/* The options' (a profile's come again with it): enter. */
+		for (i = 1; streq(ws, p->workspace) && i < p->nworkspaces; i++)
+			if (streq(p->workspaces[i].origin, "option --workspace"))
+				fprintf(f, "more_ws=%s\n", p->workspaces[i].path);
+			else if (streq(p->workspaces[i].origin,
+			    "option --ro-workspace"))
+				fprintf(f, "ro_ws=%s\n", p->workspaces[i].path);
+	}
 	if (copy_since)
 		fprintf(f, "copy_since_ns=%lld\n",
 		    (long long)copy_since->tv_sec * 1000000000LL +
@@ -84,7 +116,7 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start,
 		const struct plan_mount *m = &p->mounts.v[i];
 		size_t j;
 
-		if (m->kind != PLAN_MOUNT_COPY || !streq(m->src, p->workspace))
+		if (m->kind != PLAN_MOUNT_COPY || !streq(m->src, ws))
 			continue;
 		for (j = 0; m->except && m->except[j]; j++)
 			if (!strchr(m->except[j], '\n'))
@@ -110,6 +142,14 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start,
 	if (renameat(dirfd, "meta.tmp", dirfd, "meta") < 0)
 		return -errno;
 	return 0;
+}
+
+static int
+write_meta(int dirfd, const struct plan *p, const struct timespec *start,
+    const struct timespec *host_since, const struct timespec *copy_since)
+{
+	return write_meta_ws(dirfd, p, p->workspace, start, host_since,
+	    copy_since);
 }
 
 /* One copy or link of the plan, made in the session. */
@@ -345,6 +385,66 @@ overlay_layers(const struct plan *p, int fd, const char **where)
 	return 0;
 }
 
+/*
+ * The further writable workspaces' overlay layers, each in ws/N with a
+ * meta of its own (its workspace, the session's id and start): the
+ * export and apply take ws/N as they take the session.
+ */
+static int
+more_layers(const struct plan *p, int fd, const char **where,
+    const struct timespec *start)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+		const char *rel;
+		autoclose int wfd = -1;
+		struct stat st;
+
+		if (w->read_only || streq(w->dir, p->session_dir))
+			continue;
+		rel = w->dir + strlen(p->session_dir) + 1;
+		*where = w->dir;
+		if (stat(w->path, &st) < 0)
+			return -errno;
+		if ((mkdirat(fd, "ws", 0700) < 0 && errno != EEXIST) ||
+		    (mkdirat(fd, rel, 0700) < 0 && !(p->reenter &&
+		    errno == EEXIST)))
+			return -errno;
+		if ((wfd = openat(fd, rel, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return -errno;
+		if (p->reenter) {
+			remove_tree(wfd, "work", 0);
+			if (mkdirat(wfd, "work", 0700) < 0)
+				return -errno;
+			continue;
+		}
+		if (mkdirat(wfd, "upper", 0700) < 0 ||
+		    mkdirat(wfd, "work", 0700) < 0 ||
+		    fchmodat(wfd, "upper", st.st_mode & 07777, 0) < 0)
+			return -errno;
+		if ((r = write_meta_ws(wfd, p, w->path, start, start,
+		    NULL)) < 0)
+			return r;
+	}
+	*where = p->session_dir;
+	return 0;
+}
+
+/* The further workspaces' ws/N, relative to the session directory. */
+static const char *
+more_rel(const struct plan *p, size_t i)
+{
+	const struct plan_workspace *w = &p->workspaces[i];
+
+	if (w->read_only || w->dir == NULL || streq(w->dir, p->session_dir))
+		return NULL;
+	return w->dir + strlen(p->session_dir) + 1;
+}
+
 int
 workspace_session_create(const struct plan *p, const char **where,
     struct timespec *start)
@@ -376,7 +476,9 @@ workspace_session_create(const struct plan *p, const char **where,
 		 * the run's first moment, as native's below. */
 		if (!p->reenter && start->tv_sec == 0 && p->started.tv_sec)
 			*start = p->started;
-		return overlay_layers(p, fd, where);
+		if ((r = overlay_layers(p, fd, where)) < 0)
+			return r;
+		return more_layers(p, fd, where, start);
 	}
 	/*
 	 * The overlay shows the host's files as they are: the export flags
@@ -396,7 +498,8 @@ workspace_session_create(const struct plan *p, const char **where,
 		*start = p->started;
 	else if (!p->reenter)
 		clock_gettime(CLOCK_REALTIME, start);
-	if ((r = overlay_layers(p, fd, where)) < 0)
+	if ((r = overlay_layers(p, fd, where)) < 0 ||
+	    (r = more_layers(p, fd, where, start)) < 0)
 		return r;
 	/* Scratch directories of the profile: their layers live here too. */
 	for (i = 0; i < p->mounts.n; i++) {
@@ -480,6 +583,14 @@ workspace_session_finish(const struct plan *p, bool keep)
 	}
 	/* overlayfs's own scratch (mode 000 entries, volatile markers). */
 	remove_tree(fd, "work", 0);
+	for (i = 0; i < p->nworkspaces; i++) {
+		autofree char *work = NULL;
+
+		if (more_rel(p, i) == NULL)
+			continue;
+		work = path_join(more_rel(p, i), "work");
+		remove_tree(fd, work, 0);
+	}
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
 		const char *rel;
@@ -497,6 +608,16 @@ workspace_session_finish(const struct plan *p, bool keep)
 	unlinkat(fd, "scratch", AT_REMOVEDIR);
 	if (faccessat(fd, "scratch", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return true;
+	/* A further workspace written: the whole session is kept. */
+	for (i = 0; i < p->nworkspaces; i++) {
+		autofree char *upper = NULL;
+
+		if (more_rel(p, i) == NULL)
+			continue;
+		upper = path_join(more_rel(p, i), "upper");
+		if (!dir_empty(fd, upper))
+			return true;
+	}
 	/* Nothing written: the proxy's record alone is no change. */
 	if (unlinkat(fd, "upper", AT_REMOVEDIR) < 0)
 		return true;
@@ -562,6 +683,16 @@ workspace_session_untouched(const struct plan *p)
 	}
 	if (!dir_empty(fd, "upper"))
 		return false;
+	/* A further workspace written: kept. */
+	for (i = 0; i < p->nworkspaces; i++) {
+		autofree char *upper = NULL;
+
+		if (more_rel(p, i) == NULL)
+			continue;
+		upper = path_join(more_rel(p, i), "upper");
+		if (!dir_empty(fd, upper))
+			return false;
+	}
 	/* bwrap's scratch is discarded, whatever it holds (the finish). */
 	if (p->backend != PLAN_BACKEND_NATIVE)
 		return true;
@@ -629,6 +760,14 @@ workspace_session_discard(const struct plan *p)
 	    O_CLOEXEC)) < 0)
 		return 0;
 	open_up(fd, "work", 0);
+	for (i = 0; i < p->nworkspaces; i++) {
+		autofree char *work = NULL;
+
+		if (more_rel(p, i) == NULL)
+			continue;
+		work = path_join(more_rel(p, i), "work");
+		open_up(fd, work, 0);
+	}
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
 

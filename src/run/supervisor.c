@@ -471,15 +471,32 @@ static void
 export_run(const struct plan *p, bool keep)
 {
 	int r = workspace_export(p->session_dir, log_get_level() < 0);
+	bool nothing = r == WORKSPACE_EXPORT_NOTHING;
+	size_t i;
 
-	if (r == WORKSPACE_EXPORT_NOTHING) {
+	/* Each further workspace's own patch, from its ws/N. */
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+		int rw;
+
+		if (w->read_only || streq(w->dir, p->session_dir))
+			continue;
+		rw = workspace_export(w->dir, log_get_level() < 0);
+		nothing &= rw == WORKSPACE_EXPORT_NOTHING;
+		if (rw != 0 && rw != WORKSPACE_EXPORT_NOTHING)
+			log_warn("session %s: the export of %s failed; its "
+			    "changes are kept in %s/upper, and 'confine show "
+			    "%s' exports them again", p->session_id, w->path,
+			    w->dir, p->session_id);
+	}
+	if (nothing) {
 		/* Nothing to review (a refreshed .git/index, a touch). */
 		if (!p->reenter && !keep) {
 			workspace_session_remove(p);
 			log_info("session %s: nothing to review, removed",
 			    p->session_id);
 		}
-	} else if (r != 0) {
+	} else if (r != 0 && r != WORKSPACE_EXPORT_NOTHING) {
 		autofree char *upper = path_join(p->session_dir, "upper");
 		struct stat st;
 
@@ -494,6 +511,43 @@ export_run(const struct plan *p, bool keep)
 			    "are kept in %s, and 'confine show %s' exports "
 			    "them again", p->session_id, upper,
 			    p->session_id);
+	}
+}
+
+/*
+ * enter, a session of several workspaces: each further one's patch (in
+ * ws/K of the session entered, by its workspace) into its own layer.
+ */
+static void
+seed_more(const struct plan *p)
+{
+	size_t i, k;
+
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+		autofree char *upper = NULL;
+
+		if (w->read_only || streq(w->dir, p->session_dir))
+			continue;
+		upper = path_join(w->dir, "upper");
+		for (k = 1; k < 1000; k++) {
+			autofree char *from = xasprintf("%s/ws/%zu",
+			    p->patch_from, k);
+			autofree char *ws = session_meta_get(from, "workspace");
+			char *argv[] = { (char *)"--apply", from,
+			    (char *)"--into", upper, (char *)"--whiteouts",
+			    NULL };
+
+			if (ws == NULL)
+				break;
+			if (!streq(ws, w->path))
+				continue;
+			if (workspace_export_run(argv) != 0) {
+				workspace_session_remove(p);
+				exit(EXIT_CONFINE);
+			}
+			break;
+		}
 	}
 }
 
@@ -517,6 +571,7 @@ seed_patch(const struct plan *p, const struct run_state *rs)
 		workspace_session_remove(p);
 		exit(EXIT_CONFINE);
 	}
+	seed_more(p);
 	log_msg("session %s: %s plus the patch of session %s (what apply "
 	    "would write)", p->session_id, p->workspace,
 	    strrchr(p->patch_from, '/') + 1);

@@ -106,6 +106,49 @@ exported_empty(const char *dir, long files)
 	    !has(dir, "commits");
 }
 
+/*
+ * A session of several workspaces (its ws/N, confine(1) WORKSPACES): the
+ * files of all, applied when all are, empty when all are, not exported
+ * when one is not.
+ */
+static void
+more_load(struct session_info *s)
+{
+	bool missing = s->state == SESSION_NOT_EXPORTED;
+	bool any_applied = s->state == SESSION_APPLIED;
+	bool all_done = s->state == SESSION_APPLIED ||
+	    s->state == SESSION_EMPTY;
+	bool all_empty = s->state == SESSION_EMPTY;
+	size_t i;
+
+	if (s->state == SESSION_RUNNING || s->state == SESSION_BROKEN)
+		return;
+	for (i = 1; i < 1000; i++) {
+		autofree char *d = xasprintf("%s/ws/%zu", s->dir, i);
+		bool applied, empty;
+		long files;
+
+		if (!has(d, "meta"))
+			break;
+		if (!has(d, "changes.patch")) {
+			missing = true;
+			continue;
+		}
+		files = summary_num(d, "files");
+		if (files > 0)
+			s->files = (s->files > 0 ? s->files : 0) + files;
+		applied = has(d, "applied");
+		empty = exported_empty(d, files);
+		any_applied |= applied;
+		all_done &= applied || empty;
+		all_empty &= empty && !applied;
+	}
+	if (i == 1)
+		return;
+	s->state = missing ? SESSION_NOT_EXPORTED : all_empty ? SESSION_EMPTY :
+	    all_done && any_applied ? SESSION_APPLIED : SESSION_EXPORTED;
+}
+
 static void
 info_load(struct session_info *s, const char *store, const char *id)
 {
@@ -114,6 +157,7 @@ info_load(struct session_info *s, const char *store, const char *id)
 	s->id = xstrdup(id);
 	s->dir = path_join(store, id);
 	s->workspace = session_meta_get(s->dir, "workspace");
+	s->also = session_meta_all(s->dir, "also");
 	s->command = command_line(s->dir);
 	s->files = -1;
 	if ((ns = session_meta_get(s->dir, "started_ns")) != NULL)
@@ -133,6 +177,7 @@ info_load(struct session_info *s, const char *store, const char *id)
 		    SESSION_EXPORTED;
 	else
 		s->state = SESSION_NOT_EXPORTED;
+	more_load(s);
 }
 
 bool
@@ -183,9 +228,23 @@ session_list_free(struct session_info *v, size_t n)
 		free(v[i].id);
 		free(v[i].dir);
 		free(v[i].workspace);
+		strv_free(v[i].also);
 		free(v[i].command);
 	}
 	free(v);
+}
+
+bool
+session_has_workspace(const struct session_info *s, const char *ws)
+{
+	size_t i;
+
+	if (s->workspace && streq(s->workspace, ws))
+		return true;
+	for (i = 0; s->also && s->also[i]; i++)
+		if (streq(s->also[i], ws))
+			return true;
+	return false;
 }
 
 const char *

@@ -35,6 +35,8 @@ struct session_info {
 	char		*id;
 	char		*dir;		/* the store's directory / id */
 	char		*workspace;	/* its meta's, or NULL */
+	char		**also;		/* its other workspaces (meta also=),
+					   NULL-terminated, or NULL */
 	char		*command;	/* its arguments, one line, as meta
 					   escapes them; NULL when none */
 	long long	 started;	/* seconds since the epoch; 0: unknown */
@@ -52,6 +54,8 @@ bool	session_id_ok(const char *id);
  */
 struct session_info *session_list(const char *store, size_t *ret_n);
 void	session_list_free(struct session_info *, size_t n);
+/* Is ws one of the session's workspaces (its first, or an also=)? */
+bool	session_has_workspace(const struct session_info *, const char *ws);
 
 /* The state's word, as "confine ls" prints it. */
 const char *session_state_name(enum session_state);

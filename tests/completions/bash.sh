@@ -195,7 +195,7 @@ t_sessions() {
 	complete_words confine show 20250102
 	offers_exactly 20250102-093000-0badc0de
 	complete_words confine apply --
-	offers_exactly '--yes --commits'
+	offers_exactly '--yes --commits --workspace'
 	# One session for show; any number for drop.
 	complete_words confine show 20250101-120000-5f2ac9e1 ''
 	offers_exactly ''

@@ -85,7 +85,7 @@ t_sessions() {
 	complete_line 'confine show '
 	offers_exactly 20250101-120000-5f2ac9e1
 	complete_line 'confine apply -'
-	offers --yes --commits
+	offers --yes --commits --workspace
 }
 
 offers_not() {

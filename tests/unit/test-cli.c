@@ -201,7 +201,6 @@ test_workspace(void)
 		CMD("-w", "/src", "make"), CMD("-w/src", "make"),
 		CMD("--workspace", "/src", "make"), CMD("--workspace=/src", "make"),
 		CMD("run", "-w", "/src", "make"),
-		CMD("-w", "/a", "-w", "/src", "make"),
 	};
 	struct parsed p;
 	size_t i;
@@ -212,8 +211,20 @@ test_workspace(void)
 		is_str(p.o.workspace, "/src", "'%s': workspace /src", p.line);
 		parsed_free(&p);
 	}
+	/* Again: a further workspace; --ro-workspace: a read-only one. */
+	parse(&p, CMD("-w", "/a", "-w", "/src", "--ro-workspace", "/doc",
+	    "--ro-workspace=/etc/x", "make"));
+	is_int(p.r, 0, "'%s' parses", p.line);
+	is_str(p.o.workspace, "/a", "'%s': the first workspace /a", p.line);
+	ok(p.o.more_ws.n == 1 && streq(p.o.more_ws.v[0], "/src"),
+	    "'%s': a further workspace /src", p.line);
+	ok(p.o.ro_ws.n == 2 && streq(p.o.ro_ws.v[0], "/doc") &&
+	    streq(p.o.ro_ws.v[1], "/etc/x"), "'%s': two read-only ones",
+	    p.line);
+	parsed_free(&p);
 	expect_fail(CMD("-w", "", "make"), "workspace", NULL);
 	expect_fail(CMD("--workspace=", "make"), "workspace", NULL);
+	expect_fail(CMD("--ro-workspace", "", "make"), "--ro-workspace", NULL);
 }
 
 static void

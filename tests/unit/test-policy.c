@@ -3907,10 +3907,122 @@ test_deterministic(void)
 	plan_free(&a);
 }
 
+/* Several workspaces: each at its own path, its own layers or a read-only
+ * bind; refused when two nest or one is named twice; privacy per
+ * workspace, named by the quadrant check. */
+static void
+test_workspaces(void)
+{
+	struct host_ws more[2];
+	struct host h = base_host();
+	struct cli_opts o = base_opts();
+	struct profile pr;
+	struct plan p;
+	char *cause;
+	size_t i, nover = 0, nro = 0;
+
+	memset(more, 0, sizeof(more));
+	more[0].path = S("/srv/workflow");
+	more[0].origin = S("option --workspace");
+	more[1].path = S("/srv/docs");
+	more[1].origin = S("option --ro-workspace");
+	more[1].read_only = true;
+	h.more_ws = more;
+	h.nmore_ws = 2;
+	if ((cause = try_backend(&h, &o, &builtin, "native", &p)) != NULL) {
+		ok(false, "workspaces: accepted (%s)", cause);
+		free(cause);
+	} else {
+		is_str(p.workspace, PROJ, "workspaces: the first writable one "
+		    "keeps the session's own layers");
+		ok(p.nworkspaces == 3, "workspaces: three in the plan");
+		for (i = 0; i < p.mounts.n; i++) {
+			const struct plan_mount *m = &p.mounts.v[i];
+
+			if (m->kind == PLAN_MOUNT_OVERLAY &&
+			    streq(m->dst, "/srv/workflow")) {
+				nover++;
+				ok(m->upper && strstr(m->upper, "/ws/1/upper"),
+				    "workspaces: the further one's upper is "
+				    "ws/1/upper");
+			}
+			if (m->kind == PLAN_MOUNT_BIND_RO &&
+			    streq(m->dst, "/srv/docs"))
+				nro++;
+			ok(!(m->kind == PLAN_MOUNT_OVERLAY &&
+			    streq(m->dst, "/srv/docs")), "workspaces: the "
+			    "read-only one has no overlay (%s)", m->dst);
+		}
+		ok(nover == 1 && nro == 1, "workspaces: an overlay and a "
+		    "read-only bind at their own paths");
+		ok(explains(&p, "workspace.mode = read-only  (option "
+		    "--ro-workspace)"), "workspaces: --dry-run says which is "
+		    "read-only");
+		plan_free(&p);
+	}
+	/* landlock: one writable workspace, a copy elsewhere. */
+	memset(&o, 0, sizeof(o));
+	o = base_opts();
+	cause = try_backend(&h, &o, &builtin, "landlock", &p);
+	ok(cause && strstr(cause, "/srv/workflow"), "workspaces: landlock "
+	    "refuses a further writable one, naming it");
+	if (cause == NULL)
+		plan_free(&p);
+	free(cause);
+	/* Nested, twice. */
+	o = base_opts();
+	more[0].path = S(PROJ "/sub");
+	cause = try_backend(&h, &o, &builtin, "native", &p);
+	ok(cause && strstr(cause, "overlap"), "workspaces: nested ones "
+	    "refused");
+	if (cause == NULL)
+		plan_free(&p);
+	free(cause);
+	more[0].path = S(PROJ);
+	cause = try_backend(&h, &o, &builtin, "native", &p);
+	ok(cause && strstr(cause, "named twice"), "workspaces: the same one "
+	    "twice refused");
+	if (cause == NULL)
+		plan_free(&p);
+	free(cause);
+	/* Private, read-only, in the sealed quadrant: named. */
+	more[0].path = S("/srv/workflow");
+	more[1].private = S("yes");
+	more[1].private_origin = S(T_INI ":9");
+	cause = try_backend(&h, &o, &builtin, "native", &p);
+	ok(cause && strstr(cause, "workspace /srv/docs: private = yes") &&
+	    strstr(cause, T_INI ":9"), "workspaces: the quadrant check names "
+	    "the private workspace (%s)", cause ? cause : "accepted");
+	if (cause == NULL)
+		plan_free(&p);
+	free(cause);
+	prof(&pr, "offline");
+	if ((cause = try_backend(&h, &o, &pr, "native", &p)) == NULL) {
+		ok(p.legs & PLAN_LEG_B, "workspaces: a private read-only one "
+		    "is leg B");
+		plan_free(&p);
+	} else
+		ok(false, "workspaces: offline accepted (%s)", cause);
+	free(cause);
+	profile_free(&pr);
+	/* None writable. */
+	prof(&pr, "sealed");
+	pvalue_set(&pr.ws_mode, "read-only", T_INI ":5");
+	h.nmore_ws = 0;
+	cause = try_backend(&h, &o, &pr, "native", &p);
+	ok(cause && strstr(cause, "no writable workspace") &&
+	    strstr(cause, T_INI ":5"), "workspaces: none writable refused");
+	if (cause == NULL)
+		plan_free(&p);
+	free(cause);
+	profile_free(&pr);
+}
+
 int
 main(void)
 {
 	test_workspace();
+	test_workspaces();
 	test_no_landlock();
 	test_landlock_abi();
 	test_mounts();

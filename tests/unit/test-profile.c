@@ -1389,6 +1389,67 @@ test_load_name(void)
 	chmod(okf, 0644);
 }
 
+/* [workspace NAME]: several workspaces, their keys, their errors. */
+static void
+test_more_workspaces(void)
+{
+	static const struct {
+		const char	*what, *text, *cause;
+	} bad[] = {
+		{ "an unknown key", "[workspace wf]\npath = /srv\nfoo = x\n",
+		    "ws.ini:3: unknown key 'foo' in section [workspace wf]" },
+		{ "a bad mode", "[workspace wf]\nmode = rw\n",
+		    "ws.ini:2: mode: 'rw' is not read-write or read-only" },
+		{ "a bad name", "[workspace a b]\npath = /srv\n",
+		    "ws.ini:1: [workspace a b]: not a workspace name" },
+		{ "a key twice", "[workspace wf]\npath = /a\npath = /b\n",
+		    "ws.ini:3: path: set twice in [workspace wf]" },
+		{ "a bad first mode", "[workspace]\nmode = no\n",
+		    "ws.ini:2: mode: 'no' is not read-write or read-only" },
+	};
+	const char *good = "[workspace]\nmode = read-only\nprivate = yes\n"
+	    "[workspace workflow]\npath = ../workflow\n"
+	    "[workspace docs]\npath = /srv/docs\nmode = read-only\n"
+	    "private = true\n";
+	struct profile p = { 0 };
+	char *cause = NULL, *hint = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < nitems(bad); i++) {
+		r = profile_load_buffer(&dirs, "ws.ini", bad[i].text,
+		    strlen(bad[i].text), &p, &cause, &hint);
+		if (r == 0)
+			profile_free(&p);
+		if (!ok(r == -1 && cause && streq(cause, bad[i].cause),
+		    "workspaces: %s refused with file:line", bad[i].what))
+			diag("cause: %s", cause ? cause : "(NULL)");
+		free(cause);
+		free(hint);
+		cause = hint = NULL;
+	}
+	r = profile_load_buffer(&dirs, "ws.ini", good, strlen(good), &p,
+	    &cause, &hint);
+	if (!ok(r == 0, "workspaces: a profile of three is read"))
+		diag("cause: %s", cause ? cause : "(NULL)");
+	else {
+		ok(p.ws_mode.value && streq(p.ws_mode.value, "read-only") &&
+		    streq(p.ws_mode.origin, "ws.ini:2"), "workspaces: the "
+		    "first's mode");
+		ok(p.nmore_ws == 2 && streq(p.more_ws[0].name, "workflow") &&
+		    streq(p.more_ws[0].path.value, "../workflow") &&
+		    p.more_ws[0].mode.value == NULL &&
+		    streq(p.more_ws[1].name, "docs") &&
+		    streq(p.more_ws[1].mode.value, "read-only") &&
+		    streq(p.more_ws[1].private.value, "yes") &&
+		    streq(p.more_ws[1].private.origin, "ws.ini:9"),
+		    "workspaces: the further ones, in order, with their keys");
+		profile_free(&p);
+	}
+	free(cause);
+	free(hint);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1439,6 +1500,7 @@ main(int argc, char **argv)
 	test_quoting();
 	test_read_file();
 	test_load_name();
+	test_more_workspaces();
 
 	rm_rf(tmp);
 	free(tmp);
