@@ -9,7 +9,8 @@
  * MUST: decide on the parsed, canonical name; resolve it here, refuse a
  * name that resolves to an address of this host (proxy_host_address())
  * unless the rule names that address literally, and connect to the
- * address that was checked (no second resolution).
+ * addresses that were checked (no second resolution): each in turn, in
+ * the resolver's order, one attempt at a time, until one answers.
  * MUST: bound everything a client controls: header size, time to send it,
  * buffered bytes.
  * MUST: run where SIGPIPE is ignored (the supervisor ignores it): splice(2)
@@ -87,7 +88,10 @@ struct conn {
 	time_t		 started;
 	struct pbuf	 untrusted_head;	/* the request head, as read */
 	struct tube	 up, down;	/* client->upstream, upstream->client */
-	char		 addr[INET6_ADDRSTRLEN + 8];	/* the one tried */
+	struct addrinfo	*res;		/* the checked addresses, once known */
+	struct addrinfo	*next;		/* the next of them to try */
+	unsigned	 tried;		/* how many were tried */
+	char		 addr[INET6_ADDRSTRLEN + 8];	/* the last tried */
 };
 
 struct proxy {
@@ -436,11 +440,14 @@ fail_why(struct proxy *px, struct conn *c, const char *why)
 	c->state = S_DONE;
 }
 
+/* Every address failed: the last one tried and its error. */
 static void
 fail(struct proxy *px, struct conn *c, int err)
 {
-	autofree char *why = xasprintf("%s: connect to %s: %s", c->dest,
-	    c->addr[0] ? c->addr : "(no address)", strerror(err));
+	autofree char *of = c->tried > 1 ? xasprintf(" (the last of %u "
+	    "addresses)", c->tried) : xstrdup("");
+	autofree char *why = xasprintf("%s: connect to %s%s: %s", c->dest,
+	    c->addr[0] ? c->addr : "(no address)", of, strerror(err));
 
 	fail_why(px, c, why);
 }
@@ -503,12 +510,52 @@ nodelay(int fd)
 		    sizeof(one));
 }
 
-/* The addresses are known: check them, start connecting. */
+/*
+ * Start connecting to the next address that takes a connection attempt;
+ * when none is left, the conn fails with ERR, the last attempt's error.
+ */
+static void
+connect_next(struct proxy *px, struct conn *c, int err)
+{
+	while (c->next) {
+		struct addrinfo *a = c->next;
+		char h[INET6_ADDRSTRLEN], sv[8];
+
+		c->next = a->ai_next;
+		c->tried++;
+		if (getnameinfo(a->ai_addr, a->ai_addrlen, h, sizeof(h), sv,
+		    sizeof(sv), NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+			snprintf(c->addr, sizeof(c->addr), a->ai_family ==
+			    AF_INET6 ? "[%s]:%s" : "%s:%s", h, sv);
+		if (c->upstream >= 0)
+			close(c->upstream);
+		c->upstream = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+		if (c->upstream < 0) {
+			err = errno;
+			continue;
+		}
+		nodelay(c->upstream);
+		if (connect(c->upstream, a->ai_addr, a->ai_addrlen) < 0 &&
+		    errno != EINPROGRESS) {
+			err = errno;
+			log_debug("proxy: %s: connect to %s: %s", c->dest,
+			    c->addr, strerror(err));
+			continue;
+		}
+		c->state = S_CONNECTING;
+		return;
+	}
+	fail(px, c, err);
+}
+
+/* The addresses are known (RES, now the conn's): check them, connect. */
 static void
 connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
 {
 	struct addrinfo *a;
 
+	c->res = res;
 	/* A name may not lead to the host itself; a literal rule may. */
 	if (!c->literal)
 		own_refresh(px);
@@ -523,23 +570,8 @@ connect_to(struct proxy *px, struct conn *c, struct addrinfo *res)
 			    "this host (allow the address itself to reach it)");
 			return;
 		}
-	{
-		char h[INET6_ADDRSTRLEN], sv[8];
-
-		if (getnameinfo(res->ai_addr, res->ai_addrlen, h, sizeof(h), sv,
-		    sizeof(sv), NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-			snprintf(c->addr, sizeof(c->addr), res->ai_family ==
-			    AF_INET6 ? "[%s]:%s" : "%s:%s", h, sv);
-	}
-	c->upstream = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0);
-	nodelay(c->upstream);
-	if (c->upstream < 0 || (connect(c->upstream, res->ai_addr,
-	    res->ai_addrlen) < 0 && errno != EINPROGRESS)) {
-		fail(px, c, errno);
-		return;
-	}
-	c->state = S_CONNECTING;
+	c->next = res;
+	connect_next(px, c, EHOSTUNREACH);
 }
 
 /* The head is complete: check, then resolve (a literal at once). */
@@ -585,7 +617,6 @@ start(struct proxy *px, struct conn *c)
 			return;
 		}
 		connect_to(px, c, res);
-		freeaddrinfo(res);
 		return;
 	}
 	j = xcalloc(1, sizeof(*j));
@@ -623,8 +654,10 @@ resolved(struct proxy *px)
 				    "no address");
 
 				fail_why(px, px->c[i], why);
-			} else
+			} else {
 				connect_to(px, px->c[i], j->res);
+				j->res = NULL;
+			}
 		}
 		if (j->res)
 			freeaddrinfo(j->res);
@@ -686,6 +719,8 @@ conn_free(struct proxy *px, struct conn *c)
 		close(c->client);
 	if (c->upstream >= 0)
 		close(c->upstream);
+	if (c->res)
+		freeaddrinfo(c->res);
 	free(c->untrusted_head.data);
 	tube_close(px, &c->up);
 	tube_close(px, &c->down);
@@ -900,9 +935,14 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 			    &l) < 0)
 				err = errno;
 			if (err) {
-				fail(px, c, err);
+				/* This address failed: the next, if any. */
+				log_debug("proxy: %s: connect to %s: %s", c->dest,
+				    c->addr, strerror(err));
+				connect_next(px, c, err);
 				continue;
 			}
+			freeaddrinfo(c->res);
+			c->res = c->next = NULL;
 			/* Counted once it is one. */
 			px->allowed++;
 			log_info("proxy: %s", c->dest);

@@ -79,7 +79,12 @@ t_headless() {
 # from the environment, where the base URL confine sets makes it
 # "gateway", which Gemini CLI 0.61 refuses ("Invalid auth method
 # selected.").  A user whose settings name none (or a Google login) needs
-# the profile to select the API key.
+# the profile to select the API key.  No variable of Gemini CLI 0.61 does
+# for gemini -p (GEMINI_DEFAULT_AUTH_TYPE only preselects its dialog, in a
+# terminal), and it skips a system settings or system defaults file
+# (GEMINI_CLI_SYSTEM_SETTINGS_PATH, GEMINI_CLI_SYSTEM_DEFAULTS_PATH) unless
+# the file and every directory above it are root's as it sees them: in
+# the user namespace of a caller who is not root, no file is.
 t_no_auth_type() {
 	agent_ws
 	gemini_home '{}'
@@ -200,7 +205,7 @@ t_mcp() {
 }
 
 tcase "gemini -p: the reply comes back through the keyholder, which put the user's key on it" t_headless
-tcase_todo "the gemini profile selects no authentication: Gemini CLI takes the base URL for a gateway" \
+tcase_todo "the gemini profile selects no authentication: Gemini CLI takes the base URL for a gateway, and skips a settings file confine gives it in a user namespace" \
     "gemini -p: works with settings that name no authentication" t_no_auth_type
 tcase "gemini: nothing inside holds the key (environment, processes, files)" t_nothing_inside
 tcase "gemini: a CONNECT to the injected endpoint through the proxy is refused" t_connect

@@ -18,7 +18,9 @@
 #                  minute at most) before the second and the end
 #   /v1/chunked    a chunked response: "alpha", "beta", "gamma"
 #   /v1/big?mib=N  N MiB (Content-Length)
-#   /v1/slow       nothing for 30 s (a stall), then a small body
+#   /v1/slow       nothing (a stall) until DIR/slow (?release=NAME:
+#                  DIR/NAME) exists (ten minutes at most), then a small
+#                  body
 #   /v1/close      a body without a length, ended by closing
 #   /v1/interim    103 Early Hints, then a small body
 #   /v1/upclose    a small body with a length, then the connection closed
@@ -151,7 +153,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             for _ in range(n):
                 self.wfile.write(block)
         elif path == "/v1/slow":
-            time.sleep(30)
+            release = os.path.join(DIR, os.path.basename(
+                query.get("release", ["slow"])[0]))
+            for _ in range(12000):
+                if os.path.exists(release):
+                    break
+                time.sleep(0.05)
             self.reply(b'{"late":true}')
         elif path == "/v1/interim":
             self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </x>; "

@@ -13,7 +13,7 @@
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 36
+plan 37
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -524,6 +524,94 @@ t_proxy_upstream_failure() {
 	assert_not_file_has_content "$ERR" "^confine: proxy: 127\\.0\\.0\\.1:$dead\$"
 }
 
+# An allowed name with two addresses, the first where nothing listens:
+# the proxy tries the second, and the tunnel works through it (-vv logs
+# the first attempt's refusal, which shows the order); a name whose two
+# addresses both refuse gets 502 naming the last one tried and its error.
+# The addresses: a network namespace of the case's own (a user namespace
+# of the caller's own above it), where 10.31.0.0/24 is local by a route
+# (no interface has them: they are not this host's to the proxy), an
+# /etc/hosts of its own, and a server on 10.31.0.2 only.  The control:
+# the first address refuses there too, before confine runs.
+t_proxy_next_address() {
+	require_leg_c_caller
+	command -v unshare >/dev/null 2>&1 || skip_case "no unshare(1)"
+	command -v ip >/dev/null 2>&1 || skip_case "no ip(8)"
+	unshare -Urnm true 2>/dev/null ||
+	    skip_case "unshare -Urnm (a user namespace of the caller's own) does not work here"
+	! bwrap_setuid ||
+	    skip_case "a setuid bwrap is not setuid in a user namespace of the caller's"
+	port=8080
+	{ cat /etc/hosts
+	  printf '10.31.0.1 two.test\n10.31.0.2 two.test\n'
+	  printf '10.31.0.1 dead.test\n10.31.0.3 dead.test\n'
+	} >"$TEST_TMP/hosts"
+	cat >"$TEST_TMP/netns.py" <<'EOF'
+import ctypes, os, socket, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def check(r, what):
+    if r != 0:
+        sys.exit(what + ": " + os.strerror(ctypes.get_errno()))
+hosts, uid, gid, port, control = sys.argv[1:6]
+port = int(port)
+check(libc.mount(hosts.encode(), b"/etc/hosts", None, 4096, None), "mount")
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+subprocess.run(["ip", "route", "add", "local", "10.31.0.0/24", "dev", "lo"],
+               check=True)
+# The control, before anything listens: 10.31.0.1 refuses.
+c = socket.socket()
+try:
+    c.connect(("10.31.0.1", port))
+    sys.exit("the control: 10.31.0.1 answers")
+except ConnectionRefusedError:
+    with open(control, "w") as o:
+        o.write("10.31.0.1 refused\n")
+c.close()
+srv = socket.socket()
+srv.bind(("10.31.0.2", port))
+srv.listen(8)
+if os.fork() == 0:
+    while True:
+        s, _ = srv.accept()
+        s.recv(4096)
+        s.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 11\r\n\r\nsecond-one\n")
+        s.close()
+srv.close()
+check(libc.unshare(0x10000000), "unshare")
+for f, v in (("setgroups", "deny"), ("uid_map", uid + " 0 1"),
+             ("gid_map", gid + " 0 1")):
+    with open("/proc/self/" + f, "w") as o:
+        o.write(v)
+os.execv(sys.argv[6], sys.argv[6:])
+EOF
+	cat >"$TEST_TMP/confine-netns" <<EOF
+#!/bin/sh
+exec unshare -Urnm --kill-child python3 "$TEST_TMP/netns.py" "$TEST_TMP/hosts" \
+    "$(id -u)" "$(id -g)" "$port" "$TEST_TMP/control" "$CONFINE" "\$@"
+EOF
+	chmod +x "$TEST_TMP/confine-netns"
+	CONFINE=$TEST_TMP/confine-netns
+	net_ws
+	req=$(printf 'CONNECT dead.test:%s HTTP/1.1\r\n\r\n' "$port" |
+	    od -An -tx1 | tr -d ' \n')
+	run_confine -vv -p "$ONLINE" --allow "two.test:$port" \
+	    --allow "dead.test:$port" -- sh -c \
+	    "$PCURL http://two.test:$port/; echo two=\$?;
+	     python3 '$P_IN' raw-all 127.0.0.1 3128 $req"
+	assert_status "$RC" 0
+	assert_file_has_content "$TEST_TMP/control" '^10\.31\.0\.1 refused$'
+	assert_file_has_content "$OUT" '^second-one$'
+	assert_file_has_content "$OUT" '^two=0$'
+	assert_file_has_content "$ERR" \
+	    "^confine: debug: proxy: two\\.test:$port: connect to 10\\.31\\.0\\.1:$port: Connection refused\$"
+	assert_file_has_content "$ERR" "^confine: proxy: two\\.test:$port\$"
+	assert_file_has_content "$OUT" '^HTTP/1\.1 502 Bad Gateway$'
+	assert_file_has_content "$OUT" \
+	    "^confine: proxy: dead\\.test:$port: connect to 10\\.31\\.0\\.3:$port \\(the last of 2 addresses\\): Connection refused\$"
+	assert_file_has_content "$ERR" \
+	    '^confine: network: 1 connection through the proxy, 0 refused, 1 upstream failure$'
+}
+
 # An allowed name that no resolver finds (.invalid never resolves) is a
 # dead upstream too, not a refusal: 502 with the name and the resolver's
 # answer, counted as a failure.  The control: the host's resolver finds
@@ -779,6 +867,7 @@ proxy_tcase "proxy: an upper-case name is lower-cased before the rules" t_raw_up
 tcase "proxy: a raw --endpoint is leg C, refused in the sealed profile" t_endpoint_leg_c
 proxy_tcase "proxy: no allow-list, nothing leaves" t_proxy_empty
 proxy_tcase "proxy: an unreachable destination: 502 with the reason, counted as a failure" t_proxy_upstream_failure
+proxy_tcase "proxy: a name's addresses tried in turn: the second answers when the first refuses; 502 naming the last when all do" t_proxy_next_address
 proxy_tcase "proxy: an allowed name that does not resolve: 502 with the resolver's answer, counted as a failure" t_proxy_upstream_unresolved
 proxy_tcase "proxy: the exit line counts allowed and refused" t_proxy_counts
 proxy_tcase "proxy: a tunnel's two ways end apart (half-close)" t_proxy_half_close
