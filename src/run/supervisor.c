@@ -808,6 +808,9 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		ops->refuse((int)-rs.child, where);
 		exit(EXIT_CONFINE);
 	}
+	/* The backend has started: what it was made for is used. */
+	free(rs.no_copy);
+	rs.no_copy = NULL;
 	filter_err = close_sandbox_ends(p, ops, &f, &where);
 	running_put(p, &rs, lr.sandbox_path);
 	watch_start(w, &rs);
