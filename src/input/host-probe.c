@@ -752,6 +752,50 @@ path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/*
+ * Can this user, without any capability (as in the sandbox), search every
+ * directory above path?  By the mode bits, for root too.
+ */
+static bool
+searchable_above(const char *path)
+{
+	autofree char *p = xstrdup(path);
+	gid_t groups[256];
+	int ngroups = getgroups((int)nitems(groups), groups), i;
+	uid_t uid = geteuid();
+	char *slash = p;
+	struct stat st;
+
+	while ((slash = strchr(slash + 1, '/')) != NULL) {
+		bool in_group = false;
+		mode_t bit;
+
+		*slash = '\0';
+		if (stat(p[0] ? p : "/", &st) < 0)
+			return false;
+		*slash = '/';
+		for (i = 0; i < ngroups; i++)
+			in_group |= groups[i] == st.st_gid;
+		bit = st.st_uid == uid ? S_IXUSR : (in_group ||
+		    st.st_gid == getegid()) ? S_IXGRP : S_IXOTH;
+		if (!(st.st_mode & bit))
+			return false;
+	}
+	return true;
+}
+
+void
+host_path_fact(const char *path, struct host_path *ret)
+{
+	struct stat st;
+
+	/* An entry we cannot lstat for another reason than its absence
+	 * is one: a backend meets it as something there. */
+	ret->exists = lstat(path, &st) == 0 || errno != ENOENT;
+	ret->dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	ret->reachable = searchable_above(path);
+}
+
 int
 probe_host(char *const *env, const char *workspace, struct host *ret,
     char **cause)
@@ -837,6 +881,7 @@ probe_host(char *const *env, const char *workspace, struct host *ret,
 		}
 	}
 	h.path_exists = path_exists;
+	h.path_fact = host_path_fact;
 	if (getrandom(&h.random, sizeof(h.random), GRND_NONBLOCK) !=
 	    sizeof(h.random))
 		h.random = (uint32_t)getpid() ^ (uint32_t)h.now;

@@ -57,6 +57,19 @@ struct host_ws {
 	char		*private_origin;
 };
 
+/*
+ * What is at a host path, as a backend will meet it (host_path_fact()):
+ * the facts the mounts of the plan are chosen by (policy/compute.c).
+ */
+struct host_path {
+	bool	 exists;	/* an entry (lstat(2): a last symlink not
+				   followed) */
+	bool	 dir;		/* a directory (stat(2): followed) */
+	bool	 reachable;	/* every directory above it searchable by
+				   this user without a capability, by the
+				   mode bits (root's too) */
+};
+
 struct host {
 	uid_t		 uid;
 	gid_t		 gid;
@@ -139,7 +152,14 @@ struct host {
 	/* Is there an entry at path (not following a last symlink)?  NULL
 	 * (a host made up by a test): assume so. */
 	bool		(*path_exists)(const char *path);
+	/* What is at path (host_path_fact()), for each path the plan mounts
+	 * over.  NULL (a host made up by a test): path_exists() says whether
+	 * there is an entry; not a directory; reachable. */
+	void		(*path_fact)(const char *path, struct host_path *ret);
 };
+
+/* What is at path on this host now.  Reads only (lstat, stat). */
+void	host_path_fact(const char *path, struct host_path *ret);
 
 /*
  * Gather the facts.  Returns 0, or -1 with *cause set when a fact the run

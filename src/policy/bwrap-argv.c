@@ -10,6 +10,9 @@
  * plan is mounted before bwrap runs (enforce/overlay.c): bwrap binds it.
  *
  * Runs in: the supervisor.
+ * MUST: take what a path on the host is from the plan (policy/compute.c,
+ * by the probe's facts) and what the supervisor made from the run
+ * (struct bwrap_in): never look.
  * MUST: stay pure: the argv is golden-tested.
  * MUST: bound every tmpfs it asks for with the plan's size (--size); make
  * bwrap's /dev, which takes none, read-only.
@@ -75,8 +78,7 @@ add_tmpfs(struct args *a, const char *mode, uint64_t size, const char *dst)
 }
 
 static void
-mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
-    const char *empty, char *const *sys_net, uint64_t size)
+mount_args(struct args *a, const struct plan_mount *m, const char *empty, char *const *sys_net, uint64_t size)
 {
 	autofree char *shm = NULL;
 	char mode[16];
@@ -134,7 +136,8 @@ mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
 		add3(a, "--ro-bind", empty, m->dst);
 		break;
 	case PLAN_MOUNT_HIDE:
-		if (is_dir) {
+		/* What the probe found there (policy/compute.c). */
+		if (m->dst_dir) {
 			add_tmpfs(a, "0555", size, m->dst);
 			add2(a, "--remount-ro", m->dst);
 		} else
@@ -150,6 +153,25 @@ mount_args(struct args *a, const struct plan_mount *m, bool is_dir,
 		/* Never planned for bwrap (policy/compute.c): copies instead. */
 		abort();
 	}
+}
+
+/*
+ * Nothing to do at m: by the plan's facts (policy/compute.c), a socket to
+ * mask gone or out of the sandbox's reach, no machine id to replace, a
+ * /proc file the kernel does not have (no keys); by the run's, a copy the
+ * supervisor did not make (nothing on the host to copy: its place is
+ * scratch already).
+ */
+static bool
+skipped(const struct plan_mount *m, const struct bwrap_in *in, size_t i)
+{
+	if (m->kind == PLAN_MOUNT_MASK || m->kind == PLAN_MOUNT_DATA)
+		return m->absent;
+	if (m->kind == PLAN_MOUNT_HIDE)
+		return m->absent && path_has_prefix(m->dst, "/proc");
+	if (m->kind == PLAN_MOUNT_COPY)
+		return in->no_copy && in->no_copy[i];
+	return false;
 }
 
 char **
@@ -195,13 +217,12 @@ bwrap_argv(const struct plan *p, const struct bwrap_in *in)
 	add2(&a, "--cap-drop", "ALL");
 	add(&a, "--clearenv");
 	for (i = 0; i < p->mounts.n; i++)
-		if (!(in->gone && in->gone[i]))
-			mount_args(&a, &p->mounts.v[i], in->is_dir[i],
-			    in->empty_file, in->sys_net, p->mounts.tmpfs_size);
+		if (!skipped(&p->mounts.v[i], in, i))
+			mount_args(&a, &p->mounts.v[i], in->empty_file,
+			    in->sys_net, p->mounts.tmpfs_size);
 	/* Nothing new may appear in /dev itself, as on native. */
 	for (i = 0; i < p->mounts.n; i++)
-		if (p->mounts.v[i].kind == PLAN_MOUNT_DEV &&
-		    !(in->gone && in->gone[i]))
+		if (p->mounts.v[i].kind == PLAN_MOUNT_DEV)
 			add2(&a, "--remount-ro", p->mounts.v[i].dst);
 	if (p->mounts.n && p->mounts.v[0].kind == PLAN_MOUNT_EMPTY_ROOT)
 		add2(&a, "--remount-ro", "/");

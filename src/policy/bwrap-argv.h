@@ -5,7 +5,8 @@
  * bwrap runs (it applies Landlock after bwrap's mounts, and execs the
  * plan's command).
  *
- * Runs in: the supervisor.  Pure: the launcher gathers the facts below.
+ * Runs in: the supervisor.  Pure: what the host has is the plan's
+ * (policy/compute.c, from the probe); what the run made, below.
  */
 #ifndef CONFINE_BWRAP_H
 #define CONFINE_BWRAP_H
@@ -23,8 +24,9 @@ struct bwrap_in {
 	int		 notify_fd;	/* the listener goes out here (run/notify.c) */
 	int		 seccomp_fd;	/* sealed memfd with the BPF program */
 	const char	*empty_file;	/* an empty read-only file (masks) */
-	const bool	*is_dir;	/* per mount: the host's dst is a dir */
-	const bool	*gone;		/* per mount: a masked socket is gone */
+	const bool	*no_copy;	/* per mount: a copy the supervisor did
+					   not make (struct run_state); NULL:
+					   each made */
 	char *const	*sys_net;	/* sysfs: the host's net directories
 					   (sys_net_dirs()) */
 };

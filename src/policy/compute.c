@@ -620,24 +620,52 @@ absent(const struct host *h, const char *path)
 	return h->path_exists && !h->path_exists(path);
 }
 
+/* What is at path on the host, by the probe (input/host-probe.c). */
+static void
+fact(const struct host *h, const char *path, struct host_path *ret)
+{
+	if (h->path_fact) {
+		h->path_fact(path, ret);
+		return;
+	}
+	*ret = (struct host_path){ .exists = !absent(h, path),
+	    .reachable = true };
+}
+
 /*
- * What the host does not have, for --dry-run to say so: a read-only mount
- * or a hidden path is skipped when there is nothing there (enforce/
- * mounts.c), a Landlock rule on a host path grants nothing (enforce/
- * landlock.c).  The plan keeps them: a path made after the plan is
- * treated as it would be without this.
+ * What the host has where the plan mounts, by the probe's facts, once:
+ * the backends' mounts follow these, not what they find later.  A
+ * read-only mount, a hidden path, a masked socket (or one in a directory
+ * the sandbox cannot search: bwrap could not make its mount point, the
+ * command cannot reach it) and the machine id are skipped when there is
+ * nothing there (--dry-run says so); a hidden directory gets an empty
+ * tmpfs, anything else the empty file (enforce/mounts.c, policy/
+ * bwrap-argv.c); a Landlock rule on a host path grants nothing (enforce/
+ * landlock.c).  The native backend, which mounts in its own view of the
+ * host, meets the same facts there; bwrap's start only checks that they
+ * still hold (run/backend-bwrap.c).
  */
 static void
 mark_absent(struct plan *p, const struct host *h, const struct eff *e)
 {
 	const struct plist *l[] = { &e->ro, &e->cred_file };
+	struct host_path f;
 	size_t i, j, k;
 
 	for (i = 0; i < p->mounts.n; i++) {
 		struct plan_mount *m = &p->mounts.v[i];
 
-		if (m->kind == PLAN_MOUNT_BIND_RO || m->kind == PLAN_MOUNT_HIDE)
+		if (m->kind == PLAN_MOUNT_BIND_RO) {
 			m->absent = absent(h, m->src ? m->src : m->dst);
+			continue;
+		}
+		if (m->kind != PLAN_MOUNT_HIDE && m->kind != PLAN_MOUNT_MASK &&
+		    m->kind != PLAN_MOUNT_DATA)
+			continue;
+		fact(h, m->dst, &f);
+		m->absent = !f.exists ||
+		    (m->kind == PLAN_MOUNT_MASK && !f.reachable);
+		m->dst_dir = m->kind == PLAN_MOUNT_HIDE && f.dir;
 	}
 	/* Only the rules on a host path: the others' are the sandbox's. */
 	for (i = 0; i < p->landlock.npaths; i++) {

@@ -269,8 +269,10 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 	const bool ovl = p->backend == PLAN_BACKEND_NATIVE;
 
 	if (m->absent) {
-		fprintf(f, "  %-8s %s (%s: does not exist)\n", "skipped",
-		    m->dst, mount_kind_name(m->kind));
+		fprintf(f, "  %-8s %s (%s: %s)\n", "skipped", m->dst,
+		    mount_kind_name(m->kind), m->kind == PLAN_MOUNT_MASK ?
+		    "gone, or where the sandbox cannot search" :
+		    "does not exist");
 		return;
 	}
 	fprintf(f, "  %-8s %s", mount_kind_name(m->kind), m->dst);
@@ -316,7 +318,8 @@ dump_mount(const struct plan *p, const struct plan_mount *m, FILE *f)
 			    m->upper);
 		break;
 	case PLAN_MOUNT_HIDE:
-		fprintf(f, " (made invisible)");
+		fprintf(f, " (made invisible: an empty %s over it)",
+		    m->dst_dir ? "directory" : "file");
 		break;
 	case PLAN_MOUNT_COPY:
 		if (m->state)

@@ -85,9 +85,16 @@ struct plan_mount {
 	char			**except;	/* copy: paths below src (relative)
 						   left out: the hidden ones */
 	char			*data;	/* data: the file's contents */
-	bool			 absent;	/* bind_ro, hide: the host has
-						   nothing there (when planned):
-						   skipped, said by --dry-run */
+	bool			 absent;	/* bind_ro, hide, mask, data:
+						   the host has nothing there
+						   (when planned; a mask: or
+						   the sandbox cannot reach
+						   it): skipped, said by
+						   --dry-run */
+	bool			 dst_dir;	/* hide: the host's dst is a
+						   directory (when planned):
+						   an empty tmpfs over it, not
+						   the empty file */
 	char			*state;	/* persistent scratch: the path's own
 					   directory in the profile's state
 					   (host path), kept between sessions;

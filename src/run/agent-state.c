@@ -139,7 +139,8 @@ layers(int efd, const struct stat *host)
 }
 
 static int
-prepare(const struct plan *p, const struct plan_mount *m, const char **where)
+prepare(const struct plan *p, const struct plan_mount *m, const char **where,
+    bool *no_copy)
 {
 	autoclose int efd = -1;
 	struct stat host, kept;
@@ -166,6 +167,8 @@ prepare(const struct plan *p, const struct plan_mount *m, const char **where)
 	if (on_host && !has_copy && (S_ISREG(host.st_mode) ||
 	    (p->backend != PLAN_BACKEND_NATIVE && S_ISDIR(host.st_mode))))
 		return first_copy(efd, m->state, m, where);
+	/* A copy: none kept and none made now, none to bind. */
+	*no_copy = m->kind == PLAN_MOUNT_COPY && !has_copy;
 	if (!on_host && !has_copy)
 		log_msg("persistent %s: not on the host, so nothing of it is "
 		    "kept%s: create it there to keep it", m->dst, has_upper ?
@@ -216,7 +219,8 @@ unlink_links(const struct plan *p, const struct plan_mount *m)
 }
 
 int
-agent_state_prepare(const struct plan *p, const char **where)
+agent_state_prepare(const struct plan *p, const char **where,
+    bool *no_copy)
 {
 	size_t i;
 	int r;
@@ -226,7 +230,7 @@ agent_state_prepare(const struct plan *p, const char **where)
 	for (i = 0; i < p->mounts.n; i++) {
 		if (p->mounts.v[i].state == NULL)
 			continue;
-		if ((r = prepare(p, &p->mounts.v[i], where)) < 0)
+		if ((r = prepare(p, &p->mounts.v[i], where, &no_copy[i])) < 0)
 			return r;
 		unlink_links(p, &p->mounts.v[i]);
 	}

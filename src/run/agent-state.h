@@ -31,9 +31,11 @@ void	agent_state_claim(int fd, const char *session_id);
  * Each persistent path's entry in the state, made before the sandbox:
  * native's layers of a directory, or the first copy of the host's path
  * (left out: the hidden paths below it).  A path neither on the host nor
- * kept is said once: nothing of it is kept.  0, or -errno with *where.
+ * kept is said once: nothing of it is kept, and no_copy[i] (one per mount
+ * of the plan) set for its copy.  0, or -errno with *where.
  */
-int	agent_state_prepare(const struct plan *, const char **where);
+int	agent_state_prepare(const struct plan *, const char **where,
+	    bool *no_copy);
 
 /*
  * landlock, once the session's home is made: the links of read-only or

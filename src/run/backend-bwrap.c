@@ -42,6 +42,7 @@
 #include "enforce/namespaces.h"
 #include "enforce/overlay.h"
 #include "enforce/seccomp.h"
+#include "input/host-probe.h"
 #include "lib/log.h"
 #include "lib/spawn.h"
 #include "lib/sys.h"
@@ -113,81 +114,48 @@ sealed_stage(const struct plan *p, const struct run_state *rs)
 }
 
 /*
- * Can this user, without any capability (as in the sandbox), search every
- * directory above path?  By the mode bits, for root too.
+ * The plan chose bwrap's arguments for each path by what the probe found
+ * there (policy/compute.c: a hidden directory or file, a socket gone or
+ * out of reach, no machine id).  A run-time guard: refuse when the host
+ * no longer is so (bwrap would fail, or a socket that came back would be
+ * left unmasked); never choose.  As native's mounts meet the same facts
+ * when they mount (enforce/mounts.c).
  */
-static bool
-searchable_above(const char *path)
+int
+bwrap_check_unchanged(const struct plan *p, const char **where)
 {
-	autofree char *p = xstrdup(path);
-	gid_t groups[256];
-	int ngroups = getgroups((int)nitems(groups), groups), i;
-	uid_t uid = geteuid();
-	char *slash = p;
-	struct stat st;
-
-	while ((slash = strchr(slash + 1, '/')) != NULL) {
-		bool in_group = false;
-		mode_t bit;
-
-		*slash = '\0';
-		if (stat(p[0] ? p : "/", &st) < 0)
-			return false;
-		*slash = '/';
-		for (i = 0; i < ngroups; i++)
-			in_group |= groups[i] == st.st_gid;
-		bit = st.st_uid == uid ? S_IXUSR : (in_group ||
-		    st.st_gid == getegid()) ? S_IXGRP : S_IXOTH;
-		if (!(st.st_mode & bit))
-			return false;
-	}
-	return true;
-}
-
-/*
- * The facts policy/bwrap-argv.c needs: is each mount's host dst a
- * directory; is a socket to mask gone since the probe, or in a directory
- * the sandbox cannot search (bwrap cannot make a mount point for it, and
- * the command cannot reach it)?
- *
- * Run-time facts, not the probe's: they are about the host as bwrap will
- * find it a moment later (a socket gone since the probe, the session's
- * copies made just now by the supervisor), as native's mounts look at it
- * when they mount (enforce/mounts.c).  They choose bwrap's arguments for a
- * path, never whether it is confined: a wrong one makes bwrap fail.
- */
-static bool *
-dst_facts(const struct plan *p, bool **gone)
-{
-	bool *v = xcalloc(p->mounts.n + 1, sizeof(*v));
-	struct stat st;
+	struct host_path now;
 	size_t i;
 
-	*gone = xcalloc(p->mounts.n + 1, sizeof(**gone));
 	for (i = 0; i < p->mounts.n; i++) {
-		v[i] = stat(p->mounts.v[i].dst, &st) == 0 &&
-		    S_ISDIR(st.st_mode);
-		(*gone)[i] = p->mounts.v[i].kind == PLAN_MOUNT_MASK &&
-		    ((lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT) ||
-		    !searchable_above(p->mounts.v[i].dst));
-		/* /proc/keys: a kernel without keys has nothing to hide. */
-		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_HIDE &&
-		    path_has_prefix(p->mounts.v[i].dst, "/proc") &&
-		    lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT;
-		/* A scratch path missing on the host has no copy: its place
-		 * (checked by check_mount_points()) is scratch already. */
-		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_COPY &&
-		    lstat(p->mounts.v[i].upper, &st) < 0 && errno == ENOENT;
-		/* No machine id on the host: none of the host's to replace. */
-		(*gone)[i] |= p->mounts.v[i].kind == PLAN_MOUNT_DATA &&
-		    lstat(p->mounts.v[i].dst, &st) < 0 && errno == ENOENT;
+		const struct plan_mount *m = &p->mounts.v[i];
+		bool changed;
+
+		if (m->kind != PLAN_MOUNT_HIDE && m->kind != PLAN_MOUNT_MASK &&
+		    m->kind != PLAN_MOUNT_DATA)
+			continue;
+		host_path_fact(m->dst, &now);
+		if (m->kind == PLAN_MOUNT_HIDE)
+			/* Absent, outside /proc: bwrap makes an empty file
+			 * there, whatever came since. */
+			changed = m->absent ? path_has_prefix(m->dst, "/proc") &&
+			    now.exists : !now.exists || now.dir != m->dst_dir;
+		else if (m->kind == PLAN_MOUNT_MASK)
+			changed = m->absent != (!now.exists || !now.reachable);
+		else
+			changed = m->absent == now.exists;
+		if (changed) {
+			*where = m->dst;
+			return -ESTALE;
+		}
 	}
-	return v;
+	return 0;
 }
 
 /*
  * A credential is a file: refuse anything else, as the native mounts do.
- * A run-time guard: what the path is now, not when the plan was made.
+ * A run-time guard: what the path is now, not when the plan was made; it
+ * only ever refuses, never chooses an argument.
  */
 static int
 check_files(const struct plan *p, const char **where)
@@ -217,7 +185,8 @@ check_files(const struct plan *p, const char **where)
  * bwrap makes a missing mount point only where the sandbox can write: in
  * a tmpfs of the plan or a writable bind.  Elsewhere (the read-only root)
  * refuse as native does, before bwrap fails with its own words.  A
- * run-time guard, as native's is at mount time.
+ * run-time guard, as native's is at mount time: it only ever refuses,
+ * never chooses an argument.
  */
 static int
 check_mount_points(const struct plan *p, const char **where)
@@ -292,7 +261,6 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	autoclose int seccomp = -1, stage = -1, exe = -1;
 	autofree char *empty = path_join(p->session_dir, "empty");
 	autofree char *inner = NULL;
-	autofree bool *is_dir = NULL, *gone = NULL;
 	char **sys_net;
 	struct bwrap_in in;
 	char **argv;
@@ -300,7 +268,8 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	pid_t pid;
 	int r, keep[8], nkeep = 0;
 
-	if ((r = check_files(p, where)) < 0 ||
+	if ((r = bwrap_check_unchanged(p, where)) < 0 ||
+	    (r = check_files(p, where)) < 0 ||
 	    (r = check_mount_points(p, where)) < 0)
 		return r;
 	if ((r = seccomp = sealed_filter(p, where)) < 0)
@@ -317,12 +286,13 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	/* Run-time facts too: the host's network directories in sysfs, read
 	 * now, as native's mounts read them (enforce/mounts.c). */
 	sys_net = sys_net_dirs("/sys");
-	is_dir = dst_facts(p, &gone);
+	/* What the host has there is the plan's (the probe's facts); what
+	 * the supervisor copied, the run's: known as it made them. */
 	in = (struct bwrap_in){ .exe_fd = exe, .stage_fd = stage,
 	    .status_fd = f->status[1], .proxy_fd = f->proxysock[1],
 	    .pty_fd = f->ptysock[1], .notify_fd = f->notify[1],
-	    .seccomp_fd = seccomp, .empty_file = empty, .is_dir = is_dir,
-	    .gone = gone, .sys_net = sys_net };
+	    .seccomp_fd = seccomp, .empty_file = empty,
+	    .no_copy = rs->no_copy, .sys_net = sys_net };
 	argv = bwrap_argv(p, &in);
 	strv_free(sys_net);
 	if (log_get_level() >= LOG_DEBUG)
@@ -389,6 +359,9 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 static noreturn void
 bwrap_refuse(int err, const char *where)
 {
+	if (err == ESTALE && where)
+		die("mount: cannot set up '%s': the host changed between the "
+		    "probe and the start", where);
 	if (where && where[0] == '/')
 		die_errno(err, "mount: cannot set up '%s'", where);
 	die_errno(err, "bwrap: cannot start the sandbox%s%s", where ? ": " :

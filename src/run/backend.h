@@ -66,6 +66,12 @@ struct run_state {
 	 * cpu.weight 50 without a quota); the others are the kernel's means
 	 * (tmpfs sizes, rlimits, the supervisor's watch; nice 5 for cpu). */
 	unsigned int	 limits_cgroup;
+	/* Per mount of the plan: a copy the supervisor did not make, as it
+	 * made the others (nothing on the host to copy, no persistent copy
+	 * kept: run/session-dir.c, run/agent-state.c).  Known by
+	 * construction, never by looking: the bwrap backend binds the
+	 * others (policy/bwrap-argv.c). */
+	bool		*no_copy;
 };
 
 /* What the supervisor must make or do for a backend, around its start. */
@@ -120,6 +126,13 @@ extern const struct backend_ops backend_landlock;
  * Landlock would follow it.  0, or -ELOOP with *where the path.
  */
 int	backend_check_paths(const struct plan *, const char **where);
+/*
+ * bwrap's guard at its start: the host still is what the probe found
+ * where the plan chose bwrap's arguments by it (a hidden directory or
+ * file, a socket there or not, the machine id).  0, or -ESTALE with
+ * *where the path that changed.  Only ever refuses.
+ */
+int	bwrap_check_unchanged(const struct plan *, const char **where);
 
 /*
  * The stop request: "confine stop" sends it to the supervisor, which

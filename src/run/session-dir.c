@@ -152,7 +152,8 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start,
 	    copy_since);
 }
 
-/* One copy or link of the plan, made in the session. */
+/* One copy or link of the plan, made in the session: 0, or 1 for a copy
+ * with nothing on the host to copy (none made). */
 static int
 prepare(const struct plan *p, const struct plan_mount *m,
     struct copy_mark *mark, const char **where)
@@ -183,7 +184,7 @@ prepare(const struct plan *p, const struct plan_mount *m,
 	 * (a tmpfs, or the session's) the command makes it as it likes.
 	 */
 	if (access(m->src, F_OK) < 0 && errno == ENOENT)
-		return 0;
+		return 1;
 	if (streq(m->src, p->workspace)) {
 		/* The workspace's directories by inode, for the export. */
 		autofree char *idx = path_join(p->session_dir, "copy.dirs");
@@ -267,7 +268,7 @@ machine_id(const struct plan *p, int dirfd)
  */
 static int
 copies_create(const struct plan *p, int fd, const char **where,
-    struct timespec *start)
+    struct timespec *start, bool *no_copy)
 {
 	AUTO(copy_mark_free) struct copy_mark mark = { 0 };
 	struct timespec host_since, now;
@@ -314,6 +315,7 @@ copies_create(const struct plan *p, int fd, const char **where,
 			continue;
 		if ((r = prepare(p, m, &mark, where)) < 0)
 			return r;
+		no_copy[i] = r == 1;
 	}
 	*where = p->session_dir;
 	if (p->reenter)
@@ -447,7 +449,7 @@ more_rel(const struct plan *p, size_t i)
 
 int
 workspace_session_create(const struct plan *p, const char **where,
-    struct timespec *start)
+    struct timespec *start, bool *no_copy)
 {
 	autofree char *parent = xstrdup(p->session_dir);
 	autoclose int fd = -1;
@@ -469,7 +471,7 @@ workspace_session_create(const struct plan *p, const char **where,
 	/* bwrap: its other paths are copies, its workspace may be an
 	 * overlay all the same (enforce/overlay.c). */
 	if (p->backend != PLAN_BACKEND_NATIVE) {
-		if ((r = copies_create(p, fd, where, start)) < 0 ||
+		if ((r = copies_create(p, fd, where, start, no_copy)) < 0 ||
 		    !plan_ws_overlay(p))
 			return r;
 		/* The workspace an overlay: the host's changes flagged from

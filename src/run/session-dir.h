@@ -20,10 +20,12 @@
  * failed.  *start (native) is the session's start, which the command
  * must not begin before (sandbox_wait_start()); zero when the session is
  * entered again with its layers, and for copies, whose changes are told
- * by their mark (store/copy-mark.h) with no wait.
+ * by their mark (store/copy-mark.h) with no wait.  no_copy[i] (one per
+ * mount of the plan) is set for a copy it did not make: nothing on the
+ * host to copy.
  */
 int	workspace_session_create(const struct plan *, const char **where,
-	    struct timespec *start);
+	    struct timespec *start, bool *no_copy);
 
 /*
  * After the sandbox is gone: remove overlayfs's work directory; when the

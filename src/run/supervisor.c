@@ -805,12 +805,14 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	int r, wstatus, filter_err;
 	bool reaped, changed = false;
 
+	rs.no_copy = xcalloc(p->mounts.n + 1, sizeof(*rs.no_copy));
+
 	if (ops->check && (r = ops->check(p, &where)) < 0)
 		die_errno(-r, "mount: cannot set up '%s'", where);
 	/* First: a credential that is not there leaves nothing made. */
 	if (p->keyholder_port)
 		inject_start(p, &kh);
-	if ((r = agent_state_prepare(p, &where)) < 0)
+	if ((r = agent_state_prepare(p, &where, rs.no_copy)) < 0)
 		die_errno(-r, "state: cannot prepare '%s'", where);
 	/*
 	 * A copy of a large workspace takes a while: a ^C meanwhile is held
@@ -823,7 +825,8 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	sigaddset(&stop, SIGHUP);
 	sigaddset(&stop, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &stop, &held);
-	r = workspace_session_create(p, &where, &rs.start_after);
+	r = workspace_session_create(p, &where, &rs.start_after,
+	    rs.no_copy);
 	if (r < 0 || copy_stop_pending()) {
 		if (!p->reenter)
 			workspace_session_remove(p);
@@ -869,6 +872,9 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		ops->refuse((int)-rs.child, where);
 		exit(EXIT_CONFINE);
 	}
+	/* The backend has started: what it was made for is used. */
+	free(rs.no_copy);
+	rs.no_copy = NULL;
 	filter_err = close_sandbox_ends(p, ops, &f, &where);
 	running_put(p, &rs, lr.sandbox_path);
 	watch_start(w, &rs);

@@ -3,7 +3,7 @@
 # dry-run.sh - --dry-run prints the plan, runs nothing and creates no
 # session.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
-plan 8
+plan 9
 
 # The steps --dry-run prints (those confine takes: not bwrap's alone), and
 # the steps a run logs with -vv as it takes them: the same, in one order.
@@ -140,7 +140,22 @@ t_absent() {
 	    fail "the missing path is said more than once"
 }
 
+# What covers a hidden path follows what the host has there, looked at
+# once for the plan: a directory gets an empty directory, a file an
+# empty file; --dry-run says which.
+t_hide_kind() {
+	not_on landlock "no mounts: a hidden path is left out of its rules"
+	ws_new
+	mkdir "$WS/keys"
+	echo secret >"$WS/token"
+	run_confine --dry-run --hide "$WS/keys" --hide "$WS/token" -- true
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" "^  hide     $WS/keys \\(made invisible: an empty directory over it\\)\$"
+	assert_file_has_content "$OUT" "^  hide     $WS/token \\(made invisible: an empty file over it\\)\$"
+}
+
 tcase "the plan: sealed, namespaces, network, workspace, session" t_plan
+tcase "a hidden path: an empty directory over a directory, an empty file over a file" t_hide_kind
 tcase "a path the host does not have: skipped, not a mount or a rule" t_absent
 tcase "a run takes the printed enforcement sequence's steps, in its order" t_sequence
 tcase "no session directory is created" t_no_session

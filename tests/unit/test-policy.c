@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "input/host-probe.h"
@@ -29,6 +31,7 @@
 #include "policy/bwrap-argv.h"
 #include "policy/compute.h"
 #include "policy/plan-wire.h"
+#include "run/backend.h"
 
 #include "tap.h"
 
@@ -2377,10 +2380,9 @@ test_persistent(void)
 static bool
 bwrap_unshares_net(const struct plan *p)
 {
-	bool *is_dir = xcalloc(p->mounts.n + 1, sizeof(*is_dir));
 	struct bwrap_in in = { .exe_fd = 10, .stage_fd = 11, .status_fd = 12,
 	    .proxy_fd = -1, .pty_fd = 14, .notify_fd = 15, .seccomp_fd = 13,
-	    .empty_file = SESSION "/empty", .is_dir = is_dir };
+	    .empty_file = SESSION "/empty" };
 	char **argv = bwrap_argv(p, &in);
 	bool unshare = false, share = false;
 	size_t i;
@@ -2391,7 +2393,6 @@ bwrap_unshares_net(const struct plan *p)
 		share |= streq(argv[i], "--share-net");
 	}
 	strv_free(argv);
-	free(is_dir);
 	return unshare && !share;
 }
 
@@ -3379,8 +3380,19 @@ golden_exists(const char *path)
 	    !streq(path, "/srv/work/proj/secrets");
 }
 
+/* The golden host's facts: /etc/ssl/private is a directory, the rest
+ * files. */
+static void
+golden_fact(const char *path, struct host_path *ret)
+{
+	*ret = (struct host_path){ .exists = golden_exists(path),
+	    .dir = streq(path, "/etc/ssl/private"),
+	    .reachable = true };
+}
+
 static bool
-golden_plan(struct plan *p, const char *backend)
+golden_plan_with(struct plan *p, const char *backend,
+    void (*path_fact)(const char *, struct host_path *))
 {
 	static const char *const sockets[] = { "/run/user/1000/bus",
 	    "/srv/work/proj/.devserver.sock", "/tmp/.X11-unix/X0",
@@ -3426,6 +3438,7 @@ golden_plan(struct plan *p, const char *backend)
 	h.root_links = (char **)links;
 	h.etc_private = (char **)etc_private;
 	h.path_exists = golden_exists;
+	h.path_fact = path_fact;
 	/* landlock needs ABI 6 (signal scoping); the others show ABI 4. */
 	h.landlock_abi = streq(backend, "landlock") ? 6 : 4;
 	h.is_tty[0] = h.is_tty[1] = true;
@@ -3443,6 +3456,12 @@ golden_plan(struct plan *p, const char *backend)
 	r = compute_pr(&h, &o, (char *const *)env, &pr, p, "golden host");
 	profile_free(&pr);
 	return r;
+}
+
+static bool
+golden_plan(struct plan *p, const char *backend)
+{
+	return golden_plan_with(p, backend, golden_fact);
 }
 
 static char *
@@ -3834,7 +3853,6 @@ static void
 test_bwrap_argv(void)
 {
 	struct plan p = { 0 };
-	bool *is_dir;
 	struct bwrap_in in = { .exe_fd = 10, .stage_fd = 11, .status_fd = 12,
 	    .proxy_fd = -1, .pty_fd = 14, .notify_fd = 15, .seccomp_fd = 13,
 	    .empty_file = SESSION "/empty",
@@ -3848,12 +3866,6 @@ test_bwrap_argv(void)
 
 	if (!golden_plan(&p, "bwrap"))
 		return;
-	is_dir = xcalloc(p.mounts.n + 1, sizeof(*is_dir));
-	/* The hidden secrets are a directory, the rest as they come. */
-	for (i = 0; i < p.mounts.n; i++)
-		is_dir[i] = p.mounts.v[i].kind == PLAN_MOUNT_HIDE &&
-		    has(p.mounts.v[i].dst, "secrets");
-	in.is_dir = is_dir;
 	argv = bwrap_argv(&p, &in);
 	if ((f = open_memstream(&got, &len)) == NULL)
 		abort();
@@ -3879,8 +3891,134 @@ test_bwrap_argv(void)
 	}
 	strv_free(argv);
 	free(got);
-	free(is_dir);
 	plan_free(&p);
+}
+
+/* The golden host, but /etc/ssl/private a file, and a kernel without keys
+ * (no /proc/keys). */
+static void
+changed_fact(const char *path, struct host_path *ret)
+{
+	golden_fact(path, ret);
+	ret->dir &= !streq(path, "/etc/ssl/private");
+	ret->exists &= !streq(path, "/proc/keys");
+}
+
+/* Is there "a b c" in argv, one after the other (c NULL: "a b")? */
+static bool
+argv_has(char **argv, const char *a, const char *b, const char *c)
+{
+	size_t i;
+
+	for (i = 0; argv[i] && argv[i + 1]; i++)
+		if (streq(argv[i], a) && streq(argv[i + 1], b) &&
+		    (c == NULL || (argv[i + 2] && streq(argv[i + 2], c))))
+			return true;
+	return false;
+}
+
+/*
+ * bwrap's arguments for a path follow the probe's facts, carried by the
+ * plan, and the copies the run made: a fact changed changes the argv.
+ */
+static void
+test_bwrap_facts(void)
+{
+	struct plan p = { 0 }, q = { 0 };
+	struct bwrap_in in = { .exe_fd = 10, .stage_fd = 11, .status_fd = 12,
+	    .proxy_fd = -1, .pty_fd = 14, .notify_fd = 15, .seccomp_fd = 13,
+	    .empty_file = SESSION "/empty" };
+	char **a, **b;
+	bool *no_copy;
+	const char *copy = NULL;
+	size_t i;
+
+	if (!golden_plan(&p, "bwrap") ||
+	    !golden_plan_with(&q, "bwrap", changed_fact))
+		return;
+	a = bwrap_argv(&p, &in);
+	b = bwrap_argv(&q, &in);
+	ok(argv_has(a, "--tmpfs", "/etc/ssl/private", NULL) &&
+	    !argv_has(a, "--ro-bind", SESSION "/empty", "/etc/ssl/private"),
+	    "bwrap facts: a hidden directory gets an empty tmpfs");
+	ok(argv_has(b, "--ro-bind", SESSION "/empty", "/etc/ssl/private") &&
+	    !argv_has(b, "--tmpfs", "/etc/ssl/private", NULL),
+	    "bwrap facts: the same path a file, by the probe: the empty file");
+	ok(argv_has(a, "--ro-bind", SESSION "/empty", "/proc/keys") &&
+	    !argv_has(b, "--ro-bind", SESSION "/empty", "/proc/keys"),
+	    "bwrap facts: /proc/keys hidden; a kernel without it, no mount");
+	strv_free(a);
+	strv_free(b);
+	/* A copy the run did not make (nothing on the host) is not bound. */
+	no_copy = xcalloc(p.mounts.n + 1, sizeof(*no_copy));
+	for (i = 0; i < p.mounts.n; i++)
+		if (p.mounts.v[i].kind == PLAN_MOUNT_COPY &&
+		    streq(p.mounts.v[i].dst, "/var/cache/golden")) {
+			no_copy[i] = true;
+			copy = p.mounts.v[i].upper;
+		}
+	a = bwrap_argv(&p, &in);
+	in.no_copy = no_copy;
+	b = bwrap_argv(&p, &in);
+	ok(copy && argv_has(a, "--bind", copy, "/var/cache/golden") &&
+	    !argv_has(b, "--bind", copy, "/var/cache/golden"),
+	    "bwrap facts: a copy bound; one the run did not make, not");
+	strv_free(a);
+	strv_free(b);
+	free(no_copy);
+	plan_free(&p);
+	plan_free(&q);
+}
+
+/*
+ * bwrap's start refuses a host that changed since the probe where the
+ * plan chose its arguments by it (run/backend-bwrap.c); an unchanged one
+ * passes.
+ */
+static void
+test_bwrap_guard(void)
+{
+	char dir[] = "/tmp/test-policy-guard.XXXXXX";
+	autofree char *hide = NULL, *sock = NULL;
+	struct plan_mount m[2] = { 0 };
+	struct plan p = { 0 };
+	const char *where = NULL;
+	FILE *f;
+
+	if (mkdtemp(dir) == NULL)
+		abort();
+	hide = path_join(dir, "hidden");
+	sock = path_join(dir, "sock");
+	if (mkdir(hide, 0700) < 0)
+		abort();
+	m[0] = (struct plan_mount){ .kind = PLAN_MOUNT_HIDE, .dst = hide,
+	    .dst_dir = true };
+	m[1] = (struct plan_mount){ .kind = PLAN_MOUNT_MASK, .dst = sock,
+	    .absent = true };
+	p.mounts.v = m;
+	p.mounts.n = 2;
+	ok(bwrap_check_unchanged(&p, &where) == 0,
+	    "bwrap guard: the host as probed passes");
+	rmdir(hide);
+	if ((f = fopen(hide, "we")) == NULL)
+		abort();
+	fclose(f);
+	ok(bwrap_check_unchanged(&p, &where) == -ESTALE && where &&
+	    streq(where, hide), "bwrap guard: a hidden directory now a file "
+	    "is refused, named");
+	m[0].dst_dir = false;
+	ok(bwrap_check_unchanged(&p, &where) == 0,
+	    "bwrap guard: planned a file, a file passes");
+	if ((f = fopen(sock, "we")) == NULL)
+		abort();
+	fclose(f);
+	where = NULL;
+	ok(bwrap_check_unchanged(&p, &where) == -ESTALE && where &&
+	    streq(where, sock), "bwrap guard: a masked path gone at the "
+	    "probe and back at the start is refused");
+	unlink(sock);
+	unlink(hide);
+	rmdir(dir);
 }
 
 /* The same inputs give the same plan, whatever the process around them. */
@@ -4058,6 +4196,8 @@ main(void)
 	test_sequence();
 	test_limits();
 	test_bwrap_argv();
+	test_bwrap_facts();
+	test_bwrap_guard();
 	test_deterministic();
 	return done();
 }
