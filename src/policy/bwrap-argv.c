@@ -160,12 +160,15 @@ mount_args(struct args *a, const struct plan_mount *m, const char *empty, char *
  * mask gone or out of the sandbox's reach, no machine id to replace, a
  * /proc file the kernel does not have (no keys); by the run's, a copy the
  * supervisor did not make (nothing on the host to copy: its place is
- * scratch already).
+ * scratch already), a masked socket another program removed since the
+ * probe (nothing left to hide).
  */
 static bool
 skipped(const struct plan_mount *m, const struct bwrap_in *in, size_t i)
 {
-	if (m->kind == PLAN_MOUNT_MASK || m->kind == PLAN_MOUNT_DATA)
+	if (m->kind == PLAN_MOUNT_MASK)
+		return m->absent || (in->gone && in->gone[i]);
+	if (m->kind == PLAN_MOUNT_DATA)
 		return m->absent;
 	if (m->kind == PLAN_MOUNT_HIDE)
 		return m->absent && path_has_prefix(m->dst, "/proc");

@@ -27,6 +27,9 @@ struct bwrap_in {
 	const bool	*no_copy;	/* per mount: a copy the supervisor did
 					   not make (struct run_state); NULL:
 					   each made */
+	const bool	*gone;		/* per mount: a masked socket gone
+					   since the probe (bwrap_check_
+					   unchanged()); NULL: none */
 	char *const	*sys_net;	/* sysfs: the host's net directories
 					   (sys_net_dirs()) */
 };

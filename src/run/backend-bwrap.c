@@ -122,7 +122,7 @@ sealed_stage(const struct plan *p, const struct run_state *rs)
  * when they mount (enforce/mounts.c).
  */
 int
-bwrap_check_unchanged(const struct plan *p, const char **where)
+bwrap_check_unchanged(const struct plan *p, bool *gone, const char **where)
 {
 	struct host_path now;
 	size_t i;
@@ -140,8 +140,17 @@ bwrap_check_unchanged(const struct plan *p, const char **where)
 			 * there, whatever came since. */
 			changed = m->absent ? path_has_prefix(m->dst, "/proc") &&
 			    now.exists : !now.exists || now.dir != m->dst_dir;
-		else if (m->kind == PLAN_MOUNT_MASK)
-			changed = m->absent != (!now.exists || !now.reachable);
+		else if (m->kind == PLAN_MOUNT_MASK) {
+			bool none = !now.exists || !now.reachable;
+
+			/* Gone since the probe: nothing to hide (the run's
+			 * fact); back since: refused. */
+			if (!m->absent && none && gone) {
+				gone[i] = true;
+				continue;
+			}
+			changed = m->absent != none;
+		}
 		else
 			changed = m->absent == now.exists;
 		if (changed) {
@@ -261,6 +270,7 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	autoclose int seccomp = -1, stage = -1, exe = -1;
 	autofree char *empty = path_join(p->session_dir, "empty");
 	autofree char *inner = NULL;
+	autofree bool *gone = NULL;
 	char **sys_net;
 	struct bwrap_in in;
 	char **argv;
@@ -268,7 +278,8 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	pid_t pid;
 	int r, keep[8], nkeep = 0;
 
-	if ((r = bwrap_check_unchanged(p, where)) < 0 ||
+	gone = xcalloc(p->mounts.n + 1, sizeof(*gone));
+	if ((r = bwrap_check_unchanged(p, gone, where)) < 0 ||
 	    (r = check_files(p, where)) < 0 ||
 	    (r = check_mount_points(p, where)) < 0)
 		return r;
@@ -292,7 +303,7 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	    .status_fd = f->status[1], .proxy_fd = f->proxysock[1],
 	    .pty_fd = f->ptysock[1], .notify_fd = f->notify[1],
 	    .seccomp_fd = seccomp, .empty_file = empty,
-	    .no_copy = rs->no_copy, .sys_net = sys_net };
+	    .no_copy = rs->no_copy, .gone = gone, .sys_net = sys_net };
 	argv = bwrap_argv(p, &in);
 	strv_free(sys_net);
 	if (log_get_level() >= LOG_DEBUG)

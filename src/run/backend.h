@@ -130,9 +130,14 @@ int	backend_check_paths(const struct plan *, const char **where);
  * bwrap's guard at its start: the host still is what the probe found
  * where the plan chose bwrap's arguments by it (a hidden directory or
  * file, a socket there or not, the machine id).  0, or -ESTALE with
- * *where the path that changed.  Only ever refuses.
+ * *where the path that changed.  It never chooses an argument; what the
+ * run learns is one fact, in gone[] (one per mount, or NULL): a masked
+ * socket the probe saw and that went away since, with nothing left to
+ * hide (another program removed it: no mask, as when the probe found
+ * none).
  */
-int	bwrap_check_unchanged(const struct plan *, const char **where);
+int	bwrap_check_unchanged(const struct plan *, bool *gone,
+	    const char **where);
 
 /*
  * The stop request: "confine stop" sends it to the supervisor, which

@@ -3997,25 +3997,41 @@ test_bwrap_guard(void)
 	    .absent = true };
 	p.mounts.v = m;
 	p.mounts.n = 2;
-	ok(bwrap_check_unchanged(&p, &where) == 0,
+	ok(bwrap_check_unchanged(&p, NULL, &where) == 0,
 	    "bwrap guard: the host as probed passes");
 	rmdir(hide);
 	if ((f = fopen(hide, "we")) == NULL)
 		abort();
 	fclose(f);
-	ok(bwrap_check_unchanged(&p, &where) == -ESTALE && where &&
+	ok(bwrap_check_unchanged(&p, NULL, &where) == -ESTALE && where &&
 	    streq(where, hide), "bwrap guard: a hidden directory now a file "
 	    "is refused, named");
 	m[0].dst_dir = false;
-	ok(bwrap_check_unchanged(&p, &where) == 0,
+	ok(bwrap_check_unchanged(&p, NULL, &where) == 0,
 	    "bwrap guard: planned a file, a file passes");
 	if ((f = fopen(sock, "we")) == NULL)
 		abort();
 	fclose(f);
 	where = NULL;
-	ok(bwrap_check_unchanged(&p, &where) == -ESTALE && where &&
+	ok(bwrap_check_unchanged(&p, NULL, &where) == -ESTALE && where &&
 	    streq(where, sock), "bwrap guard: a masked path gone at the "
 	    "probe and back at the start is refused");
+	/* A socket the probe saw and another program removed since: the
+	 * run's fact (no mask), not a refusal; without gone[] it is one. */
+	{
+		bool gone[3] = { false };
+
+		unlink(sock);
+		m[1].absent = false;
+		where = NULL;
+		ok(bwrap_check_unchanged(&p, NULL, &where) == -ESTALE &&
+		    where && streq(where, sock), "bwrap guard: a masked "
+		    "socket gone since the probe, with nowhere to say so: "
+		    "refused");
+		ok(bwrap_check_unchanged(&p, gone, &where) == 0 && gone[1] &&
+		    !gone[0], "bwrap guard: a masked socket gone since the "
+		    "probe: nothing to hide, said in gone[]");
+	}
 	unlink(sock);
 	unlink(hide);
 	rmdir(dir);
