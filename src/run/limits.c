@@ -299,8 +299,9 @@ static void
 sweep(int parent)
 {
 	autostrv char **v = cgroup_children(parent, "confine-");
-	unsigned long long start;
-	pid_t pid;
+	/* Set by cgroup_maker() when it returns 0; zero for gcc's LTO. */
+	unsigned long long start = 0;
+	pid_t pid = 0;
 	size_t i;
 
 	for (i = 0; v[i]; i++) {
