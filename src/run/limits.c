@@ -727,6 +727,16 @@ limits_outcomes(const struct plan *p, struct run_state *rs,
 }
 
 void
+limits_forget(struct limits_run *lr)
+{
+	run_close(lr);
+	free(lr->top_path);
+	free(lr->sandbox_path);
+	free(lr->line);
+	lr->top_path = lr->sandbox_path = lr->line = NULL;
+}
+
+void
 limits_undo(struct run_state *rs, struct limits_run *lr)
 {
 	end_cgroup(rs, lr);
