@@ -666,6 +666,7 @@ conn_free(struct proxy *px, struct conn *c)
 	if (c->upstream >= 0)
 		close(c->upstream);
 	free(c->untrusted_head.data);
+	free(c->dest);
 	tube_close(px, &c->up);
 	tube_close(px, &c->down);
 	free(c);
