@@ -6,7 +6,8 @@
 # completions and manual pages (they skip without them); bench/run-all
 # installs gnuplot and firejail itself, contrib/debian/build-and-test.sh
 # the Debian packaging tools.  systemd and dbus-user-session give the
-# tests a user manager to ask for scopes (tests/user-manager.sh).
+# tests a user manager to ask for scopes (tests/user-manager.sh).  rpm is
+# for CI's build of contrib/rpm/confine.spec (rpmbuild -ta).
 #
 #   sudo sh contrib/install-deps.sh
 #
@@ -21,7 +22,7 @@ packages='
 	systemd dbus-user-session
 	git scdoc bubblewrap tmux hyperfine python3 procps iproute2 strace
 	ca-certificates curl openssl
-	bash-completion zsh fish man-db xfsprogs cppcheck
+	bash-completion zsh fish man-db xfsprogs cppcheck rpm
 '
 # The agent tests install the agents with npm: the distribution's Node.js
 # and npm, unless a Node.js is installed already (from NodeSource, say,

@@ -160,8 +160,8 @@ may_use_landlock(const struct cli_opts *o, const struct profile *pr,
 int
 main(int argc, char **argv)
 {
-	struct cli_opts opts;
-	struct host host;
+	struct cli_opts opts = { 0 };
+	struct host host = { 0 };
 	struct plan plan;
 	struct profile profile = { 0 };
 	autostrv char **env = NULL, **keep = NULL;
@@ -191,33 +191,47 @@ main(int argc, char **argv)
 		printf("confine %s\n", PACKAGE_VERSION);
 		return 0;
 	case CLI_DOCTOR:
-		return doctor_run();
+		status = doctor_run();
+		goto done;
 	case CLI_PROFILE_LIST:
-		return subcmd_profile_list(env);
+		status = subcmd_profile_list(env);
+		goto done;
 	case CLI_PROFILE_SHOW:
-		return subcmd_profile_show(&opts, env);
+		status = subcmd_profile_show(&opts, env);
+		goto done;
 	case CLI_PROFILE_CHECK:
-		return subcmd_profile_check(&opts, env);
+		status = subcmd_profile_check(&opts, env);
+		goto done;
 	case CLI_TRUST:
-		return subcmd_trust(&opts, env);
+		status = subcmd_trust(&opts, env);
+		goto done;
 	case CLI_LS:
-		return session_ls(&opts, env);
+		status = session_ls(&opts, env);
+		goto done;
 	case CLI_SHOW:
-		return session_show(&opts, env);
+		status = session_show(&opts, env);
+		goto done;
 	case CLI_DIFF:
-		return session_diff(&opts, env);
+		status = session_diff(&opts, env);
+		goto done;
 	case CLI_APPLY:
-		return session_apply(&opts, env);
+		status = session_apply(&opts, env);
+		goto done;
 	case CLI_DROP:
-		return session_drop(&opts, env);
+		status = session_drop(&opts, env);
+		goto done;
 	case CLI_STOP:
-		return session_stop(&opts, env);
+		status = session_stop(&opts, env);
+		goto done;
 	case CLI_STATE_LS:
-		return state_ls(env);
+		status = state_ls(env);
+		goto done;
 	case CLI_STATE_SHOW:
-		return state_show(&opts, env);
+		status = state_show(&opts, env);
+		goto done;
 	case CLI_STATE_DROP:
-		return state_drop(&opts, env);
+		status = state_drop(&opts, env);
+		goto done;
 	case CLI_ENTER:
 		session_enter_opts(&opts, env, &keep);
 		break;
@@ -264,6 +278,9 @@ main(int argc, char **argv)
 	if (opts.dry_run) {
 		plan_dump(&plan, stdout);
 		plan_free(&plan);
+		profile_free(&profile);
+		host_free(&host);
+		cli_opts_free(&opts);
 		return 0;
 	}
 	probe_bwrap_note(&host);
@@ -312,9 +329,15 @@ main(int argc, char **argv)
 	plan_free(&plan);
 	cli_opts_free(&opts);
 	return status;
+done:
+	cli_opts_free(&opts);
+	return status;
 refuse:
 	fprintf(stderr, "confine: %s\n", cause);
 	if (hint)
 		fprintf(stderr, "hint: %s\n", hint);
+	profile_free(&profile);
+	host_free(&host);
+	cli_opts_free(&opts);
 	return EXIT_CONFINE;
 }

@@ -469,8 +469,9 @@ in_path(char *const *env, const char *name)
 
 /*
  * The user's pager, reading sanitised bytes from a pipe, run by sh -c as
- * popen(3) would: $PAGER (none when it is empty or "cat"), else less -FRX
- * when less is in PATH, else none (stdout).  LESS=FRX and LV=-c unless
+ * popen(3) would: $PAGER (none when it is empty or "cat"), else the
+ * system's choice, sensible-pager, where PATH has it (Debian's), else
+ * less -FRX when less is in PATH, else none (stdout).  LESS=FRX and LV=-c unless
  * set, as git sets them, so that a pager named less shows the colours.
  * Never anything of the session's: the environment is the user's own.
  */
@@ -488,6 +489,8 @@ pager_open(char *const *env, struct pager *pg)
 		return false;
 	if (p)
 		argv[2] = (char *)p;
+	else if (in_path(env, "sensible-pager"))
+		argv[2] = (char *)"sensible-pager";
 	else if (in_path(env, "less"))
 		argv[2] = (char *)"less -FRX";
 	else

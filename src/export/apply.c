@@ -1871,10 +1871,10 @@ apply_session(const struct apply_opts *o)
 	if (o->commits)
 		hidx = host_index(&c);
 	if (o->check)
-		return 0;
+		goto out;
 	if (o->into) {
 		write_into(&c, o->into, o->whiteouts);
-		return 0;
+		goto out;
 	}
 	if (o->commits) {
 		git_tree_free(s.tree);
@@ -1902,12 +1902,20 @@ apply_session(const struct apply_opts *o)
 
 		rm_tree(c.journal);
 	}
+out:
 	for (i = 0; i < c.n; i++)
 		free(c.v[i].path), free(c.v[i].data);
 	free(c.v);
+	free(c.state);
+	free(c.hash);
+	free(c.journal);
+	if (c.wfd >= 0)
+		close(c.wfd);
 	git_diff_free(diff);
 	git_signature_free(me);
 	git_tree_free(head_tree);
 	git_index_free(hidx);
+	git_repository_free(c.mem);
+	git_repository_free(c.host);
 	return 0;
 }

@@ -133,7 +133,7 @@ sandbox_send_out(int sock, int fd, const char *what)
 int
 sandbox_pty_out(const struct plan_tty *t, int sock)
 {
-	int master, slave, r;
+	int master = -1, slave = -1, r;	/* set by pty_open() */
 
 	if (!t->pty)
 		return -1;

@@ -299,8 +299,9 @@ static void
 sweep(int parent)
 {
 	autostrv char **v = cgroup_children(parent, "confine-");
-	unsigned long long start;
-	pid_t pid;
+	/* Set by cgroup_maker() when it returns 0; zero for gcc's LTO. */
+	unsigned long long start = 0;
+	pid_t pid = 0;
 	size_t i;
 
 	for (i = 0; v[i]; i++) {
@@ -723,6 +724,16 @@ limits_outcomes(const struct plan *p, struct run_state *rs,
 		if (rs->limit_hit[i][0])
 			return true;
 	return false;
+}
+
+void
+limits_forget(struct limits_run *lr)
+{
+	run_close(lr);
+	free(lr->top_path);
+	free(lr->sandbox_path);
+	free(lr->line);
+	lr->top_path = lr->sandbox_path = lr->line = NULL;
 }
 
 void

@@ -60,5 +60,8 @@ bool	limits_outcomes(const struct plan *, struct run_state *,
  * empty (the sandbox's first process gone too), remove what confine made.
  */
 void	limits_undo(struct run_state *, struct limits_run *);
+/* The supervisor lets go of its copy (memory, descriptors) once a detached
+ * process tears the run down: the cgroup is left to that process. */
+void	limits_forget(struct limits_run *);
 
 #endif

@@ -722,6 +722,7 @@ conn_free(struct proxy *px, struct conn *c)
 	if (c->res)
 		freeaddrinfo(c->res);
 	free(c->untrusted_head.data);
+	free(c->dest);
 	tube_close(px, &c->up);
 	tube_close(px, &c->down);
 	free(c);

@@ -11,7 +11,7 @@
 top=$TESTS_SRCDIR/..
 scd1=$top/man/confine.1.scd
 scd5=$top/man/confine-profile.5.scd
-plan 11
+plan 12
 
 # section FILE NAME: the lines of the top-level section "# NAME".
 section() {
@@ -151,6 +151,29 @@ t_roff_current() {
 	done
 }
 
+# The date in a page's title is its source's last change, not the day it
+# was built: in a git checkout, with the source as committed, the day of
+# the source's last commit (UTC, as scdoc prints SOURCE_DATE_EPOCH).
+t_roff_date() {
+	git -C "$top" rev-parse --git-dir >/dev/null 2>&1 ||
+	    skip_case "not a git checkout"
+	for p in confine.1 confine-profile.5; do
+		# (A tarball unpacked inside a checkout: not its files.)
+		git -C "$top" ls-files --error-unmatch "man/$p.scd" \
+		    >/dev/null 2>&1 || skip_case "man/$p.scd is not in git"
+		git -C "$top" diff --quiet HEAD -- "man/$p.scd" ||
+		    skip_case "man/$p.scd has changes not committed"
+		want=$(TZ=UTC git -C "$top" log -1 --date=format-local:%Y-%m-%d \
+		    --format=%cd -- "man/$p.scd")
+		# Control: the source has a commit, and the page a date.
+		[ -n "$want" ] || fail "man/$p.scd has no commit"
+		got=$(sed -n '/^\.TH /s/.*"\([0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\)".*/\1/p' \
+		    "$top/man/$p")
+		[ -n "$got" ] || fail "man/$p has no date in its title"
+		assert_eq "$got" "$want" "man/$p's date"
+	done
+}
+
 t_man_warnings() {
 	command -v man >/dev/null 2>&1 || skip_case "man is not installed"
 	for p in confine.1 confine-profile.5; do
@@ -206,6 +229,7 @@ tcase "every exit status of --help is in EXIT STATUS" t_exit_status
 tcase "the pages have the usual sections" t_sections
 tcase "every profile key of the loader is in confine-profile(5)" t_profile_keys
 tcase "the shipped roff is current with the scdoc source" t_roff_current
+tcase "the pages are dated by their source's last commit" t_roff_date
 tcase "man --warnings finds nothing in either page" t_man_warnings
 tcase "the pages carry the program's version" t_version
 tcase "the help and the pages name the same backends" t_backends

@@ -186,5 +186,10 @@ main(int argc, char **argv)
 	}
 	sha256_hex(all, len, hex);
 	printf("%s\n", hex);
+	for (i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+	free(all);
+	free(chunk);
 	return 0;
 }

@@ -172,6 +172,9 @@ t_export_lock() {
 }
 
 # About 3 MB of random base64 in a 4 MB tmpfs: upper fits, the patch not.
+# --disk none: the default budget (a quarter of the free space, 1 MiB
+# here) would have the watch stop the command at a moment that depends on
+# the machine's load; these cases are about the export at a full disk.
 BIG='head -c 2300000 /dev/urandom | base64 >big && sha256sum <big && exit 3'
 # The export's own disk-full path, not the disk budget: the default budget
 # on a 4 MiB store is under the file, and the supervisor's watch would stop

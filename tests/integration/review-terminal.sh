@@ -8,7 +8,8 @@
 # $PAGER; into a pipe, "diff" gives the exact bytes.  "diff" colours the
 # patch as git does on a terminal (not for NO_COLOR or --no-color; --color
 # forces it, into a pipe too), never letting the agent's own escape
-# sequences through, and pages it with $PAGER, else less -FRX.
+# sequences through, and pages it with $PAGER, else sensible-pager, else
+# less -FRX.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
 plan 4
@@ -180,14 +181,23 @@ t_color_tty() {
 
 t_pager() {
 	color_session
-	mkdir "$TEST_TMP/bin" "$TEST_TMP/nobin"
-	printf '#!/bin/sh\necho "$0 $* LESS=$LESS" >"%s"\nexec cat\n' \
-	    "$TEST_TMP/paged-by" >"$TEST_TMP/bin/less"
-	chmod 0755 "$TEST_TMP/bin/less"
-	# No $PAGER: less -FRX from PATH, LESS=FRX as git sets it.
+	mkdir "$TEST_TMP/bin" "$TEST_TMP/lessbin" "$TEST_TMP/nobin"
+	# Each fake pager says how it was called, then shows what it read.
+	for p in bin/sensible-pager bin/less lessbin/less; do
+		printf '#!/bin/sh\necho "$0 $* LESS=$LESS" >"%s"\nexec /bin/cat\n' \
+		    "$TEST_TMP/paged-by" >"$TEST_TMP/$p"
+		chmod 0755 "$TEST_TMP/$p"
+	done
+	# No $PAGER: the system's sensible-pager from PATH, before less.
 	on_tty "unset PAGER LESS; PATH='$TEST_TMP/bin:$PATH' '$CONFINE' diff $SID"
 	assert_status "$RC" 0
-	assert_eq "$(cat "$TEST_TMP/paged-by")" "$TEST_TMP/bin/less -FRX LESS=FRX" "the pager"
+	assert_eq "$(cat "$TEST_TMP/paged-by")" "$TEST_TMP/bin/sensible-pager  LESS=FRX" "the pager"
+	assert_only_sgr "$OUT"
+	# No sensible-pager: less -FRX from PATH, LESS=FRX as git sets it.
+	rm -f "$TEST_TMP/paged-by"
+	on_tty "unset PAGER LESS; PATH='$TEST_TMP/lessbin' '$CONFINE' diff $SID"
+	assert_status "$RC" 0
+	assert_eq "$(cat "$TEST_TMP/paged-by")" "$TEST_TMP/lessbin/less -FRX LESS=FRX" "less"
 	assert_only_sgr "$OUT"
 	# $PAGER first; the user's LESS kept.
 	rm -f "$TEST_TMP/paged-by"
@@ -206,5 +216,5 @@ t_pager() {
 tcase "show, diff, diff --commits, ls: every invisible escaped" t_terminal
 tcase "diff --color into a pipe: git's colours, the agent's escapes made visible" t_color_pipe
 tcase "diff on a terminal: coloured, not for NO_COLOR, --no-color or TERM=dumb" t_color_tty
-tcase "diff on a terminal: \$PAGER, else less -FRX, else none; none into a pipe" t_pager
+tcase "diff on a terminal: \$PAGER, else sensible-pager, else less -FRX, else none; none into a pipe" t_pager
 tap_done
