@@ -29,7 +29,7 @@ case_two_writable() {
 		# Its workspace is a copy elsewhere: one writable only.
 		assert_status "$RC" 125
 		assert_refusal "$ERR"
-		assert_file_has_content "$ERR" "workspace '$flow'"
+		assert_file_has_content "$ERR" "workspace '$flow' \(option --workspace\): the landlock backend"
 		assert_no_session
 		return 0
 	fi
