@@ -329,20 +329,34 @@ session_ls(const struct cli_opts *o, char *const *env)
 	struct here w;
 	struct session_info *v;
 	char *(*rows)[NCOLS];
-	size_t n, i, c, nrows = 0, width[NCOLS] = { 0 };
+	bool *more;
+	size_t n, i, j, c, nrows = 0, nmore = 0, width[NCOLS] = { 0 };
 	time_t now = time(NULL);
 	bool running = false;
 
 	here_load(env, &w);
 	v = session_list(w.store, &n);
-	rows = xcalloc(n + 1, sizeof(*rows));
+	/* --all: a session's further workspaces each a line of their own. */
+	for (i = 0; o->all && i < n; i++)
+		for (j = 0; v[i].also && v[i].also[j]; j++)
+			nmore++;
+	rows = xcalloc(n + nmore + 1, sizeof(*rows));
+	more = xcalloc(n + nmore + 1, sizeof(*more));
 	for (c = 0; c < NCOLS; c++)
 		rows[0][c] = xstrdup(head[c]);
-	for (i = 0; i < n; i++)
-		if (o->all || session_has_workspace(&v[i], w.ws)) {
-			ls_row(&v[i], now, rows[++nrows]);
-			running |= v[i].state == SESSION_RUNNING;
+	for (i = 0; i < n; i++) {
+		if (!o->all && !session_has_workspace(&v[i], w.ws))
+			continue;
+		ls_row(&v[i], now, rows[++nrows]);
+		running |= v[i].state == SESSION_RUNNING;
+		for (j = 0; o->all && v[i].also && v[i].also[j]; j++) {
+			more[++nrows] = true;
+			for (c = 0; c < NCOLS; c++)
+				rows[nrows][c] = c != COL_WS ? xstrdup("") :
+				    term_sanitize(v[i].also[j],
+				    strlen(v[i].also[j]), 0);
 		}
+	}
 	for (i = 0; i <= nrows; i++)
 		for (c = 0; c < NCOLS; c++)
 			if (strlen(rows[i][c]) > width[c])
@@ -355,6 +369,11 @@ session_ls(const struct cli_opts *o, char *const *env)
 			/* Memory and tasks: when a session listed runs. */
 			if ((c == COL_MEM || c == COL_TASKS) && !running)
 				continue;
+			/* A further workspace: under the first, nothing after. */
+			if (more[i] && c == COL_WS) {
+				printf("%s\n", rows[i][c]);
+				break;
+			}
 			if (c == COL_CMD)
 				printf("%s\n", rows[i][c]);
 			else
@@ -368,6 +387,7 @@ session_ls(const struct cli_opts *o, char *const *env)
 		for (c = 0; c < NCOLS; c++)
 			free(rows[i][c]);
 	free(rows);
+	free(more);
 	session_list_free(v, n);
 	here_free(&w);
 	return 0;

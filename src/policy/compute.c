@@ -1888,28 +1888,14 @@ policy_compute(const struct cli_opts *o, const struct host *h,
 		 * bwrap: the workspace an overlay, as on native, where the
 		 * supervisor can make one (a user namespace of its own: not
 		 * with a setuid bwrap, which runs where none can be made),
-		 * unless an entered session's workspace is a copy.
+		 * unless an entered session's workspace is a copy.  A copy:
+		 * each writable workspace its own (the further ones in ws/N),
+		 * bound at its host path.
 		 */
 		bool ws_overlay = p.backend == PLAN_BACKEND_BWRAP &&
 		    p.bwrap_unshare_user && !(o->session_layout &&
 		    streq(o->session_layout, "copy"));
 
-		for (i = 0; p.backend == PLAN_BACKEND_BWRAP && !ws_overlay &&
-		    i < p.nworkspaces; i++) {
-			const struct plan_workspace *w = &p.workspaces[i];
-
-			if (w->read_only || streq(w->path, ws))
-				continue;
-			*cause = xasprintf("workspace '%s' (%s): the bwrap "
-			    "backend here makes the workspace a copy (%s), and "
-			    "a further writable workspace needs an overlay",
-			    w->path, w->origin, p.bwrap_setuid ? "bwrap is "
-			    "setuid" : "no user namespace of its own");
-			*hint = xasprintf("use the native backend, or make "
-			    "the workspace read-only (--ro-workspace)");
-			plan_free(&p);
-			return -1;
-		}
 		mounts_plan(&p, h, ws, &e, p.backend == PLAN_BACKEND_BWRAP,
 		    ws_overlay);
 		landlock_plan(&p, h, &e);

@@ -152,11 +152,42 @@ write_meta(int dirfd, const struct plan *p, const struct timespec *start,
 	    copy_since);
 }
 
-/* One copy or link of the plan, made in the session: 0, or 1 for a copy
- * with nothing on the host to copy (none made). */
+/*
+ * The writable workspace whose copy m is (its upper in the workspace's
+ * own directory: the session's, or ws/N), or NULL.
+ */
+static const struct plan_workspace *
+copy_of(const struct plan *p, const struct plan_mount *m, size_t *idx)
+{
+	size_t i;
+
+	if (m->kind != PLAN_MOUNT_COPY || m->state)
+		return NULL;
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+		autofree char *upper = NULL;
+
+		if (w->read_only || w->dir == NULL || !streq(w->path, m->src))
+			continue;
+		upper = path_join(w->dir, "upper");
+		if (!streq(upper, m->upper))
+			continue;
+		if (idx)
+			*idx = i;
+		return w;
+	}
+	return NULL;
+}
+
+/*
+ * One copy or link of the plan, made in the session; a workspace's copy
+ * (ws: the workspace) noted in mark, its directories in its copy.dirs.
+ * 0, or 1 for a copy with nothing on the host to copy (none made).
+ */
 static int
 prepare(const struct plan *p, const struct plan_mount *m,
-    struct copy_mark *mark, const char **where)
+    const struct plan_workspace *ws, struct copy_mark *mark,
+    const char **where)
 {
 	autofree char *parent = xstrdup(m->upper), *what = NULL;
 	struct copy_stats st;
@@ -185,14 +216,14 @@ prepare(const struct plan *p, const struct plan_mount *m,
 	 */
 	if (access(m->src, F_OK) < 0 && errno == ENOENT)
 		return 1;
-	if (streq(m->src, p->workspace)) {
+	if (ws) {
 		/* The workspace's directories by inode, for the export. */
-		autofree char *idx = path_join(p->session_dir, "copy.dirs");
+		autofree char *idx = path_join(ws->dir, "copy.dirs");
 		int fd = open(idx, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600);
 
 		if (fd < 0 || (dirs = fdopen(fd, "w")) == NULL) {
-			*where = "copy.dirs";
+			*where = ws->dir;
 			r = -errno;
 			if (fd >= 0)
 				close(fd);
@@ -204,10 +235,10 @@ prepare(const struct plan *p, const struct plan_mount *m,
 	    term_sanitize(m->src, strlen(m->src), 0);
 	copy_progress_begin(&pg, what);
 	r = copy_tree_shown(m->src, m->upper, m->except, dirs,
-	    streq(m->src, p->workspace) ? mark : NULL,
+	    ws ? mark : NULL,
 	    pg.on ? copy_progress_show : NULL, &pg, &st, where);
 	if (dirs && fclose(dirs) != 0 && r == 0) {
-		*where = "copy.dirs";
+		*where = ws->dir;
 		r = -EIO;
 	}
 	copy_progress_end(&pg, &st, r == 0);
@@ -261,18 +292,66 @@ machine_id(const struct plan *p, int dirfd)
 	return 0;
 }
 
+/* The marks of a session's copied workspaces, one a workspace. */
+static void
+marks_free(struct copy_mark **marks, size_t n)
+{
+	size_t i;
+
+	for (i = 0; *marks && i < n; i++)
+		copy_mark_free(&(*marks)[i]);
+	free(*marks);
+	*marks = NULL;
+}
+
 /*
- * bwrap and landlock: real copies of the workspace and the scratch paths;
+ * A workspace's copy, whole: its mark (store/copy-mark.h) and meta in
+ * its own directory (the session's, or ws/N), written last.  *start: the
+ * latest since the command must wait for, if any.
+ */
+static int
+copy_sealed(const struct plan *p, int fd, const struct plan_workspace *w,
+    struct copy_mark *mark, const struct timespec *host_since,
+    struct timespec *start, const char **where)
+{
+	autoclose int wfd = -1;
+	struct timespec now;
+	int r;
+
+	*where = w->dir;
+	if (!streq(w->dir, p->session_dir) && (wfd = openat(fd, w->dir +
+	    strlen(p->session_dir) + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	if (wfd < 0)
+		wfd = dup(fd);
+	if (wfd < 0)
+		return -errno;
+	if (copy_mark_seal(mark, wfd) && (start->tv_sec < mark->since.tv_sec ||
+	    (start->tv_sec == mark->since.tv_sec &&
+	    start->tv_nsec < mark->since.tv_nsec)))
+		*start = mark->since;
+	if ((r = copy_mark_write_recent(wfd, mark->recent, mark->nrecent)) < 0)
+		return r;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return write_meta_ws(wfd, p, w->path, &now, host_since, &mark->since);
+}
+
+/*
+ * bwrap and landlock: real copies of the workspaces and the scratch paths;
  * landlock: the session's home (holding its copies and links) and tmp.
- * Entered again, the workspace's copy stays and the rest is made anew.
+ * Entered again, the workspaces' copies stay and the rest is made anew.
+ * Each writable workspace's copy (bwrap: the further ones in ws/N) has
+ * its own mark and meta.
  */
 static int
 copies_create(const struct plan *p, int fd, const char **where,
     struct timespec *start, bool *no_copy)
 {
-	AUTO(copy_mark_free) struct copy_mark mark = { 0 };
+	struct copy_mark *marks = xcalloc(p->nworkspaces + 1, sizeof(*marks));
+	const struct plan_workspace *w;
 	struct timespec host_since, now;
-	size_t i;
+	size_t i, k;
 	int r;
 
 	/*
@@ -284,20 +363,25 @@ copies_create(const struct plan *p, int fd, const char **where,
 		remove_tree(fd, "home", 0);
 		remove_tree(fd, "tmp", 0);
 		*where = p->session_dir;
-		if (mkdirat(fd, "home", 0700) < 0 || mkdirat(fd, "tmp", 0700) < 0)
-			return -errno;
+		if (mkdirat(fd, "home", 0700) < 0 ||
+		    mkdirat(fd, "tmp", 0700) < 0) {
+			r = -errno;
+			goto out;
+		}
 	}
 	if (p->backend == PLAN_BACKEND_BWRAP) {
 		/* Over a socket or a hidden file: an empty file of mode 0, as
 		 * native's mask (reading it is EACCES, not an empty file). */
 		unlinkat(fd, "empty", 0);
 		if ((r = openat(fd, "empty", O_WRONLY | O_CREAT | O_EXCL |
-		    O_CLOEXEC | O_NOFOLLOW, 0)) < 0)
-			return -errno;
+		    O_CLOEXEC | O_NOFOLLOW, 0)) < 0) {
+			r = -errno;
+			goto out;
+		}
 		close(r);
 		remove_tree(fd, "scratch", 0);
 		if ((r = machine_id(p, fd)) < 0)
-			return r;
+			goto out;
 	}
 	for (i = 0; i < p->mounts.n; i++) {
 		const struct plan_mount *m = &p->mounts.v[i];
@@ -307,19 +391,22 @@ copies_create(const struct plan *p, int fd, const char **where,
 		/* A persistent copy is the state's (run/agent-state.c). */
 		if (m->kind == PLAN_MOUNT_COPY && m->state)
 			continue;
-		if (p->reenter && streq(m->src, p->workspace))
+		k = 0;
+		w = copy_of(p, m, &k);
+		if (p->reenter && w)
 			continue;
 		/* landlock: a link inside a persistent path is made where
 		 * its copy is kept (run/agent-state.c), after the session. */
 		if (in_persistent(p, m))
 			continue;
-		if ((r = prepare(p, m, &mark, where)) < 0)
-			return r;
+		if ((r = prepare(p, m, w, &marks[k], where)) < 0)
+			goto out;
 		no_copy[i] = r == 1;
 	}
 	*where = p->session_dir;
+	r = 0;
 	if (p->reenter)
-		return 0;
+		goto out;
 	/*
 	 * bwrap's workspace an overlay: no mark, and no probe of the
 	 * filesystem's ctimes for one.  Only a copied workspace is judged
@@ -329,21 +416,47 @@ copies_create(const struct plan *p, int fd, const char **where,
 	 */
 	if (plan_ws_overlay(p)) {
 		clock_gettime(CLOCK_REALTIME, &now);
-		return write_meta(fd, p, &now, &host_since, NULL);
+		r = write_meta(fd, p, &now, &host_since, NULL);
+		goto out;
 	}
 	/*
-	 * The export tells the command's changes by the copy's mark
+	 * The export tells the command's changes by each copy's mark
 	 * (store/copy-mark.h): its since, and the entries copied in its
 	 * last tick.  With multigrain timestamps the command starts at once
 	 * (the caller's start stays zero); elsewhere once the coarse clock
-	 * has passed since.
+	 * has passed the latest since.  The session's own meta comes last.
 	 */
-	if (copy_mark_seal(&mark, fd))
-		*start = mark.since;
-	if ((r = copy_mark_write_recent(fd, mark.recent, mark.nrecent)) < 0)
-		return r;
-	clock_gettime(CLOCK_REALTIME, &now);
-	return write_meta(fd, p, &now, &host_since, &mark.since);
+	for (i = 0; i < p->nworkspaces; i++) {
+		w = &p->workspaces[i];
+		if (w->read_only || w->dir == NULL ||
+		    streq(w->dir, p->session_dir))
+			continue;
+		if ((mkdirat(fd, "ws", 0700) < 0 && errno != EEXIST) ||
+		    (mkdirat(fd, w->dir + strlen(p->session_dir) + 1, 0700) < 0 &&
+		    errno != EEXIST)) {
+			*where = w->dir;
+			r = -errno;
+			goto out;
+		}
+		if ((r = copy_sealed(p, fd, w, &marks[i], &host_since, start,
+		    where)) < 0)
+			goto out;
+	}
+	for (i = 0; i < p->nworkspaces; i++) {
+		w = &p->workspaces[i];
+		if (!w->read_only && w->dir && streq(w->dir, p->session_dir))
+			break;
+	}
+	if (i == p->nworkspaces) {
+		r = -EINVAL;
+		goto out;
+	}
+	r = copy_sealed(p, fd, w, &marks[i], &host_since, start, where);
+	if (r == 0)
+		*where = p->session_dir;
+out:
+	marks_free(&marks, p->nworkspaces + 1);
+	return r;
 }
 
 /*
@@ -544,6 +657,36 @@ remove_tree(int dirfd, const char *name, int depth)
 	unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
+/*
+ * Copies (bwrap where its workspace is no overlay, landlock): has the
+ * command changed any writable workspace's copy since its mark (its own,
+ * in the session or ws/N)?  A mark that cannot be read: yes, kept for the
+ * export to say.
+ */
+static bool
+copies_changed(const struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nworkspaces; i++) {
+		const struct plan_workspace *w = &p->workspaces[i];
+		autofree char *upper = NULL;
+		struct copy_mark mark;
+		bool changed;
+
+		if (w->read_only || w->dir == NULL)
+			continue;
+		if (copy_mark_load(w->dir, &mark) < 0)
+			return true;
+		upper = path_join(w->dir, "upper");
+		changed = copy_changed(upper, &mark);
+		copy_mark_free(&mark);
+		if (changed)
+			return true;
+	}
+	return false;
+}
+
 bool
 workspace_session_finish(const struct plan *p, bool keep)
 {
@@ -554,9 +697,6 @@ workspace_session_finish(const struct plan *p, bool keep)
 	    O_CLOEXEC)) < 0)
 		return true;
 	if (p->backend != PLAN_BACKEND_NATIVE) {
-		autofree char *upper = path_join(p->session_dir, "upper");
-		struct copy_mark mark;
-
 		/* Scratch is discarded; the copy is for the export to judge. */
 		remove_tree(fd, "home", 0);
 		remove_tree(fd, "tmp", 0);
@@ -568,16 +708,8 @@ workspace_session_finish(const struct plan *p, bool keep)
 		 * What the proxy refused is no change: the exit line said it.
 		 */
 		if (!plan_ws_overlay(p)) {
-			if (p->reenter || keep)
+			if (p->reenter || keep || copies_changed(p))
 				return true;
-			/* A mark that cannot be read: kept, for the export
-			 * to say. */
-			if (copy_mark_load(p->session_dir, &mark) < 0 ||
-			    copy_changed(upper, &mark)) {
-				copy_mark_free(&mark);
-				return true;
-			}
-			copy_mark_free(&mark);
 			workspace_session_remove(p);
 			return false;
 		}
@@ -671,18 +803,9 @@ workspace_session_untouched(const struct plan *p)
 	if (p->reenter || (fd = open(p->session_dir, O_RDONLY |
 	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return false;
-	if (p->backend != PLAN_BACKEND_NATIVE && !plan_ws_overlay(p)) {
-		/* A copy: unchanged since its mark, as the finish judges it. */
-		autofree char *upper = path_join(p->session_dir, "upper");
-		struct copy_mark mark;
-		bool changed;
-
-		if (copy_mark_load(p->session_dir, &mark) < 0)
-			return false;
-		changed = copy_changed(upper, &mark);
-		copy_mark_free(&mark);
-		return !changed;
-	}
+	/* Copies: each unchanged since its mark, as the finish judges it. */
+	if (p->backend != PLAN_BACKEND_NATIVE && !plan_ws_overlay(p))
+		return !copies_changed(p);
 	if (!dir_empty(fd, "upper"))
 		return false;
 	/* A further workspace written: kept. */

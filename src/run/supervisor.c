@@ -535,8 +535,8 @@ seed_more(const struct plan *p)
 			    p->patch_from, k);
 			autofree char *ws = session_meta_get(from, "workspace");
 			char *argv[] = { (char *)"--apply", from,
-			    (char *)"--into", upper, (char *)"--whiteouts",
-			    NULL };
+			    (char *)"--into", upper, plan_ws_overlay(p) ?
+			    (char *)"--whiteouts" : NULL, NULL };
 
 			if (ws == NULL)
 				break;

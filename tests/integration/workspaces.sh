@@ -7,7 +7,7 @@
 # that nest or repeat refused.  Every host tree is unchanged until apply.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_backend
-plan 10
+plan 12
 
 # The session's id, from the exit summary.
 session_id() {
@@ -29,7 +29,7 @@ case_two_writable() {
 		# Its workspace is a copy elsewhere: one writable only.
 		assert_status "$RC" 125
 		assert_refusal "$ERR"
-		assert_file_has_content "$ERR" "workspace '$flow'"
+		assert_file_has_content "$ERR" "workspace '$flow' \(option --workspace\): the landlock backend"
 		assert_no_session
 		return 0
 	fi
@@ -54,6 +54,12 @@ case_two_writable() {
 	assert_file_has_content "$OUT" "^session $sid\$"
 	RUN_CWD=$flow run_confine ls
 	assert_file_has_content "$OUT" "^$sid "
+	# ls --all: the first workspace on the session's line, the further
+	# one on a line of its own below it.
+	run_confine ls --all
+	assert_file_has_content "$OUT" "^$sid .* $code +sh -c "
+	assert_file_has_content "$OUT" "^ +$flow\$"
+	assert_eq "$(wc -l <"$OUT")" 2 "ls --all: one line a workspace"
 	run_confine apply --yes "$sid"
 	assert_status "$RC" 0
 	assert_file_has_content "$code/README" '^edit$'
@@ -271,7 +277,8 @@ b" "the further workspace after apply"
 	assert_file_has_content "$OUT" "^$sid +[^ ]+ +2 +[^ ]+ +applied "
 }
 
-# A session of one workspace is as before: no ws/, no label.
+# A session of one workspace is as before: no ws/, no label, one line
+# in ls --all.
 case_one() {
 	ws_new
 	run_confine -- sh -c 'echo edit >>README'
@@ -281,6 +288,74 @@ case_one() {
 	assert_not_file_has_content "$SESSIONS/$sid/meta" '^(workspaces|also)='
 	run_confine diff "$sid"
 	assert_not_file_has_content "$OUT" '# confine: workspace'
+	run_confine ls --all
+	assert_file_has_content "$OUT" "^$sid .* $WS +sh -c "
+	assert_eq "$(wc -l <"$OUT")" 1 "ls --all: the session's one line"
+}
+
+# apply --commits: each workspace gets its own agent's commits, on its
+# HEAD, and its tree is the session's.
+case_commits() {
+	not_on landlock "a copy at another path: one writable workspace"
+	ws_new
+	code=$WS
+	code_hash=$WS_HASH
+	code_base=$(git -C "$code" rev-parse HEAD)
+	ws_new
+	flow=$WS
+	flow_hash=$WS_HASH
+	flow_base=$(git -C "$flow" rev-parse HEAD)
+	WS=$code
+	# The user's git identity is the command's; a fixed one where none.
+	id='-c user.name=Agent -c user.email=agent@example.invalid'
+	run_confine -w "$code" -w "$flow" -- sh -c "set -e
+	    cd '$code'; echo edit >>README
+	    git $id commit -q -a -m 'code: edit'
+	    cd '$flow'; echo note >notes.md; git add notes.md
+	    git $id commit -q -m 'flow: a note'
+	    echo more >>notes.md; git $id commit -q -a -m 'flow: more'"
+	assert_status "$RC" 0
+	assert_ws_unchanged "$code" "$code_hash"
+	assert_ws_unchanged "$flow" "$flow_hash"
+	sid=$(session_id)
+	[ -n "$sid" ] || fail "no session"
+	assert_exists "$SESSIONS/$sid/commits"
+	assert_exists "$SESSIONS/$sid/ws/1/commits"
+	run_confine apply --yes --commits "$sid"
+	assert_status "$RC" 0
+	assert_file_has_content "$ERR" "applied to $code\$"
+	assert_file_has_content "$ERR" "applied to $flow\$"
+	assert_eq "$(git -C "$code" log --format=%s "$code_base..HEAD")" \
+	    "code: edit" "the first workspace's commit"
+	assert_eq "$(git -C "$flow" log --format=%s "$flow_base..HEAD")" \
+	    "flow: more
+flow: a note" "the further workspace's commits, in order"
+	assert_eq "$(git -C "$flow" show HEAD:notes.md)" "note
+more" "the further workspace's tree at HEAD"
+	assert_eq "$(git -C "$code" show HEAD:README)" "hello
+edit" "the first workspace's tree at HEAD"
+	assert_eq "$(GIT_CONFIG_GLOBAL=/dev/null git -C "$code" status \
+	    --porcelain)" "" "the first workspace: nothing left uncommitted"
+	assert_eq "$(GIT_CONFIG_GLOBAL=/dev/null git -C "$flow" status \
+	    --porcelain)" "" "the further workspace: nothing left uncommitted"
+}
+
+# Nothing changed in any workspace: no session is kept.
+case_untouched() {
+	not_on landlock "a copy at another path: one writable workspace"
+	ws_new
+	code=$WS
+	ws_new
+	flow=$WS
+	WS=$code
+	# Positive control: a write in the further workspace alone keeps one.
+	run_confine -w "$code" -w "$flow" -- sh -c "cat '$flow/README'"
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^hello$'
+	assert_no_session
+	run_confine -w "$code" -w "$flow" -- sh -c "echo x >>'$flow/README'"
+	assert_status "$RC" 0
+	[ -n "$(sessions)" ] || fail "no session for the further workspace's change"
 }
 
 tcase "two writable workspaces: each its own patch, labelled, applied" case_two_writable
@@ -293,4 +368,6 @@ tcase "a private workspace is leg B wherever it is shown, named" case_private
 tcase "enter: every workspace plus its patch, from any of them" case_enter
 tcase "only a further workspace changed: kept, listed, applied" case_only_further
 tcase "one workspace: the session as before" case_one
+tcase "apply --commits: each workspace its own agent's commits" case_commits
+tcase "nothing changed in any workspace: no session kept" case_untouched
 tap_done

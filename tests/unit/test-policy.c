@@ -4114,6 +4114,42 @@ test_workspaces(void)
 		    "read-only");
 		plan_free(&p);
 	}
+	/* A setuid bwrap: each writable workspace its own copy, bound at
+	 * its path (the further one's in ws/1), the read-only one a bind. */
+	o = base_opts();
+	h.bwrap.found = h.bwrap.probed = h.bwrap.setuid = true;
+	if ((cause = try_backend(&h, &o, &builtin, "bwrap", &p)) != NULL) {
+		ok(false, "workspaces: setuid bwrap accepted (%s)", cause);
+		free(cause);
+	} else {
+		const struct plan_mount *m;
+		size_t further = 0, first = 0, ro = 0;
+
+		ok(!plan_ws_overlay(&p), "workspaces: setuid bwrap, copies");
+		nover = 0;
+		for (i = 0; i < p.mounts.n; i++) {
+			m = &p.mounts.v[i];
+			nover += m->kind == PLAN_MOUNT_OVERLAY;
+			further += m->kind == PLAN_MOUNT_COPY &&
+			    streq(m->dst, "/srv/workflow") && m->upper &&
+			    strstr(m->upper, "/ws/1/upper") &&
+			    m->work == NULL && streq(m->src, "/srv/workflow");
+			first += m->kind == PLAN_MOUNT_COPY &&
+			    streq(m->dst, PROJ) && m->upper &&
+			    !strstr(m->upper, "/ws/");
+			ro += m->kind == PLAN_MOUNT_BIND_RO &&
+			    streq(m->dst, "/srv/docs");
+		}
+		ok(further == 1, "workspaces: setuid bwrap, the further one a "
+		    "copy in ws/1/upper, bound at its path");
+		ok(first == 1, "workspaces: setuid bwrap, the first a copy in "
+		    "the session's upper/");
+		ok(ro == 1, "workspaces: setuid bwrap, the read-only one a "
+		    "read-only bind");
+		ok(nover == 0, "workspaces: setuid bwrap, no overlay");
+		plan_free(&p);
+	}
+	h.bwrap.found = h.bwrap.probed = h.bwrap.setuid = false;
 	/* landlock: one writable workspace, a copy elsewhere. */
 	memset(&o, 0, sizeof(o));
 	o = base_opts();
