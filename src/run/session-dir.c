@@ -37,6 +37,7 @@
 
 static void	remove_tree(int, const char *, int);
 static bool	dir_empty(int, const char *);
+static bool	more_written(const struct plan *, int);
 
 
 /*
@@ -743,15 +744,8 @@ workspace_session_finish(const struct plan *p, bool keep)
 	if (faccessat(fd, "scratch", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return true;
 	/* A further workspace written: the whole session is kept. */
-	for (i = 0; i < p->nworkspaces; i++) {
-		autofree char *upper = NULL;
-
-		if (more_rel(p, i) == NULL)
-			continue;
-		upper = path_join(more_rel(p, i), "upper");
-		if (!dir_empty(fd, upper))
-			return true;
-	}
+	if (more_written(p, fd))
+		return true;
 	/* Nothing written: the proxy's record alone is no change. */
 	if (unlinkat(fd, "upper", AT_REMOVEDIR) < 0)
 		return true;
@@ -794,6 +788,24 @@ dir_empty(int dirfd, const char *rel)
 	return empty;
 }
 
+/* Has a further writable workspace's upper (ws/N/upper) anything in it? */
+static bool
+more_written(const struct plan *p, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < p->nworkspaces; i++) {
+		autofree char *upper = NULL;
+
+		if (more_rel(p, i) == NULL)
+			continue;
+		upper = path_join(more_rel(p, i), "upper");
+		if (!dir_empty(fd, upper))
+			return true;
+	}
+	return false;
+}
+
 bool
 workspace_session_untouched(const struct plan *p)
 {
@@ -809,15 +821,8 @@ workspace_session_untouched(const struct plan *p)
 	if (!dir_empty(fd, "upper"))
 		return false;
 	/* A further workspace written: kept. */
-	for (i = 0; i < p->nworkspaces; i++) {
-		autofree char *upper = NULL;
-
-		if (more_rel(p, i) == NULL)
-			continue;
-		upper = path_join(more_rel(p, i), "upper");
-		if (!dir_empty(fd, upper))
-			return false;
-	}
+	if (more_written(p, fd))
+		return false;
 	/* bwrap's scratch is discarded, whatever it holds (the finish). */
 	if (p->backend != PLAN_BACKEND_NATIVE)
 		return true;
