@@ -75,6 +75,16 @@ bg_wait_cgroup() {
 	    fail "the command's cgroup never held a process ($(cat "$ERR"))"
 }
 
+# bg_wait_made: the command said "made" (its write is done: a session
+# stopped before it would be untouched, and not kept).
+bg_made() {
+	grep -qx made "$OUT" 2>/dev/null
+}
+bg_wait_made() {
+	wait_for 30 bg_made ||
+	    fail "the command never said it made its file ($(cat "$ERR"))"
+}
+
 # SIGTERM to confine, which passes it on; its status in RC.
 bg_stop() {
 	kill -TERM "$BG_PID"

@@ -42,8 +42,9 @@ unit_gone() {
 # X/supervisor.  After: the scope and its cgroup gone.
 t_scope() {
 	ws_new
-	bg_confine -- sh -c 'echo x >made; exec sleep 1000'
+	bg_confine -- sh -c 'echo x >made; echo made; exec sleep 1000'
 	bg_wait_cgroup
+	bg_wait_made
 	[ "$(limits_get engine)" = systemd ] || fail "engine: $(limits_get engine)"
 	scope=${BG_CGROUP%/sandbox}
 	unit=${scope##*/}

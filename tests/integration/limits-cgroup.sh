@@ -47,8 +47,9 @@ t_direct() {
 	[ "$ENGINE" = cgroup ] ||
 	    skip_case "confine's own cgroup (${CG_SELF:-none}) cannot be written here, or systemd runs the host: the kernel engine"
 	ws_new
-	bg_confine_no_bus -- sh -c 'echo x >made; exec sleep 1000'
+	bg_confine_no_bus -- sh -c 'echo x >made; echo made; exec sleep 1000'
 	bg_wait_cgroup
+	bg_wait_made
 	case $BG_CGROUP in
 	"$CG_SELF"/confine-*) ;;
 	*) fail "the command's cgroup $BG_CGROUP is not a child of $CG_SELF" ;;
@@ -212,8 +213,9 @@ t_killed() {
 	[ "$ENGINE" = cgroup ] ||
 	    skip_case "no cgroup of confine's own here: the kernel engine"
 	ws_new
-	bg_confine_no_bus -- sh -c 'echo x >made; exec sleep 1000'
+	bg_confine_no_bus -- sh -c 'echo x >made; echo made; exec sleep 1000'
 	bg_wait_cgroup
+	bg_wait_made
 	kill -9 "$BG_PID"
 	{ wait "$BG_PID"; } 2>/dev/null || :
 	[ -d "$BG_CGROUP" ] || fail "control: the killed confine's cgroup is gone already"
