@@ -551,7 +551,7 @@ session_diff(const struct cli_opts *o, char *const *env)
 	const char *no_color = env_get(env, "NO_COLOR");
 	const char *term = env_get(env, "TERM");
 	enum view view = VIEW_RAW;
-	struct pager pg;
+	struct pager pg = { .in = NULL, .pid = -1 };
 	FILE *out = stdout;
 
 	for (i = 0; i < n; i++)
