@@ -223,6 +223,14 @@ plan_ws_overlay(const struct plan *p)
 	return false;
 }
 
+const char *
+plan_ws_rel(const struct plan *p, const struct plan_workspace *w)
+{
+	if (w->read_only || w->dir == NULL || streq(w->dir, p->session_dir))
+		return NULL;
+	return w->dir + strlen(p->session_dir) + 1;
+}
+
 static const char *
 mount_kind_name(enum plan_mount_kind k)
 {

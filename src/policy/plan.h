@@ -358,6 +358,12 @@ void	plan_free(struct plan *);
 /* Is the workspace an overlay (native; bwrap where it can), whose
  * deletions are whiteouts, or else a copy? */
 bool	plan_ws_overlay(const struct plan *);
+/*
+ * A further writable workspace's own directory in the session (ws/N),
+ * relative to the session directory; NULL for a read-only one and for the
+ * first writable one (its files are the session's own).
+ */
+const char *plan_ws_rel(const struct plan *, const struct plan_workspace *);
 /* What keeps the host's pathname sockets out of reach on p's backend. */
 const char *plan_sockets_why(const struct plan *p);
 /* Print the plan in the --dry-run format. */

@@ -429,11 +429,10 @@ copies_create(const struct plan *p, int fd, const char **where,
 	 */
 	for (i = 0; i < p->nworkspaces; i++) {
 		w = &p->workspaces[i];
-		if (w->read_only || w->dir == NULL ||
-		    streq(w->dir, p->session_dir))
+		if (plan_ws_rel(p, w) == NULL)
 			continue;
 		if ((mkdirat(fd, "ws", 0700) < 0 && errno != EEXIST) ||
-		    (mkdirat(fd, w->dir + strlen(p->session_dir) + 1, 0700) < 0 &&
+		    (mkdirat(fd, plan_ws_rel(p, w), 0700) < 0 &&
 		    errno != EEXIST)) {
 			*where = w->dir;
 			r = -errno;
@@ -519,9 +518,8 @@ more_layers(const struct plan *p, int fd, const char **where,
 		autoclose int wfd = -1;
 		struct stat st;
 
-		if (w->read_only || streq(w->dir, p->session_dir))
+		if ((rel = plan_ws_rel(p, w)) == NULL)
 			continue;
-		rel = w->dir + strlen(p->session_dir) + 1;
 		*where = w->dir;
 		if (stat(w->path, &st) < 0)
 			return -errno;
@@ -548,17 +546,6 @@ more_layers(const struct plan *p, int fd, const char **where,
 	}
 	*where = p->session_dir;
 	return 0;
-}
-
-/* The further workspaces' ws/N, relative to the session directory. */
-static const char *
-more_rel(const struct plan *p, size_t i)
-{
-	const struct plan_workspace *w = &p->workspaces[i];
-
-	if (w->read_only || w->dir == NULL || streq(w->dir, p->session_dir))
-		return NULL;
-	return w->dir + strlen(p->session_dir) + 1;
 }
 
 int
@@ -721,9 +708,9 @@ workspace_session_finish(const struct plan *p, bool keep)
 	for (i = 0; i < p->nworkspaces; i++) {
 		autofree char *work = NULL;
 
-		if (more_rel(p, i) == NULL)
+		if (plan_ws_rel(p, &p->workspaces[i]) == NULL)
 			continue;
-		work = path_join(more_rel(p, i), "work");
+		work = path_join(plan_ws_rel(p, &p->workspaces[i]), "work");
 		remove_tree(fd, work, 0);
 	}
 	for (i = 0; i < p->mounts.n; i++) {
@@ -797,9 +784,9 @@ more_written(const struct plan *p, int fd)
 	for (i = 0; i < p->nworkspaces; i++) {
 		autofree char *upper = NULL;
 
-		if (more_rel(p, i) == NULL)
+		if (plan_ws_rel(p, &p->workspaces[i]) == NULL)
 			continue;
-		upper = path_join(more_rel(p, i), "upper");
+		upper = path_join(plan_ws_rel(p, &p->workspaces[i]), "upper");
 		if (!dir_empty(fd, upper))
 			return true;
 	}
@@ -893,9 +880,9 @@ workspace_session_discard(const struct plan *p)
 	for (i = 0; i < p->nworkspaces; i++) {
 		autofree char *work = NULL;
 
-		if (more_rel(p, i) == NULL)
+		if (plan_ws_rel(p, &p->workspaces[i]) == NULL)
 			continue;
-		work = path_join(more_rel(p, i), "work");
+		work = path_join(plan_ws_rel(p, &p->workspaces[i]), "work");
 		open_up(fd, work, 0);
 	}
 	for (i = 0; i < p->mounts.n; i++) {

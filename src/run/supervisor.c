@@ -479,7 +479,7 @@ export_run(const struct plan *p, bool keep)
 		const struct plan_workspace *w = &p->workspaces[i];
 		int rw;
 
-		if (w->read_only || streq(w->dir, p->session_dir))
+		if (plan_ws_rel(p, w) == NULL)
 			continue;
 		rw = workspace_export(w->dir, log_get_level() < 0);
 		nothing &= rw == WORKSPACE_EXPORT_NOTHING;
@@ -527,7 +527,7 @@ seed_more(const struct plan *p)
 		const struct plan_workspace *w = &p->workspaces[i];
 		autofree char *upper = NULL;
 
-		if (w->read_only || streq(w->dir, p->session_dir))
+		if (plan_ws_rel(p, w) == NULL)
 			continue;
 		upper = path_join(w->dir, "upper");
 		for (k = 1; k < 1000; k++) {
