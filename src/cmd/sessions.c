@@ -143,30 +143,6 @@ ensure_export(const char *sdir)
 	return r == 0 || r == WORKSPACE_EXPORT_NOTHING ? 0 : -1;
 }
 
-/*
- * The directories of a session's writable workspaces: the session's own
- * (its first), then ws/1, ws/2, ... (confine(1), WORKSPACES).
- */
-static char **
-ws_dirs(const char *sdir, size_t *ret_n)
-{
-	char **v = xcalloc(1, sizeof(char *));
-	size_t n = 0, i;
-
-	strv_push(&v, &n, xstrdup(sdir));
-	for (i = 1; i < 1000; i++) {
-		char *d = xasprintf("%s/ws/%zu", sdir, i);
-
-		if (!has(d, "meta")) {
-			free(d);
-			break;
-		}
-		strv_push(&v, &n, d);
-	}
-	*ret_n = n;
-	return v;
-}
-
 /* The sessions' disk use without CONFINE_SESSION_CAP: 10 GiB. */
 #define SESSION_CAP_DEFAULT	(10ULL << 30)
 
@@ -401,7 +377,7 @@ session_show(const struct cli_opts *o, char *const *env)
 	size_t n, i;
 
 	/* Several workspaces: each report, labelled by its workspace line. */
-	dirs = ws_dirs(sdir, &n);
+	dirs = session_ws_dirs(sdir, &n);
 	for (i = 0; i < n; i++) {
 		autofree char *report = path_join(dirs[i], "report");
 
@@ -546,7 +522,7 @@ session_diff(const struct cli_opts *o, char *const *env)
 {
 	size_t n, i;
 	autofree char *sdir = pick(env, o->argv[0]);
-	autostrv char **dirs = ws_dirs(sdir, &n);
+	autostrv char **dirs = session_ws_dirs(sdir, &n);
 	bool tty = isatty(STDOUT_FILENO), paged = false;
 	const char *no_color = env_get(env, "NO_COLOR");
 	const char *term = env_get(env, "TERM");
@@ -795,7 +771,7 @@ session_apply(const struct cli_opts *o, char *const *env)
 	autofree char *want = NULL;
 	size_t n, i;
 
-	dirs = ws_dirs(sdir, &n);
+	dirs = session_ws_dirs(sdir, &n);
 	if (o->workspace) {
 		/* One workspace of the session: its patch alone. */
 		if ((want = realpath(o->workspace, NULL)) == NULL)

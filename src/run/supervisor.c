@@ -49,6 +49,7 @@
 #include "run/watch.h"
 #include "store/session-meta.h"
 #include "store/session-running.h"
+#include "store/session-store.h"
 
 static void
 forward(pid_t child, int sig)
@@ -521,8 +522,10 @@ export_run(const struct plan *p, bool keep)
 static void
 seed_more(const struct plan *p)
 {
-	size_t i, k;
+	autostrv char **from = NULL;
+	size_t i, k, n;
 
+	from = session_ws_dirs(p->patch_from, &n);
 	for (i = 0; i < p->nworkspaces; i++) {
 		const struct plan_workspace *w = &p->workspaces[i];
 		autofree char *upper = NULL;
@@ -530,17 +533,14 @@ seed_more(const struct plan *p)
 		if (plan_ws_rel(p, w) == NULL)
 			continue;
 		upper = path_join(w->dir, "upper");
-		for (k = 1; k < 1000; k++) {
-			autofree char *from = xasprintf("%s/ws/%zu",
-			    p->patch_from, k);
-			autofree char *ws = session_meta_get(from, "workspace");
-			char *argv[] = { (char *)"--apply", from,
+		for (k = 1; k < n; k++) {
+			autofree char *ws = session_meta_get(from[k],
+			    "workspace");
+			char *argv[] = { (char *)"--apply", from[k],
 			    (char *)"--into", upper, plan_ws_overlay(p) ?
 			    (char *)"--whiteouts" : NULL, NULL };
 
-			if (ws == NULL)
-				break;
-			if (!streq(ws, w->path))
+			if (ws == NULL || !streq(ws, w->path))
 				continue;
 			if (workspace_export_run(argv) != 0) {
 				workspace_session_remove(p);

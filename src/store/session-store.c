@@ -106,6 +106,26 @@ exported_empty(const char *dir, long files)
 	    !has(dir, "commits");
 }
 
+char **
+session_ws_dirs(const char *sdir, size_t *ret_n)
+{
+	char **v = xcalloc(1, sizeof(char *));
+	size_t n = 0, i;
+
+	strv_push(&v, &n, xstrdup(sdir));
+	for (i = 1; i < 1000; i++) {
+		char *d = xasprintf("%s/ws/%zu", sdir, i);
+
+		if (!has(d, "meta")) {
+			free(d);
+			break;
+		}
+		strv_push(&v, &n, d);
+	}
+	*ret_n = n;
+	return v;
+}
+
 /*
  * A session of several workspaces (its ws/N, confine(1) WORKSPACES): the
  * files of all, applied when all are, empty when all are, not exported
@@ -119,17 +139,17 @@ more_load(struct session_info *s)
 	bool all_done = s->state == SESSION_APPLIED ||
 	    s->state == SESSION_EMPTY;
 	bool all_empty = s->state == SESSION_EMPTY;
-	size_t i;
+	autostrv char **dirs = NULL;
+	size_t i, n;
 
 	if (s->state == SESSION_RUNNING || s->state == SESSION_BROKEN)
 		return;
-	for (i = 1; i < 1000; i++) {
-		autofree char *d = xasprintf("%s/ws/%zu", s->dir, i);
+	dirs = session_ws_dirs(s->dir, &n);
+	for (i = 1; i < n; i++) {
+		const char *d = dirs[i];
 		bool applied, empty;
 		long files;
 
-		if (!has(d, "meta"))
-			break;
 		if (!has(d, "changes.patch")) {
 			missing = true;
 			continue;
@@ -143,7 +163,7 @@ more_load(struct session_info *s)
 		all_done &= applied || empty;
 		all_empty &= empty && !applied;
 	}
-	if (i == 1)
+	if (n == 1)
 		return;
 	s->state = missing ? SESSION_NOT_EXPORTED : all_empty ? SESSION_EMPTY :
 	    all_done && any_applied ? SESSION_APPLIED : SESSION_EXPORTED;

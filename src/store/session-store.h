@@ -56,6 +56,12 @@ struct session_info *session_list(const char *store, size_t *ret_n);
 void	session_list_free(struct session_info *, size_t n);
 /* Is ws one of the session's workspaces (its first, or an also=)? */
 bool	session_has_workspace(const struct session_info *, const char *ws);
+/*
+ * The directories of a session's writable workspaces: sdir itself (its
+ * first), then each ws/1, ws/2, ... that has a meta (confine(1),
+ * WORKSPACES); *ret_n of them.  strv_free() it.
+ */
+char	**session_ws_dirs(const char *sdir, size_t *ret_n);
 
 /* The state's word, as "confine ls" prints it. */
 const char *session_state_name(enum session_state);
