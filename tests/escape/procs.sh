@@ -54,6 +54,14 @@ session_marked() {
 nsession_marked() {
 	session_marked | wc -l
 }
+# For wait_for, which runs its command again each try: a "$(nmarked)" in
+# its arguments would be counted once, before the first.
+marked_at_least() {
+	[ "$(nmarked)" -ge "$1" ]
+}
+no_session_marked() {
+	[ "$(nsession_marked)" -eq 0 ]
+}
 # At exit, whatever a failed case left: a fork loop needs a few rounds.
 kill_marked() {
 	for _r in 1 2 3 4 5; do
@@ -247,7 +255,7 @@ t_leftovers() {
 		kill_marked
 		fail "control: the stubborn process never said it was ready: $(cat "$TEST_TMP/stubborn")"
 	}
-	wait_for 60 [ "$(nmarked)" -ge 1 ] || {
+	wait_for 60 marked_at_least 1 || {
 		kill_marked
 		fail "control: the stubborn process said it was ready but is not found in /proc: $(ps -eo pid,args | grep -c .) processes"
 	}
@@ -274,7 +282,7 @@ t_leftovers() {
 	# pending, still listed); they must be gone soon after.
 	if [ "$BACKEND" = bwrap ] && [ "$left" -ne 0 ]; then
 		diag "bwrap: $left processes still dying as confine exits"
-		wait_for 30 [ "$(nsession_marked)" -eq 0 ] ||
+		wait_for 30 no_session_marked ||
 		    left=$(nsession_marked)
 		[ "$(nsession_marked)" -ne 0 ] || left=0
 	fi
@@ -297,7 +305,7 @@ t_sigkill() {
 	wait_for 60 grep -q '^READY$' "$OUT" ||
 	    fail "the session did not start its processes: $(cat "$ERR")"
 	# Listed in /proc a moment later on a loaded runner (a guard).
-	wait_for 30 [ "$(nmarked)" -ge 100 ] ||
+	wait_for 30 marked_at_least 100 ||
 	    fail "only $(nmarked) processes marked"
 	kill -9 "$cpid"
 	wait "$cpid" 2>/dev/null || :
