@@ -331,7 +331,7 @@ os.symlink("\x1b[31mred\u202e", "l\x1b[2J")'
 	# ...and on a terminal, escaped (a pager may add its own sequences,
 	# but no OSC, no clearing, no colour from the agent, no bidi override).
 	command -v script >/dev/null || fail "script(1) (util-linux) is needed for a terminal"
-	st env TERM=xterm timeout 20 script -qec "'$CONFINE' diff $SESSION_ID" /dev/null \
+	st env TERM=xterm timeout "$CONFINE_TIMEOUT" script -qec "'$CONFINE' diff $SESSION_ID" /dev/null \
 	    </dev/null >"$TEST_TMP/tty" 2>&1
 	assert_status "$ST" 0
 	assert_file_has_content "$TEST_TMP/tty" 'x\\x1b]0;title\\x07'

@@ -185,7 +185,7 @@ t_unix() {
 	run_confine -- sh -c "
 		'$TRY_IN' unix_serve:$s >$o &
 		i=0
-		while ! grep -q ready $o && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i + 1)); done
+		while ! grep -q ready $o && [ \$i -lt $((50 * TEST_TIME_FACTOR)) ]; do sleep 0.1; i=\$((i + 1)); done
 		'$TRY_IN' unix_connect:$s
 		kill \$!"
 	assert_status "$RC" 0
