@@ -51,6 +51,7 @@
 #include "policy/plan-wire.h"
 #include "run/backend.h"
 #include "run/filter-cache.h"
+#include "run/limits.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
@@ -276,6 +277,7 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	char **argv;
 	size_t i;
 	pid_t pid;
+	bool in_cgroup;
 	int r, keep[8], nkeep = 0;
 
 	gone = xcalloc(p->mounts.n + 1, sizeof(*gone));
@@ -319,9 +321,13 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 		keep[nkeep++] = f->ptysock[1];
 	keep[nkeep++] = f->notify[1];
 
-	if ((pid = fork()) < 0) {
+	/* bwrap and all it makes: in the sandbox's cgroup. */
+	if ((pid = limits_fork(rs, &in_cgroup)) < 0) {
+		r = -errno;
 		strv_free(argv);
-		return -errno;
+		*where = rs->cgroup_fd >= 0 ? "clone into the sandbox's cgroup "
+		    "(clone3)" : NULL;
+		return r;
 	}
 	if (pid == 0) {
 		sigset_t none;
@@ -329,8 +335,8 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 
 		/* bwrap's own --die-with-parent covers the sandbox; this, bwrap. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		/* bwrap and all it makes: in the sandbox's cgroup. */
-		if (rs->cgroup_procs >= 0 &&
+		/* Where clone3 was refused: it enters the cgroup itself. */
+		if (!in_cgroup && rs->cgroup_procs >= 0 &&
 		    (k = cgroup_enter(rs->cgroup_procs)) < 0) {
 			dprintf(STDERR_FILENO, "confine: limits: cannot enter "
 			    "the sandbox's cgroup: %s\n", strerror(-k));

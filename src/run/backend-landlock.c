@@ -32,6 +32,7 @@
 #include "lib/util.h"
 #include "run/backend.h"
 #include "run/command-exec.h"
+#include "run/limits.h"
 #include "run/steps.h"
 
 /*
@@ -90,17 +91,18 @@ keeper_end(void)
  * limit it (the filter: another process's pid is refused).
  */
 static noreturn void
-keeper(const struct plan *p, const struct run_state *rs, struct fds *f)
+keeper(const struct plan *p, const struct run_state *rs, struct fds *f,
+    bool in_cgroup)
 {
 	int sigfd, code, r;
 	sigset_t set;
 	pid_t cmd;
 
 	sandbox_child_ends(f);
-	/* The sandbox's cgroup, before anything of it runs; its fds are the
-	 * supervisor's. */
+	/* The sandbox's cgroup, before anything of it runs (born there
+	 * unless clone3 was refused); its fds are the supervisor's. */
 	if (rs->cgroup_procs >= 0) {
-		if ((r = cgroup_enter(rs->cgroup_procs)) < 0)
+		if (!in_cgroup && (r = cgroup_enter(rs->cgroup_procs)) < 0)
 			die_errno(-r, "limits: cannot enter the sandbox's "
 			    "cgroup");
 		close(rs->cgroup_procs);
@@ -170,13 +172,17 @@ static pid_t
 landlock_start(const struct plan *p, const struct run_state *rs,
     struct fds *f, const char **where)
 {
+	bool in_cgroup;
 	pid_t pid;
 
 	*where = NULL;
-	if ((pid = fork()) < 0)
+	if ((pid = limits_fork(rs, &in_cgroup)) < 0) {
+		if (rs->cgroup_fd >= 0)
+			*where = "clone into the sandbox's cgroup (clone3)";
 		return -errno;
+	}
 	if (pid == 0)
-		keeper(p, rs, f);
+		keeper(p, rs, f, in_cgroup);
 	return pid;
 }
 

@@ -41,6 +41,7 @@
 
 #include "enforce/cgroup.h"
 #include "lib/fdio.h"
+#include "lib/sys.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/limits-engine.h"
@@ -744,4 +745,21 @@ limits_undo(struct run_state *rs, struct limits_run *lr)
 	engine_undo(lr);
 	free(lr->line);
 	lr->line = NULL;
+}
+
+pid_t
+limits_fork(const struct run_state *rs, bool *in_cgroup)
+{
+	pid_t pid;
+
+	*in_cgroup = false;
+	if (rs->cgroup_fd < 0)
+		return fork();
+	if ((pid = sys_clone_into_cgroup(0, rs->cgroup_fd)) >= 0) {
+		*in_cgroup = true;
+		return pid;
+	}
+	if (errno != ENOSYS)
+		return -1;
+	return fork();
 }

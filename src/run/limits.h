@@ -36,6 +36,17 @@ void	limits_start(const struct plan *, struct run_state *,
 	    struct limits_run *);
 
 /*
+ * A child of the supervisor, as fork(2) makes one (0 in it, its pid here,
+ * or -1 with errno), in the sandbox's cgroup from its first instruction
+ * where there is one: clone3's CLONE_INTO_CGROUP.  A process moved in
+ * later (cgroup.procs) waits for an RCU grace period, some 10 ms of each
+ * launch.  Where a filter refuses clone3 (ENOSYS, as container runtimes
+ * have), a plain fork, and *in_cgroup false: the child then enters the
+ * cgroup itself (cgroup_enter(rs->cgroup_procs)) before anything else.
+ */
+pid_t	limits_fork(const struct run_state *, bool *in_cgroup);
+
+/*
  * The command is gone: kill what is left in its cgroup (cgroup.kill),
  * wait until it is empty, read what it reached into rs->limit_hit, remove
  * what confine made, close the fds; then say each limit reached on stderr
