@@ -41,8 +41,8 @@
 
 #include "enforce/cgroup.h"
 #include "lib/fdio.h"
-#include "lib/sys.h"
 #include "lib/log.h"
+#include "lib/sys.h"
 #include "lib/util.h"
 #include "policy/limits-engine.h"
 #include "run/limits.h"
