@@ -47,8 +47,21 @@ none_marked() {
 CONFINE_EXE=$(readlink -f "$CONFINE")
 session_marked() {
 	for _p in $(marked); do
-		[ "$(readlink "/proc/$_p/exe" 2>/dev/null)" = "$CONFINE_EXE" ] ||
-			echo "$_p"
+		_exe=$(readlink "/proc/$_p/exe" 2>/dev/null)
+		[ "$_exe" != "$CONFINE_EXE" ] || continue
+		# Gone since it was listed (confine's tear-down ending, its
+		# executable no longer readable): not left.
+		grep -q -a -E -e "$MARK_RE" "/proc/$_p/cmdline" 2>/dev/null ||
+			continue
+		echo "$_p"
+	done
+}
+# What each process left is, for the failure's message.
+describe() {
+	for _p in "$@"; do
+		printf '%s exe=%s %s; ' "$_p" \
+		    "$(readlink "/proc/$_p/exe" 2>/dev/null)" \
+		    "$(grep -E '^(State|PPid|NSpid):' "/proc/$_p/status" 2>/dev/null | tr '\t\n' '  ')"
 	done
 }
 nsession_marked() {
@@ -286,6 +299,7 @@ t_leftovers() {
 		    left=$(nsession_marked)
 		[ "$(nsession_marked)" -ne 0 ] || left=0
 	fi
+	[ "$left" -eq 0 ] || diag "left: $(describe $(session_marked))"
 	assert_eq "$left" 0 "processes of the session left after confine"
 	# confine's own tear-down ends as well.
 	wait_for 60 none_marked ||
