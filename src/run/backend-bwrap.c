@@ -322,11 +322,10 @@ bwrap_start(const struct plan *p, const struct run_state *rs, struct fds *f,
 	keep[nkeep++] = f->notify[1];
 
 	/* bwrap and all it makes: in the sandbox's cgroup. */
-	if ((pid = limits_fork(rs, &in_cgroup)) < 0) {
+	*where = NULL;
+	if ((pid = limits_clone(rs, 0, &in_cgroup, where)) < 0) {
 		r = -errno;
 		strv_free(argv);
-		*where = rs->cgroup_fd >= 0 ? "clone into the sandbox's cgroup "
-		    "(clone3)" : NULL;
 		return r;
 	}
 	if (pid == 0) {

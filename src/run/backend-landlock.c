@@ -176,11 +176,8 @@ landlock_start(const struct plan *p, const struct run_state *rs,
 	pid_t pid;
 
 	*where = NULL;
-	if ((pid = limits_fork(rs, &in_cgroup)) < 0) {
-		if (rs->cgroup_fd >= 0)
-			*where = "clone into the sandbox's cgroup (clone3)";
+	if ((pid = limits_clone(rs, 0, &in_cgroup, where)) < 0)
 		return -errno;
-	}
 	if (pid == 0)
 		keeper(p, rs, f, in_cgroup);
 	return pid;

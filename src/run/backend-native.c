@@ -26,16 +26,15 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "enforce/cgroup.h"
 #include "lib/log.h"
-#include "lib/sys.h"
 #include "lib/util.h"
 #include "run/backend.h"
 #include "run/command-exec.h"
+#include "run/limits.h"
 #include "run/steps.h"
 
 /*
@@ -138,37 +137,17 @@ static pid_t
 native_start(const struct plan *p, const struct run_state *rs, struct fds *f,
     const char **where)
 {
+	bool in_cgroup;
 	pid_t child;
 
-	/*
-	 * fork-like clone(2): no new stack, the child returns here too.
-	 * With a cgroup, clone3(2) makes the child in it (CLONE_INTO_CGROUP):
-	 * the sandbox is in its cgroup from its first instruction.
-	 */
+	/* fork-like: no new stack, the child returns here too, in its
+	 * cgroup from its first instruction where there is one. */
 	*where = NULL;
-	if (rs->cgroup_fd >= 0) {
-		child = sys_clone_into_cgroup((unsigned long)p->clone_flags,
-		    rs->cgroup_fd);
-		/* The cgroup's refusals, not the namespaces'. */
-		if (child < 0 && (errno == EACCES || errno == EBUSY ||
-		    errno == EOPNOTSUPP || errno == EBADF))
-			*where = "clone the sandbox into its cgroup (clone3)";
-		if (child < 0 && errno != ENOSYS)
-			return -errno;
-		if (child == 0)
-			sandbox_init(p, rs, f, true);
-		if (child > 0)
-			return child;
-		/* No clone3 (a seccomp filter's ENOSYS, as container
-		 * runtimes have): clone(2), and the child enters it. */
-	}
-	child = (pid_t)syscall(SYS_clone, ((unsigned long)p->clone_flags &
-	    ~(rs->cgroup_fd >= 0 ? (unsigned long)CLONE_NEWCGROUP : 0UL)) |
-	    SIGCHLD, NULL, NULL, NULL, 0);
-	if (child < 0)
+	if ((child = limits_clone(rs, (unsigned long)p->clone_flags,
+	    &in_cgroup, where)) < 0)
 		return -errno;
 	if (child == 0)
-		sandbox_init(p, rs, f, false);
+		sandbox_init(p, rs, f, in_cgroup);
 	return child;
 }
 

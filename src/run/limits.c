@@ -26,10 +26,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -748,18 +751,27 @@ limits_undo(struct run_state *rs, struct limits_run *lr)
 }
 
 pid_t
-limits_fork(const struct run_state *rs, bool *in_cgroup)
+limits_clone(const struct run_state *rs, unsigned long flags, bool *in_cgroup,
+    const char **where)
 {
 	pid_t pid;
 
 	*in_cgroup = false;
-	if (rs->cgroup_fd < 0)
-		return fork();
-	if ((pid = sys_clone_into_cgroup(0, rs->cgroup_fd)) >= 0) {
-		*in_cgroup = true;
-		return pid;
+	if (rs->cgroup_fd >= 0) {
+		if ((pid = sys_clone_into_cgroup(flags, rs->cgroup_fd)) >= 0) {
+			*in_cgroup = true;
+			return pid;
+		}
+		/* The cgroup's refusals, not the namespaces'. */
+		if (errno == EACCES || errno == EBUSY || errno == EOPNOTSUPP ||
+		    errno == EBADF)
+			*where = "clone the sandbox into its cgroup (clone3)";
+		if (errno != ENOSYS)
+			return -1;
+		/* The child makes its cgroup namespace once it is in it. */
+		flags &= ~(unsigned long)CLONE_NEWCGROUP;
 	}
-	if (errno != ENOSYS)
-		return -1;
-	return fork();
+	if (flags == 0)
+		return fork();
+	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
 }

@@ -36,15 +36,19 @@ void	limits_start(const struct plan *, struct run_state *,
 	    struct limits_run *);
 
 /*
- * A child of the supervisor, as fork(2) makes one (0 in it, its pid here,
- * or -1 with errno), in the sandbox's cgroup from its first instruction
- * where there is one: clone3's CLONE_INTO_CGROUP.  A process moved in
- * later (cgroup.procs) waits for an RCU grace period, some 10 ms of each
+ * The sandbox's first process, as clone(2) makes one with the CLONE_*
+ * flags (0: as fork(2) does; 0 in the child, its pid here, or -1 with
+ * errno), in the sandbox's cgroup from its first instruction where there
+ * is one: clone3's CLONE_INTO_CGROUP.  A process moved in later
+ * (cgroup.procs) waits for an RCU grace period, some 10 ms of each
  * launch.  Where a filter refuses clone3 (ENOSYS, as container runtimes
- * have), a plain fork, and *in_cgroup false: the child then enters the
- * cgroup itself (cgroup_enter(rs->cgroup_procs)) before anything else.
+ * have), clone(2) without CLONE_NEWCGROUP, and *in_cgroup false: the
+ * child then enters the cgroup itself (cgroup_enter(rs->cgroup_procs))
+ * before anything else, and makes its cgroup namespace after.  *where is
+ * set when the cgroup refused the clone, else left as it is.
  */
-pid_t	limits_fork(const struct run_state *, bool *in_cgroup);
+pid_t	limits_clone(const struct run_state *, unsigned long flags,
+	    bool *in_cgroup, const char **where);
 
 /*
  * The command is gone: kill what is left in its cgroup (cgroup.kill),
