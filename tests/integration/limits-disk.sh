@@ -15,7 +15,7 @@
 # that, not for a time.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 4
+plan 5
 
 MOUNTS=$TEST_TMP/.mounts
 : >"$MOUNTS"
@@ -115,6 +115,53 @@ t_burst() {
 	assert_file_has_content "$SESSIONS/$sid/report" '^  disk budget 64 MiB (passed|reached)'
 }
 
+# The same burst while another program frees more space than the burst
+# takes on the same filesystem: the free space never falls, the burst is
+# said all the same.
+t_burst_hidden() {
+	ws_new
+	head -c $((160 * MiB)) /dev/zero >"$TEST_TMP/freed" || fail "cannot write 160 MiB"
+	sync
+	mkfifo "$TEST_TMP/go"
+	exec 7<>"$TEST_TMP/go"
+	(
+		cd "$WS" || exit 1
+		exec timeout -k 5 "$CONFINE_TIMEOUT" "$CONFINE" --disk 64M -- \
+		    sh -c 'echo started; read x; head -c 100663296 /dev/zero >big' \
+		    <&7 >"$OUT" 2>"$ERR"
+	) &
+	pid=$!
+	track_pid "$pid"
+	wait_for 30 grep -q '^started$' "$OUT" || {
+		exec 7>&-
+		fail "the command did not start"
+	}
+	before=$(free_bytes "$TEST_TMP")
+	rm -f "$TEST_TMP/freed"
+	echo go >&7
+	RC=0
+	wait "$pid" || RC=$?
+	exec 7>&-
+	drop_notice "$ERR"
+	# Control: the free space did not fall by the burst (another
+	# program wrote beside this one, else it says so).
+	after=$(free_bytes "$TEST_TMP")
+	[ "$after" -gt $((before - 64 * MiB)) ] ||
+	    diag "the filesystem's free space fell by $(((before - after) / MiB)) MiB: other writers beside this test"
+	if grep -q 'writes refused with ENOSPC' "$ERR"; then
+		skip_case "the test directory's filesystem has project quotas: the quota, not the watch, took the budget"
+	fi
+	if grep -q 'reached (watched' "$ERR"; then
+		[ "$RC" -eq 137 ] || [ "$RC" -eq 0 ] ||
+		    fail "exit status $RC, expected 137 (or 0)"
+	else
+		assert_status "$RC" 0
+		assert_file_has_content "$ERR" '^confine: disk budget 64 MiB passed \(watched, no project quota here\): the command ended before the watch could stop it$'
+	fi
+	sid=$(sessions)
+	assert_file_has_content "$SESSIONS/$sid/report" '^  disk budget 64 MiB (passed|reached)'
+}
+
 t_reserve() {
 	[ "$(id -u)" -eq 0 ] ||
 	    skip_case "a small filesystem for the sessions needs root to mount (running as $(id -un))"
@@ -185,6 +232,7 @@ t_quota() {
 
 tcase "the watch stops a writer at the disk budget" t_watch
 tcase "a burst past the disk budget is said" t_burst
+tcase "a burst hidden by space freed beside it is said" t_burst_hidden
 tcase "the reserve stops a writer before the filesystem fills" t_reserve
 tcase "a project quota refuses writes at the budget; the command runs on" t_quota
 tap_done

@@ -55,12 +55,13 @@ send() {
 
 # wait_pane SECONDS LINE: until the pane shows LINE (an ERE without anchors)
 # as a line of its own, or after a shell prompt (input typed ahead of the
-# prompt is echoed before it).
+# prompt is echoed before it); blanks after it are the terminal's (tmux's
+# -J keeps the cells a program wrote as blanks).
 wait_pane() {
 	_secs=$1
 	shift
 	wait_for "$_secs" sh -c 'tmux -S "$1" capture-pane -p -J -t t -S -500 | grep -q -E -e "$2"' \
-	    sh "$SOCK" "^([\$#] )?$1\$" || {
+	    sh "$SOCK" "^([\$#] )?$1 *\$" || {
 		pane | grep -v '^$' | tail -n 15 | sed 's/^/# pane: /'
 		fail "the pane does not show /$1/"
 	}
@@ -73,7 +74,7 @@ t_outside() {
 	wait_pane 10 "OUT-$PANE_TTY-OUT"
 	send "'$TRY_IN' ioctl_tiocsti:/dev/tty"
 	wait_pane 10 'ioctl_tiocsti E[A-Z]+'
-	pane | grep -q '^ioctl_tiocsti EPERM$' &&
+	pane | grep -q '^ioctl_tiocsti EPERM *$' &&
 	    fail "control: TIOCSTI gives EPERM outside already"
 	stty -g <"$PANE_TTY" >"$TEST_TMP/stty-before"
 	true
@@ -109,7 +110,7 @@ t_raw() {
 t_tiocsti() {
 	send "'$TRY_IN' ioctl_tiocsti:/dev/tty ioctl_tiocsti_high:/dev/tty; echo TIOCSTI-DONE"
 	wait_pane 10 'TIOCSTI-DONE'
-	pane | grep -E '^ioctl_tiocsti(_high)? ' | tail -n 2 >"$TEST_TMP/tiocsti"
+	pane | grep -E '^ioctl_tiocsti(_high)? ' | sed 's/ *$//' | tail -n 2 >"$TEST_TMP/tiocsti"
 	printf 'ioctl_tiocsti EPERM\nioctl_tiocsti_high EPERM\n' >"$TEST_TMP/want"
 	cmp -s "$TEST_TMP/tiocsti" "$TEST_TMP/want" || {
 		diag_file "$TEST_TMP/tiocsti" "inside"
