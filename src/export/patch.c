@@ -792,7 +792,9 @@ flags(git_repository *repo, git_diff *diff, struct repo_cache *rc,
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *path = d->new_file.path;
 		const char *why = flag_path(path);
+		const char *name = flag_name(path);
 		autofree char *safe = NULL, *more = content_flag(repo, d);
+		autofree char *parts = NULL;
 
 		/* New bytes no content rule read: the review must look. */
 		if (more == NULL && d->status != GIT_DELTA_DELETED &&
@@ -815,16 +817,21 @@ flags(git_repository *repo, git_diff *diff, struct repo_cache *rc,
 		    GIT_FILEMODE_BLOB_EXECUTABLE && d->old_file.mode !=
 		    GIT_FILEMODE_BLOB_EXECUTABLE && d->status != GIT_DELTA_DELETED)
 			why = "made executable";
-		if (why == NULL && more == NULL)
+		if (name == NULL && d->status == GIT_DELTA_RENAMED)
+			name = flag_name(d->old_file.path);
+		if (why == NULL && name == NULL && more == NULL)
 			continue;
 		safe = term_sanitize(path, strlen(path), 0);
-		/* A flagged path whose content hides something: both. */
-		fprintf(report, "  %s%s: %s%s%s\n", safe, where, why ? why : more,
-		    why && more ? "; " : "", why && more ? more : "");
+		/* Each reason, "; " between: the path's, its name's, its
+		 * content's. */
+		parts = xasprintf("%s%s%s%s%s%s", why ? why : "",
+		    why && (name || more) ? "; " : "", name ? "in its path, " :
+		    "", name ? name : "", name && more ? "; " : "",
+		    more ? more : "");
+		fprintf(report, "  %s%s: %s\n", safe, where, parts);
 		if (say)
-			fprintf(stderr, "  flagged: %s%s: %s%s%s\n", safe, where,
-			    why ? why : more, why && more ? "; " : "",
-			    why && more ? more : "");
+			fprintf(stderr, "  flagged: %s%s: %s\n", safe, where,
+			    parts);
 		nflag++;
 	}
 	return nflag;

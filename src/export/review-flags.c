@@ -793,6 +793,22 @@ text_but_nul(const uint8_t *s, size_t n)
 	return true;
 }
 
+/*
+ * A path's bytes: agent data.  Any control character (a tab or a newline
+ * too, which no file name needs), else what deceives in text.
+ */
+const char *
+flag_name(const char *path)
+{
+	const uint8_t *s = (const uint8_t *)path;
+	size_t n = strlen(path), i, line;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] == 0x7f)
+			return CONTROL;
+	return text(s, n, &line);
+}
+
 static bool
 has_suffix(const char *s, const char *suf)
 {

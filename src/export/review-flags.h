@@ -37,6 +37,13 @@ const char	*flag_path(const char *path);
 const struct flag_rule	*flag_rules(size_t *n);
 
 /*
+ * Why a path's name (agent data: any bytes but NUL) shows otherwise than
+ * it is, or NULL: control characters (a tab or a newline too), invisible
+ * or deceptive Unicode, invalid UTF-8 (the reasons of flag_content()).
+ */
+const char	*flag_name(const char *path);
+
+/*
  * Why the new content of a file (agent data: any bytes) hides what a
  * review would see, or NULL: text with NUL bytes, a script or text file
  * made binary, invisible or deceptive Unicode, invalid UTF-8.  old is the

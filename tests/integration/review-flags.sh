@@ -13,7 +13,7 @@
 # the agent wrote into its config.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 2
+plan 3
 
 GIT_HOME=$TEST_TMP/git-home
 mkdir -p "$GIT_HOME"
@@ -124,6 +124,48 @@ t_delete_only() {
 	assert_file_has_content "$OUT" 'notrepo\.git/description'
 }
 
+# Names that show otherwise than they are, in the file's name or a
+# directory's: flagged, escaped in the review; a name in plain UTF-8 is
+# not.  Positive control: applied, the names reach the host as they are.
+t_names() {
+	ws_new
+	run_confine -- sh -c '
+		set -e
+		for n in "report\342\200\256txt.sh" "a\033[2Jb" "new\nline" \
+		    "tab\tname" "bad\377" "caf\303\251 na\303\257ve.txt"; do
+			echo x >"$(printf "$n")"
+		done
+		mkdir "$(printf "d\342\200\213ir")"
+		echo x >"$(printf "d\342\200\213ir")/ok.txt"'
+	assert_status "$RC" 0
+	assert_ws_unchanged
+	run_confine show
+	assert_status "$RC" 0
+	sed -n '/^flagged/,/^ignored/p' "$OUT" | sed '1d;$d' | LC_ALL=C sort \
+	    >"$TEST_TMP/flagged"
+	LC_ALL=C sort >"$TEST_TMP/expected" <<'EOF'
+  a\x1b[2Jb: in its path, control characters: they can hide text on a terminal
+  bad\xff: in its path, not valid UTF-8: a terminal, an editor and a compiler may each read it differently
+  d\u{200b}ir/ok.txt: in its path, invisible Unicode: a zero-width character
+  new\x0aline: in its path, control characters: they can hide text on a terminal
+  report\u{202e}txt.sh: in its path, a bidirectional control: the text shows in another order than tools read it
+  tab\x09name: in its path, control characters: they can hide text on a terminal
+EOF
+	diff -u "$TEST_TMP/expected" "$TEST_TMP/flagged" >"$TEST_TMP/d" || {
+		diag_file "$TEST_TMP/d" "expected and shown flags"
+		fail "confine show does not flag exactly the deceptive names"
+	}
+	# The review itself prints no byte of a name raw.
+	assert_not_file_has_content "$OUT" "$(printf '\033')"
+	assert_not_file_has_content "$OUT" "$(printf '\342\200\256')"
+	run_confine apply --yes
+	assert_status "$RC" 0
+	assert_exists "$WS/$(printf 'report\342\200\256txt.sh')"
+	assert_exists "$WS/$(printf 'new\nline')"
+	assert_exists "$WS/$(printf 'caf\303\251 na\303\257ve.txt')"
+}
+
 tcase "newly flagged paths, hidden text and a nested repository's config are flagged with why; plain files are not" t_flags
 tcase "deleting a nested repository's config alone is flagged; a look-alike is not" t_delete_only
+tcase "names with controls or deceptive Unicode are flagged, escaped in the review" t_names
 tap_done

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: ISC
 /*
  * test-flag.c - the review flags: which paths flag_path() flags (case
- * variants and near misses included), what flag_content() says of byte
+ * variants and near misses included), which names flag_name() flags,
+ * what flag_content() says of byte
  * strings, and that confine(1)'s FLAGGED PATHS lists exactly the rules
  * of the code (TESTS_SRCDIR/../man/confine.1.scd).
  */
@@ -306,6 +307,47 @@ has(char **v, size_t n, const char *s)
 	return false;
 }
 
+/* Names: agent bytes; what shows otherwise than it is, in any component. */
+static void
+names(void)
+{
+	static const struct {
+		const char	*path;
+		const char	*want;	/* a word of the reason; NULL: none */
+	} v[] = {
+		{ "src/main.c", NULL },
+		{ "caf\xc3\xa9/na\xc3\xafve \xe2\x82\xac.txt", NULL },
+		{ "\xe2\x9d\xa4\xef\xb8\x8f.md", NULL },
+		{ "report\xe2\x80\xaetxt.sh", "bidirectional" },
+		{ "d\xe2\x80\x8bir/ok.txt", "zero-width" },
+		{ "a\x1b[2Jb", "control" },
+		{ "new\nline", "control" },
+		{ "tab\tname", "control" },
+		{ "cr\rname", "control" },
+		{ "del\x7f", "control" },
+		{ "c1\xc2\x9b", "control" },
+		{ "bad\xff", "UTF-8" },
+		{ "over\xc0\xaflong", "UTF-8" },
+		{ "soft\xc2\xadhyphen", "soft hyphen" },
+		{ "tag\xf3\xa0\x81\x81", "tag characters" },
+		{ "line\xe2\x80\xa8sep", "separator" },
+	};
+	size_t i;
+
+	for (i = 0; i < nitems(v); i++) {
+		const char *why = flag_name(v[i].path);
+
+		if (v[i].want == NULL) {
+			ok(why == NULL, "name %zu: not flagged%s%s", i,
+			    why ? ": " : "", why ? why : "");
+			continue;
+		}
+		if (!ok(why && strstr(why, v[i].want), "name %zu: \"%s\"", i,
+		    v[i].want))
+			diag("got: %s", why ? why : "(NULL)");
+	}
+}
+
 static void
 manual(void)
 {
@@ -339,6 +381,7 @@ main(void)
 {
 	paths();
 	content();
+	names();
 	manual();
 	return done();
 }
