@@ -18,6 +18,10 @@ die() {
 bench_pids=
 # shellcheck disable=SC2317  # called by the trap
 bench_cleanup() {
+	# bench_serve runs in a command substitution: its servers' pids
+	# are in $tmp/.pids, not in this shell's bench_pids.
+	[ -z "${tmp:-}" ] || [ ! -f "$tmp/.pids" ] ||
+	    bench_pids="$bench_pids $(cat "$tmp/.pids")"
 	for _p in $bench_pids; do
 		kill "$_p" 2>/dev/null
 	done
@@ -85,6 +89,7 @@ bench_serve() {
 	_rf=$tmp/ready.$$.$(date +%s%N)
 	"$1" serve "$_rf" </dev/null >/dev/null 2>"$_rf.err" &
 	bench_pids="$bench_pids $!"
+	echo "$!" >>"$tmp/.pids"
 	_i=0
 	while [ ! -s "$_rf" ]; do
 		_i=$((_i + 1))
