@@ -50,6 +50,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1395,17 +1396,31 @@ hash_name(const char *s)
  * update-ca-certificates keeps beside the bundle), a certificate is read
  * from it when a chain needs it: the whole bundle, loaded, costs some
  * 1.3 MB of the keyholder's memory.  Elsewhere (a bundle only, or
- * SSL_CERT_FILE set), OpenSSL's default file and directory.
+ * SSL_CERT_FILE naming another file than OpenSSL's default bundle),
+ * OpenSSL's default file and directory.  SSL_CERT_FILE and SSL_CERT_DIR
+ * naming the default bundle and directory themselves (as some
+ * environments set them) are the system's store: the same certificates.
  */
+static bool
+same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static int
 system_store(SSL_CTX *ctx)
 {
 	const char *dir = getenv(X509_get_default_cert_dir_env());
+	const char *file = getenv(X509_get_default_cert_file_env());
 	struct dirent *e;
 	bool hashed = false;
 	DIR *d;
 
-	if (getenv(X509_get_default_cert_file_env()) != NULL)
+	if ((file != NULL && !same_file(file, X509_get_default_cert_file())) ||
+	    (dir != NULL && !same_file(dir, X509_get_default_cert_dir())))
 		return SSL_CTX_set_default_verify_paths(ctx);
 	if (dir == NULL)
 		dir = X509_get_default_cert_dir();

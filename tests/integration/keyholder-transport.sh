@@ -17,7 +17,7 @@ KH_SERVE=${KH_SERVE:-$TESTS_BUILDDIR/helpers/kh-serve}
 for t in openssl python3 curl; do
 	command -v $t >/dev/null 2>&1 || skip_all "$t is not installed"
 done
-TAP_PLANNED=27
+TAP_PLANNED=29
 echo "1..$TAP_PLANNED"
 T=$TEST_TMP
 MAX_TIME=$((30 * TEST_TIME_FACTOR))
@@ -52,10 +52,23 @@ KH_IDLE_SECONDS=$((20 * TEST_TIME_FACTOR)) \
 keyholder wrongname "$OTHER" "$T/ca.pem"
 keyholder noca "$GOOD"
 KH_IDLE_SECONDS=2 keyholder stall "$GOOD" "$T/ca.pem"
+# The system's store named by the environment: SSL_CERT_FILE naming a
+# bundle of one's own (the test CA in it), and SSL_CERT_FILE naming
+# OpenSSL's default bundle itself beside SSL_CERT_DIR, a hashed directory
+# of one's own holding the test CA (openssl rehash): both are read.
+cp "$T/ca.pem" "$T/bundle.pem"
+mkdir "$T/hashed" && cp "$T/ca.pem" "$T/hashed/test-ca.pem" &&
+    openssl rehash "$T/hashed" 2>/dev/null ||
+    { echo "Bail out! openssl rehash failed"; exit 1; }
+SYSTEM_BUNDLE=$(openssl version -d | sed -n 's/^OPENSSLDIR: "\(.*\)"$/\1/p')/cert.pem
+SSL_CERT_FILE=$T/bundle.pem keyholder envfile "$GOOD"
+SSL_CERT_FILE=$SYSTEM_BUNDLE SSL_CERT_DIR=$T/hashed keyholder envdir "$GOOD"
 # The fifos' writers: held open here, closed to stop each keyholder.
-exec 5>"$T/kh.in" 6>"$T/wrongname.in" 7>"$T/noca.in" 8>"$T/stall.in"
+exec 5>"$T/kh.in" 6>"$T/wrongname.in" 7>"$T/noca.in" 8>"$T/stall.in" \
+    3>"$T/envfile.in" 4>"$T/envdir.in"
 KH=$(port_of "$T/kh.out") && WRONGNAME=$(port_of "$T/wrongname.out") &&
-    NOCA=$(port_of "$T/noca.out") && STALL=$(port_of "$T/stall.out") ||
+    NOCA=$(port_of "$T/noca.out") && STALL=$(port_of "$T/stall.out") &&
+    ENVFILE=$(port_of "$T/envfile.out") && ENVDIR=$(port_of "$T/envdir.out") ||
     { echo "Bail out! kh-serve did not start"; exit 1; }
 
 # ------------------------------------------------------------- helpers
@@ -345,6 +358,24 @@ t_no_ca() {
 }
 tcase "a CA the keyholder was not given fails closed with 502" t_no_ca
 
+t_env_file() {
+	get "$ENVFILE" /v1/small?envfile
+	status_is 200
+	grep -q 'envfile' "$T/good.rec" || fail "the request did not reach the server"
+}
+tcase "SSL_CERT_FILE naming a bundle of one's own: its CA is trusted" \
+    t_env_file
+
+t_env_dir() {
+	[ -e "$SYSTEM_BUNDLE" ] ||
+	    skip_case "OpenSSL's default bundle $SYSTEM_BUNDLE is not here"
+	get "$ENVDIR" /v1/small?envdir
+	status_is 200
+	grep -q 'envdir' "$T/good.rec" || fail "the request did not reach the server"
+}
+tcase "SSL_CERT_FILE naming the default bundle, SSL_CERT_DIR one's own: its CA is trusted" \
+    t_env_dir
+
 t_stall() {
 	rm -f "$T/good.dir/slow"
 	get "$STALL" /v1/slow
@@ -415,7 +446,7 @@ tcase "at most 64 connections at once; the next waits for a free one" \
     t_bound
 
 # The end of the keyholders' input (here: tcase is a subshell).
-exec 5>&- 6>&- 7>&- 8>&-
+exec 5>&- 6>&- 7>&- 8>&- 3>&- 4>&-
 t_stop() {
 	wait_for 20 grep -q '^forwarded' "$T/kh.out" ||
 	    fail "kh-serve did not stop at its input's end"
