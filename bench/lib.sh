@@ -84,10 +84,16 @@ bench_workspace() {
 	    commit -q -m init) || die "cannot make a git repository in $1"
 }
 
-# bench_serve NETBENCH: start its server; prints its port.
+# bench_serve PROG [VERB [ARG...]]: start PROG VERB READYFILE ARG...
+# (VERB: serve by default), which writes the port it listens on to
+# READYFILE; prints the port.
 bench_serve() {
 	_rf=$tmp/ready.$$.$(date +%s%N)
-	"$1" serve "$_rf" </dev/null >/dev/null 2>"$_rf.err" &
+	_prog=$1
+	_verb=${2:-serve}
+	shift
+	[ $# -eq 0 ] || shift
+	"$_prog" "$_verb" "$_rf" "$@" </dev/null >/dev/null 2>"$_rf.err" &
 	bench_pids="$bench_pids $!"
 	echo "$!" >>"$tmp/.pids"
 	_i=0
