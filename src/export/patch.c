@@ -792,7 +792,12 @@ flags(git_repository *repo, git_diff *diff, struct repo_cache *rc,
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *path = d->new_file.path;
 		const char *why = flag_path(path);
-		const char *name = flag_name(path);
+		/* A name the change brings (the host's own are not the
+		 * agent's doing). */
+		const char *name = d->status == GIT_DELTA_ADDED ||
+		    d->status == GIT_DELTA_RENAMED ||
+		    d->status == GIT_DELTA_COPIED ||
+		    d->status == GIT_DELTA_UNTRACKED ? flag_name(path) : NULL;
 		autofree char *safe = NULL, *more = content_flag(repo, d);
 		autofree char *parts = NULL;
 
@@ -817,8 +822,6 @@ flags(git_repository *repo, git_diff *diff, struct repo_cache *rc,
 		    GIT_FILEMODE_BLOB_EXECUTABLE && d->old_file.mode !=
 		    GIT_FILEMODE_BLOB_EXECUTABLE && d->status != GIT_DELTA_DELETED)
 			why = "made executable";
-		if (name == NULL && d->status == GIT_DELTA_RENAMED)
-			name = flag_name(d->old_file.path);
 		if (why == NULL && name == NULL && more == NULL)
 			continue;
 		safe = term_sanitize(path, strlen(path), 0);

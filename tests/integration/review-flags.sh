@@ -125,10 +125,17 @@ t_delete_only() {
 }
 
 # Names that show otherwise than they are, in the file's name or a
-# directory's: flagged, escaped in the review; a name in plain UTF-8 is
-# not.  Positive control: applied, the names reach the host as they are.
+# directory's, that the change brings (added, or a rename's new name):
+# flagged, escaped in the review; a name in plain UTF-8 is not, nor the
+# host's own name of a file the change modifies.  Positive control:
+# applied, the names reach the host as they are.
 t_names() {
 	ws_new
+	printf 'x\n' >"$WS/$(printf 'host\ttab.txt')"
+	printf 'y\n' >"$WS/moved.txt"
+	git_fixed -C "$WS" add -A
+	git_fixed -C "$WS" commit -q -m "a host name with a tab"
+	WS_HASH=$(tree_hash "$WS")
 	run_confine -- sh -c '
 		set -e
 		for n in "report\342\200\256txt.sh" "a\033[2Jb" "new\nline" \
@@ -136,7 +143,9 @@ t_names() {
 			echo x >"$(printf "$n")"
 		done
 		mkdir "$(printf "d\342\200\213ir")"
-		echo x >"$(printf "d\342\200\213ir")/ok.txt"'
+		echo x >"$(printf "d\342\200\213ir")/ok.txt"
+		echo more >>"$(printf "host\ttab.txt")"
+		mv moved.txt "$(printf "mo\342\200\256ved")"'
 	assert_status "$RC" 0
 	assert_ws_unchanged
 	run_confine show
@@ -147,6 +156,7 @@ t_names() {
   a\x1b[2Jb: in its path, control characters: they can hide text on a terminal
   bad\xff: in its path, not valid UTF-8: a terminal, an editor and a compiler may each read it differently
   d\u{200b}ir/ok.txt: in its path, invisible Unicode: a zero-width character
+  mo\u{202e}ved: in its path, a bidirectional control: the text shows in another order than tools read it
   new\x0aline: in its path, control characters: they can hide text on a terminal
   report\u{202e}txt.sh: in its path, a bidirectional control: the text shows in another order than tools read it
   tab\x09name: in its path, control characters: they can hide text on a terminal
@@ -158,6 +168,7 @@ EOF
 	# The review itself prints no byte of a name raw.
 	assert_not_file_has_content "$OUT" "$(printf '\033')"
 	assert_not_file_has_content "$OUT" "$(printf '\342\200\256')"
+	assert_file_has_content "$OUT" 'host\\ttab\.txt'
 	run_confine apply --yes
 	assert_status "$RC" 0
 	assert_exists "$WS/$(printf 'report\342\200\256txt.sh')"
@@ -167,5 +178,5 @@ EOF
 
 tcase "newly flagged paths, hidden text and a nested repository's config are flagged with why; plain files are not" t_flags
 tcase "deleting a nested repository's config alone is flagged; a look-alike is not" t_delete_only
-tcase "names with controls or deceptive Unicode are flagged, escaped in the review" t_names
+tcase "new names with controls or deceptive Unicode are flagged, escaped in the review; the host's own are not" t_names
 tap_done
