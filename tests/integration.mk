@@ -18,6 +18,10 @@ check_PROGRAMS += tests/helpers/git2-init
 tests_helpers_git2_init_SOURCES = tests/helpers/git2-init.c
 tests_helpers_git2_init_CFLAGS = $(AM_CFLAGS) $(LIBGIT2_CFLAGS)
 tests_helpers_git2_init_LDADD = $(LIBGIT2_LIBS)
+# cgroup_wait_empty() on a real cgroup (cgroup-wait.sh).
+check_PROGRAMS += tests/helpers/cgroup-wait
+tests_helpers_cgroup_wait_SOURCES = tests/helpers/cgroup-wait.c
+tests_helpers_cgroup_wait_LDADD = src/libconfine.a
 # The keyholder's transport with a test hook (keyholder-transport.sh,
 # bench/keyholder).
 check_PROGRAMS += tests/helpers/kh-serve
@@ -95,6 +99,9 @@ EXTRA_DIST += tests/integration/bwrap-cache.sh
 # The keyholder's transport against a loopback TLS server: host side only,
 # no sandbox, once.
 TESTS += tests/integration/keyholder-transport.sh
+# Host side, once: the wait for a cgroup to empty.
+TESTS += tests/integration/cgroup-wait.sh
+EXTRA_DIST += tests/integration/cgroup-wait.sh
 EXTRA_DIST += tests/integration/keyholder-transport.sh \
 	tests/helpers/tls-upstream.py bench/keyholder bench/khbench.c
 # confine-keyholder, the whole program, as the supervisor starts it.

@@ -31,6 +31,8 @@
 #include "lib/fdio.h"
 #include "lib/util.h"
 
+/* How often cgroup_wait_empty() reads cgroup.events without a wake-up. */
+#define WAIT_RECHECK_MS	200
 /* The most a keyed file (cpu.stat, memory.events) holds: a few lines. */
 #define KEYED_MAX	(64UL * 1024)
 /* cgroup.procs: a pid a line; far more than pids.max allows. */
@@ -282,12 +284,17 @@ cgroup_wait_empty(int dirfd)
 
 	if (fd < 0)
 		return fd;
-	/* A change of the file wakes poll with POLLPRI (cgroup-v2.rst,
-	 * "cgroup.events"); read again after each. */
+	/*
+	 * A change of the file wakes poll with POLLPRI (cgroup-v2.rst,
+	 * "cgroup.events"); read again after each.  The kernel sends that
+	 * wake-up later, from a work item, and sends none for a cgroup
+	 * removed meanwhile: read again every WAIT_RECHECK_MS as well (a
+	 * removed cgroup's file fails the read).
+	 */
 	while ((r = populated(fd)) == 1) {
 		struct pollfd pfd = { .fd = fd, .events = POLLPRI };
 
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, WAIT_RECHECK_MS) < 0 && errno != EINTR)
 			return -errno;
 	}
 	return r;

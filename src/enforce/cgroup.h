@@ -65,8 +65,9 @@ int	cgroup_limit(int dirfd, const struct plan_limits *l, unsigned int have,
 int	cgroup_kill(int dirfd);
 /* Does cgroup.events say populated 1?  1, 0, or -errno. */
 int	cgroup_populated(int dirfd);
-/* Wait until cgroup.events says populated 0 (poll(2) on the file, no
- * timer): 0 or -errno. */
+/* Wait until cgroup.events says populated 0 (poll(2) on the file, read
+ * again at least every 200 ms): 0, or -errno (a cgroup removed meanwhile:
+ * the read's error). */
 int	cgroup_wait_empty(int dirfd);
 /* The value of key in a flat-keyed file (memory.events, pids.events,
  * cpu.stat): 0, -ENOENT (no such file or key), or -errno. */

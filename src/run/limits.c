@@ -731,8 +731,14 @@ limits_outcomes(const struct plan *p, struct run_state *rs,
 }
 
 void
-limits_forget(struct limits_run *lr)
+limits_forget(struct limits_run *lr, pid_t pid)
 {
+	int r;
+
+	if (lr->sandbox >= 0 && (r = cgroup_mark(lr->sandbox, pid,
+	    proc_start(pid))) < 0)
+		log_debug("limits: cannot mark the cgroup for the tear-down: %s",
+		    strerror(-r));
 	run_close(lr);
 	free(lr->top_path);
 	free(lr->sandbox_path);

@@ -76,7 +76,9 @@ bool	limits_outcomes(const struct plan *, struct run_state *,
  */
 void	limits_undo(struct run_state *, struct limits_run *);
 /* The supervisor lets go of its copy (memory, descriptors) once a detached
- * process tears the run down: the cgroup is left to that process. */
-void	limits_forget(struct limits_run *);
+ * process tears the run down: the cgroup is left to that process, pid,
+ * which the cgroup's mark names from now on (a later confine's sweep
+ * takes a cgroup whose maker is gone for a killed confine's). */
+void	limits_forget(struct limits_run *, pid_t pid);
 
 #endif

@@ -761,7 +761,7 @@ leave_early(const struct plan *p, struct run_state *rs, struct limits_run *lr,
 		limits_undo(rs, lr);
 		workspace_trash_empty(p);
 	} else
-		limits_forget(lr);
+		limits_forget(lr, pid);
 	if (pidfd >= 0)
 		close(pidfd);
 	return true;
