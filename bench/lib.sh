@@ -15,16 +15,15 @@ die() {
 	exit 1
 }
 
-bench_pids=
 # shellcheck disable=SC2317  # called by the trap
 bench_cleanup() {
-	# bench_serve runs in a command substitution: its servers' pids
-	# are in $tmp/.pids, not in this shell's bench_pids.
-	[ -z "${tmp:-}" ] || [ ! -f "$tmp/.pids" ] ||
-	    bench_pids="$bench_pids $(cat "$tmp/.pids")"
-	for _p in $bench_pids; do
-		kill "$_p" 2>/dev/null
-	done
+	# bench_serve runs in a command substitution: its servers' pids are
+	# in $tmp/.pids, where this shell can read them.
+	if [ -n "${tmp:-}" ] && [ -f "$tmp/.pids" ]; then
+		for _p in $(cat "$tmp/.pids"); do
+			kill "$_p" 2>/dev/null
+		done
+	fi
 	if [ -n "${tmp:-}" ]; then
 		# overlayfs can leave mode-000 directories in a kept session.
 		chmod -R u+rwx "$tmp" 2>/dev/null
@@ -94,7 +93,6 @@ bench_serve() {
 	shift
 	[ $# -eq 0 ] || shift
 	"$_prog" "$_verb" "$_rf" "$@" </dev/null >/dev/null 2>"$_rf.err" &
-	bench_pids="$bench_pids $!"
 	echo "$!" >>"$tmp/.pids"
 	_i=0
 	while [ ! -s "$_rf" ]; do

@@ -775,6 +775,23 @@ content_flag(git_repository *repo, const git_diff_delta *d)
 	return ret;
 }
 
+/* "  LEADpathwhere: " and each reason given, "; " between. */
+static void
+flag_line(FILE *f, const char *lead, const char *path, const char *where,
+    const char *why, const char *name, const char *content)
+{
+	const char *r[] = { why, name, content }, *sep = "";
+	size_t k;
+
+	fprintf(f, "  %s%s%s: ", lead, path, where);
+	for (k = 0; k < nitems(r); k++)
+		if (r[k]) {
+			fprintf(f, "%s%s", sep, r[k]);
+			sep = "; ";
+		}
+	fputc('\n', f);
+}
+
 /*
  * Flagged paths of one diff (the working tree's, or one commit's against
  * its parent: the same rules), with why, into the report and (sanitised)
@@ -799,7 +816,7 @@ flags(git_repository *repo, git_diff *diff, struct repo_cache *rc,
 		    d->status == GIT_DELTA_COPIED ||
 		    d->status == GIT_DELTA_UNTRACKED ? flag_name(path) : NULL;
 		autofree char *safe = NULL, *more = content_flag(repo, d);
-		autofree char *parts = NULL;
+		autofree char *named = NULL;
 
 		/* New bytes no content rule read: the review must look. */
 		if (more == NULL && d->status != GIT_DELTA_DELETED &&
@@ -825,16 +842,11 @@ flags(git_repository *repo, git_diff *diff, struct repo_cache *rc,
 		if (why == NULL && name == NULL && more == NULL)
 			continue;
 		safe = term_sanitize(path, strlen(path), 0);
-		/* Each reason, "; " between: the path's, its name's, its
-		 * content's. */
-		parts = xasprintf("%s%s%s%s%s%s", why ? why : "",
-		    why && (name || more) ? "; " : "", name ? "in its path, " :
-		    "", name ? name : "", name && more ? "; " : "",
-		    more ? more : "");
-		fprintf(report, "  %s%s: %s\n", safe, where, parts);
+		named = name ? xasprintf("in its path, %s", name) : NULL;
+		flag_line(report, "", safe, where, why, named, more);
 		if (say)
-			fprintf(stderr, "  flagged: %s%s: %s\n", safe, where,
-			    parts);
+			flag_line(stderr, "flagged: ", safe, where, why, named,
+			    more);
 		nflag++;
 	}
 	return nflag;

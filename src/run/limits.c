@@ -731,14 +731,15 @@ limits_outcomes(const struct plan *p, struct run_state *rs,
 }
 
 void
-limits_forget(struct limits_run *lr, pid_t pid)
+limits_adopt(struct limits_run *lr)
 {
-	int r;
+	if (lr->sandbox >= 0)
+		mark(lr->sandbox);
+}
 
-	if (lr->sandbox >= 0 && (r = cgroup_mark(lr->sandbox, pid,
-	    proc_start(pid))) < 0)
-		log_debug("limits: cannot mark the cgroup for the tear-down: %s",
-		    strerror(-r));
+void
+limits_forget(struct limits_run *lr)
+{
 	run_close(lr);
 	free(lr->top_path);
 	free(lr->sandbox_path);

@@ -76,9 +76,12 @@ bool	limits_outcomes(const struct plan *, struct run_state *,
  */
 void	limits_undo(struct run_state *, struct limits_run *);
 /* The supervisor lets go of its copy (memory, descriptors) once a detached
- * process tears the run down: the cgroup is left to that process, pid,
- * which the cgroup's mark names from now on (a later confine's sweep
- * takes a cgroup whose maker is gone for a killed confine's). */
-void	limits_forget(struct limits_run *, pid_t pid);
+ * process tears the run down: the cgroup is left to that process. */
+void	limits_forget(struct limits_run *);
+/* That process, first: the cgroup's mark names it from now on (a later
+ * confine's sweep takes a cgroup whose maker is gone for a killed
+ * confine's, and kills and removes it; until the mark, a wait on the
+ * cgroup ends all the same, cgroup_wait_empty()). */
+void	limits_adopt(struct limits_run *);
 
 #endif

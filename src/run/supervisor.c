@@ -699,6 +699,7 @@ tear_down(const struct plan *p, struct run_state *rs, struct limits_run *lr,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
+	limits_adopt(lr);
 	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		dup2(fd, 0);
 		dup2(fd, 1);
@@ -761,7 +762,7 @@ leave_early(const struct plan *p, struct run_state *rs, struct limits_run *lr,
 		limits_undo(rs, lr);
 		workspace_trash_empty(p);
 	} else
-		limits_forget(lr, pid);
+		limits_forget(lr);
 	if (pidfd >= 0)
 		close(pidfd);
 	return true;
