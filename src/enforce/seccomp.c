@@ -10,8 +10,9 @@
  * architecture (i386 int 0x80, x32) kills the process.
  *
  * Runs in: the supervisor (compiling, in parallel with the sandbox's
- * set-up) and the sandboxed command's process (loading, after Landlock,
- * right before execve: the filter may forbid any earlier step).
+ * set-up).  The sandboxed command's process loads the filter after
+ * Landlock, right before execve (the filter may forbid any earlier step),
+ * with enforce/seccomp-load.c, which needs no libseccomp.
  * MUST: compare 32-bit arguments (ioctl cmd) with a mask: the kernel drops
  * the high bits, a plain comparison would not.
  */
@@ -35,6 +36,9 @@
 #include "enforce/seccomp.h"
 #include "lib/fdio.h"
 #include "lib/util.h"
+
+/* A classic BPF program is at most BPF_MAXINSNS instructions (filter.h). */
+#define FILTER_MAX	(BPF_MAXINSNS * sizeof(struct sock_filter))
 
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP	0x02000000
@@ -429,6 +433,65 @@ syscall_filter_export(const struct plan_syscalls *s, int fd,
 	return seccomp_export_bpf(ctx, fd);
 }
 
+/*
+ * The bwrap backend's second filter, loaded by its inner stage with the
+ * listener the supervisor takes: unix connects and sends with an address
+ * handed to the supervisor (run/notify.c), and the rules of every filter
+ * with a listener.
+ */
+static int
+notify_filter(scmp_filter_ctx ctx, const char **where)
+{
+	int r;
+
+	*where = "connect, sendto, sendmsg, sendmmsg";
+	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect),
+	    0)) < 0 || (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+	    SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0))) < 0 ||
+	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg),
+	    0)) < 0 || (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
+	    SCMP_SYS(sendmmsg), 0)) < 0)
+		return r;
+	/* File locks and leases, and no second listener: as on landlock. */
+	return syscall_filter_notify_rules(ctx, where);
+}
+
+int
+syscall_filter_notify_send(int sock, const char **where)
+{
+	AUTO(ctx_releasep) scmp_filter_ctx ctx = NULL;
+	autoclose int rd = -1, wr = -1;
+	autofree char *buf = NULL;
+	int pfd[2], r;
+	ssize_t n;
+
+	*where = "seccomp_init (the notify filter)";
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		return -ENOMEM;
+	if ((r = notify_filter(ctx, where)) < 0)
+		return r;
+	/*
+	 * Exported through a pipe (libseccomp writes it in pieces), then
+	 * sent whole: one message of the seqpacket socket.  A few hundred
+	 * bytes, far below a pipe's buffer.
+	 */
+	*where = "seccomp_export_bpf (the notify filter)";
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	rd = pfd[0];
+	wr = pfd[1];
+	if ((r = seccomp_export_bpf(ctx, wr)) < 0)
+		return r;
+	close(wr);
+	wr = -1;
+	if ((n = fd_read_all(rd, FILTER_MAX, &buf)) < 0)
+		return (int)n;
+	*where = "sending the notify filter";
+	if (send(sock, buf, (size_t)n, MSG_NOSIGNAL) != n)
+		return -errno;
+	return 0;
+}
+
 void
 syscall_filter_engine(char *buf, size_t len)
 {
@@ -436,37 +499,4 @@ syscall_filter_engine(char *buf, size_t len)
 
 	snprintf(buf, len, "libseccomp %u.%u.%u api %u", sv->major,
 	    sv->minor, sv->micro, seccomp_api_get());
-}
-
-/* A classic BPF program is at most BPF_MAXINSNS instructions (filter.h). */
-#define FILTER_MAX	(BPF_MAXINSNS * sizeof(struct sock_filter))
-
-int
-syscall_filter_read(int fd, struct syscall_filter_prog *ret)
-{
-	char *buf;
-	ssize_t n;
-
-	if ((n = fd_read_all(fd, FILTER_MAX, &buf)) == -EFBIG)
-		return -EBADMSG;
-	if (n < 0)
-		return (int)n;
-	if (n == 0 || (size_t)n % sizeof(struct sock_filter) != 0) {
-		free(buf);
-		return -EBADMSG;
-	}
-	ret->insns = buf;
-	ret->len = (size_t)n / sizeof(struct sock_filter);
-	return 0;
-}
-
-int
-syscall_filter_load(const struct syscall_filter_prog *p, bool listener)
-{
-	struct sock_fprog prog = { .len = (unsigned short)p->len,
-	    .filter = p->insns };
-	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, listener ?
-	    SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
-
-	return r < 0 ? -errno : (int)r;
 }

@@ -4,7 +4,9 @@
  *
  * The filter is compiled by the supervisor in parallel with the sandbox's
  * set-up, passed as BPF over a pipe, and loaded by the command's process
- * last before execve.
+ * last before execve; the bwrap backend's notify filter likewise, over
+ * the inner stage's socket.  Compiling is here (libseccomp); taking in and
+ * loading is enforce/seccomp-load.h's (seccomp(2) alone).
  */
 #ifndef CONFINE_SYSCALL_FILTER_H
 #define CONFINE_SYSCALL_FILTER_H
@@ -13,12 +15,6 @@
 #include <stddef.h>
 
 #include "policy/plan.h"
-
-/* A compiled filter: sock_filter instructions, 8 bytes each. */
-struct syscall_filter_prog {
-	void	*insns;
-	size_t	 len;		/* in instructions */
-};
 
 /*
  * Runs in: the supervisor, while the sandbox sets itself up.
@@ -32,14 +28,13 @@ int	syscall_filter_export(const struct plan_syscalls *, int fd,
  * a compiled filter is kept for this alone (run/filter-cache.c). */
 void	syscall_filter_engine(char *buf, size_t len);
 
-/* Runs in: the command.  Read a whole BPF program from fd (to EOF). */
-int	syscall_filter_read(int fd, struct syscall_filter_prog *ret);
 /*
- * Load it with seccomp(2); no_new_privs must already be set.  With
- * listener, the fd of its user notifications (the plan's
- * no_path_metadata); else 0.  -errno on failure.
+ * Runs in: the supervisor, while the bwrap backend's inner stage starts.
+ * Compile that stage's filter, unix connects and sends and file locks to
+ * a listener (run/notify.c), and send its BPF program over sock, one
+ * message.  0, or -errno with *where.
  */
-int	syscall_filter_load(const struct syscall_filter_prog *, bool listener);
+int	syscall_filter_notify_send(int sock, const char **where);
 
 /*
  * Add to filter (a libseccomp scmp_filter_ctx) the rules every filter

@@ -46,7 +46,7 @@
 #include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <seccomp.h>
+#include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +62,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "enforce/seccomp.h"
+#include "enforce/seccomp-load.h"
 #include "lib/fdio.h"
 #include "lib/sys.h"
 #include "lib/util.h"
@@ -1230,45 +1230,10 @@ unotify_passcred(int sock)
 	    sizeof(one)) < 0 ? -errno : 0;
 }
 
-static void
-ctx_releasep(scmp_filter_ctx *ctx)
-{
-	if (*ctx)
-		seccomp_release(*ctx);
-}
-
-static int
-load_filter(const char **where)
-{
-	AUTO(ctx_releasep) scmp_filter_ctx ctx = NULL;
-	int r;
-
-	*where = "seccomp_init (the notify filter)";
-	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
-		return -ENOMEM;
-	*where = "connect, sendto, sendmsg, sendmmsg";
-	if ((r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect),
-	    0)) < 0 || (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
-	    SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0))) < 0 ||
-	    (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(sendmsg),
-	    0)) < 0 || (r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY,
-	    SCMP_SYS(sendmmsg), 0)) < 0)
-		return r;
-	/* File locks and leases, and no second listener: as on landlock. */
-	if ((r = syscall_filter_notify_rules(ctx, where)) < 0)
-		return r;
-	*where = "seccomp_load (the notify filter)";
-	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0 ||
-	    (r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 0)) < 0)
-		return r;
-	if ((r = seccomp_load(ctx)) < 0)
-		return r;
-	return seccomp_notify_fd(ctx);
-}
-
 int
 unotify_install(int sock, const char **where)
 {
+	struct syscall_filter_prog prog;
 	int fds[2], r;
 	char ack;
 
@@ -1276,7 +1241,14 @@ unotify_install(int sock, const char **where)
 	if ((fds[1] = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 	    NETLINK_SOCK_DIAG)) < 0)
 		return -errno;
-	if ((r = fds[0] = load_filter(where)) < 0)
+	/* Compiled by the supervisor (enforce/seccomp.c), loaded as is. */
+	*where = "the notify filter from the supervisor";
+	if ((r = syscall_filter_recv(sock, &prog)) < 0)
+		return r;
+	*where = "seccomp (the notify filter)";
+	r = fds[0] = syscall_filter_load(&prog, true);
+	free(prog.insns);
+	if (r < 0)
 		return r;
 	/* write(2), not sendmsg(2), which now waits for the supervisor:
 	 * the kernel adds our pid, and the supervisor takes the fds. */

@@ -21,7 +21,6 @@
 #include "enforce/network.h"
 #include "enforce/pty.h"
 #include "enforce/rlimits.h"
-#include "enforce/seccomp.h"
 #include "lib/env.h"
 #include "lib/log.h"
 #include "lib/sys.h"

@@ -16,7 +16,7 @@
 #include <stdnoreturn.h>
 #include <time.h>
 
-#include "enforce/seccomp.h"
+#include "enforce/seccomp-load.h"
 #include "policy/plan.h"
 #include "run/backend.h"
 

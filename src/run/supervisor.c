@@ -648,6 +648,17 @@ close_sandbox_ends(const struct plan *p, const struct backend_ops *ops,
 	close(f->parent);
 	if (f->slave >= 0)
 		close(f->slave);
+	/*
+	 * bwrap's inner stage waits for its notify filter: compiled here,
+	 * while bwrap starts.  Failing, the socket is closed, the stage
+	 * stops, and this says why.
+	 */
+	if ((ops->flags & BACKEND_UNOTIFY) && f->notify[0] >= 0 &&
+	    (filter_err = syscall_filter_notify_send(f->notify[0],
+	    where)) < 0) {
+		close(f->notify[0]);
+		f->notify[0] = -1;
+	}
 	if (!(ops->flags & BACKEND_OWN_FILTER)) {
 		close(f->bpf[0]);
 		/*
