@@ -1233,7 +1233,7 @@ unotify_passcred(int sock)
 int
 unotify_install(int sock, const char **where)
 {
-	struct syscall_filter_prog prog;
+	struct syscall_filter_prog prog = { 0 };
 	int fds[2], r;
 	char ack;
 
