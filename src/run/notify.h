@@ -20,9 +20,11 @@ struct unotify_jobs;
 
 /*
  * The inner stage, last before the command: load the bwrap backend's
- * second filter, whose listener goes out, with a sock_diag socket of the
- * sandbox's network namespace, over sock (the supervisor takes both with
- * pidfd_getfd(2), as sendmsg(2) is the filter's own).  -errno, *where.
+ * second filter, compiled by the supervisor and read from sock
+ * (syscall_filter_notify_send()), whose listener goes out, with a
+ * sock_diag socket of the sandbox's network namespace, over sock (the
+ * supervisor takes both with pidfd_getfd(2), as sendmsg(2) is the
+ * filter's own).  -errno, *where.
  */
 int	unotify_install(int sock, const char **where);
 
