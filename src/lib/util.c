@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
@@ -192,6 +193,15 @@ timespec_ge(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec &&
 	    a->tv_nsec >= b->tv_nsec);
+}
+
+uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 char *

@@ -48,6 +48,8 @@ bool	 path_has_prefix(const char *path, const char *dir);
 /* Join a normal directory and a relative or absolute tail. */
 /* Is the time a at or after b? */
 bool	 timespec_ge(const struct timespec *a, const struct timespec *b);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t monotonic_ns(void);
 char	*path_join(const char *, const char *);
 /* Join two relative paths; an empty prefix gives the name alone. */
 char	*path_join_rel(const char *prefix, const char *name);

@@ -112,6 +112,7 @@ struct proxy {
 	size_t		 nrefusals;
 	char		**failures;	/* likewise, the upstream failures */
 	size_t		 nfailures;
+	bool		 moved;		/* a tunnel passed bytes this step */
 	/* Which conn and side each pollfd of the last proxy_poll was. */
 	struct { size_t conn; int side; } map[1 + 2 * MAX_CONNS];
 };
@@ -851,6 +852,7 @@ tube_pump(struct proxy *px, const struct conn *c, struct tube *t, int in,
 		if (r > 0) {
 			t->len -= (size_t)r;
 			t->full = false;
+			px->moved = true;
 		} else if (r < 0 && errno != EAGAIN && errno != EINTR)
 			return false;
 	}
@@ -892,11 +894,12 @@ head_read(struct proxy *px, struct conn *c)
 		refuse(px, c, "(request)", "a request head over 8 KiB");
 }
 
-void
+bool
 proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 {
 	size_t i;
 
+	px->moved = false;
 	for (i = 0; i < n; i++) {
 		struct conn *c;
 
@@ -967,6 +970,7 @@ proxy_step(struct proxy *px, const struct pollfd *p, size_t n)
 				c->state = S_DONE;
 		}
 	}
+	return px->moved;
 }
 
 void

@@ -55,8 +55,9 @@ struct proxy *proxy_new(int listen_fd, char *const *allow,
 	    char *const *endpoint, const char *injected, const char *refresh);
 /* Fill at most max pollfds; returns how many. */
 size_t	proxy_poll(struct proxy *, struct pollfd *, size_t max);
-/* Handle the ready ones (the pollfds proxy_poll filled). */
-void	proxy_step(struct proxy *, const struct pollfd *, size_t n);
+/* Handle the ready ones (the pollfds proxy_poll filled).  True when a
+ * tunnel passed bytes on. */
+bool	proxy_step(struct proxy *, const struct pollfd *, size_t n);
 /* Tunnels made, requests refused, allowed destinations not reached. */
 void	proxy_counts(const struct proxy *, unsigned *allowed,
 	    unsigned *refused, unsigned *failed);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +246,26 @@ relay_report(const struct pty_relay *relay)
 #define JOB_POLL_MS	200
 
 /*
+ * After a tunnel of the proxy passed bytes on, how long the loop polls
+ * without sleeping: a reply that follows within it is passed on without
+ * the wake-up of an idle CPU, which on a virtual machine costs as much as
+ * a loopback round trip (docs/benchmarks/proxy-rtt.txt).  Once a burst,
+ * with more than one CPU; an idle tunnel costs nothing.
+ */
+#define SPIN_NS		50000
+
+/* The CPUs this process may run on (taskset, a container's cpuset). */
+static int
+cpus_usable(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+/*
  * Job control: the command stopped in its pty; stop confine too, with the
  * terminal given back, and on fg take it again and continue the command.
  */
@@ -291,6 +312,8 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 	struct net_note note = { 0 };
 	autofree char *line = NULL;
 	int wstatus = 0, master = f->master, listener = -1, ready;
+	const bool can_spin = cpus_usable() > 1;
+	uint64_t spin_end = 0;
 	pid_t keeper;
 	autofree char *tmp = path_join(p->session_dir, "tmp");
 	char *roots[] = { p->mounts.n ? p->mounts.v[0].upper : NULL, p->home,
@@ -341,8 +364,16 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 		xfd = n;
 		if (px && !done)
 			n += pxn = proxy_poll(px, pfd + n, nitems(pfd) - n);
+		/* A tunnel's burst just passed on: a moment without sleep. */
+		ready = 0;
+		while (spin_end && (ready = poll(pfd, n, 0)) == 0 &&
+		    monotonic_ns() < spin_end)
+			;
+		spin_end = 0;
 		/* While relaying, look for a stopped command when idle. */
-		if ((ready = poll(pfd, n, relaying ? JOB_POLL_MS : -1)) < 0) {
+		if (ready == 0)
+			ready = poll(pfd, n, relaying ? JOB_POLL_MS : -1);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			die_errno(errno, "poll");
@@ -425,8 +456,8 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 				close(listener);
 			listener = -1;
 		}
-		if (pxn)
-			proxy_step(px, pfd + xfd, pxn);
+		if (pxn && proxy_step(px, pfd + xfd, pxn) && can_spin)
+			spin_end = monotonic_ns() + SPIN_NS;
 		if (relaying && !pty_relay_step(relay, pfd + rfd, xfd - rfd)) {
 			/* EIO: every slave end is closed, the sandbox is gone. */
 			relaying = false;

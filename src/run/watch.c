@@ -287,28 +287,18 @@ hit(struct watch *w, struct run_state *rs, int which, const char *line)
 	w->stopped = true;
 }
 
-/* CLOCK_MONOTONIC in ns. */
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
-
 static void
 tick_procs(struct watch *w, struct run_state *rs)
 {
 	char words[32], line[192];
 	struct session_usage u = { 0 };
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = monotonic_ns(), t1;
 	bool mem = w->memory && t0 >= w->mem_next;
 	int r;
 
 	r = session_tree_usage(rs->child, mem, w->tasks, &u);
 	if (mem) {
-		t1 = now_ns();
+		t1 = monotonic_ns();
 		w->mem_next = t1 + 10 * (t1 - t0);
 	}
 	/* Gone: the supervisor reaps it. */

@@ -13,7 +13,7 @@
 require_userns
 command -v python3 >/dev/null 2>&1 || skip_all "no python3 for the servers and probes"
 command -v curl >/dev/null 2>&1 || skip_all "no curl"
-plan 37
+plan 38
 
 . "$TESTS_SRCDIR/net-lib.sh"
 
@@ -773,6 +773,63 @@ t_proxy_slow_reader() {
 	assert_eq "$(cat "$OUT")" "$want" "through the proxy"
 }
 
+# The CPU time a process has used, in clock ticks (utime + stime).
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# After a tunnel passed bytes, the supervisor polls a moment without
+# sleeping (a reply that follows at once goes on without a wake-up); a
+# tunnel left open and idle must cost it nothing.  The supervisor's CPU
+# time over three seconds of an idle tunnel stays under one second's.
+# The control: a process that spins, counted the same way over one
+# second, shows a good part of it (else the machine is too busy to tell).
+t_proxy_idle_cpu() {
+	[ "$BACKEND" != landlock ] ||
+	    skip_case "the landlock backend refuses proxy mode"
+	require_leg_c_caller
+	net_ws
+	sh -c 'while :; do :; done' &
+	spin=$!
+	track_pid "$spin"
+	t0=$(cpu_ticks "$spin")
+	sleep 1
+	t1=$(cpu_ticks "$spin")
+	kill "$spin"
+	[ $((t1 - t0)) -ge 20 ] || skip_case "too busy to tell: a spinning" \
+	    "process got $((t1 - t0)) ticks of a second"
+	mkfifo "$TEST_TMP/go"
+	(
+		cd "$WS" || exit 1
+		exec timeout -k 5 "$CONFINE_TIMEOUT" "$CONFINE" -p "$ONLINE" \
+		    --allow "127.0.0.1:$RELAY_PORT" -- python3 "$P_IN" relay \
+		    3128 "127.0.0.1:$RELAY_PORT" idle 1048576
+	) <"$TEST_TMP/go" >"$TEST_TMP/idle.out" 2>"$TEST_TMP/idle.err" &
+	bg=$!
+	track_pid "$bg"
+	exec 9>"$TEST_TMP/go"
+	wait_for 60 grep -qx idle "$TEST_TMP/idle.out" || {
+		exec 9>&-
+		diag_file "$TEST_TMP/idle.err" "stderr"
+		fail "the tunnel never went idle"
+	}
+	# The supervisor: confine, timeout(1)'s child.
+	sup=$(pgrep -P "$bg" | head -n 1)
+	[ -n "$sup" ] || fail "no confine under timeout"
+	t0=$(cpu_ticks "$sup")
+	sleep 3
+	t1=$(cpu_ticks "$sup")
+	echo go >&9
+	exec 9>&-
+	rc=0
+	wait "$bg" || rc=$?
+	assert_status "$rc" 0
+	assert_eq "$(tail -n 1 "$TEST_TMP/idle.out")" "got 1048576" \
+	    "the server's count"
+	[ $((t1 - t0)) -lt 100 ] || fail "the supervisor used $((t1 - t0))" \
+	    "ticks of CPU in 3 s of an idle tunnel"
+}
+
 # ---------------------------------------------------------------- host
 
 require_host_mode() {
@@ -877,6 +934,7 @@ proxy_tcase "proxy: an allowed name that does not resolve: 502 with the resolver
 proxy_tcase "proxy: the exit line counts allowed and refused" t_proxy_counts
 proxy_tcase "proxy: a tunnel's two ways end apart (half-close)" t_proxy_half_close
 proxy_tcase "proxy: a client that does not read holds its sender back, then gets every byte" t_proxy_slow_reader
+tcase "proxy: a tunnel idle after its traffic costs the supervisor no CPU" t_proxy_idle_cpu
 tcase "host: the host's loopback server is reachable" t_host_loopback
 tcase "host: the host's interfaces" t_host_links
 tcase "host: a host unix socket under /tmp is unreachable" t_host_unix_tmp
