@@ -284,9 +284,15 @@ def relay_status(proxyport, dest):
 def probe_relay(proxyport, dest, case, n="0"):
     n = int(n)
     payload = b"".join(relay_pattern(n))
-    if case == "client-eof":
+    if case in ("client-eof", "idle"):
+        # N bytes, the client's end, and the server's count; "idle" holds
+        # the tunnel open and idle between the two ("idle" said) until a
+        # line comes on stdin.
         s = relay_dial(proxyport, dest, b"A")
         s.sendall(payload)
+        if case == "idle":
+            print("idle", flush=True)
+            sys.stdin.readline()
         s.shutdown(socket.SHUT_WR)
         got = b""
         while True:
@@ -345,23 +351,6 @@ def probe_relay(proxyport, dest, case, n="0"):
         print("sender %s; then read %d bytes, %s; sender done %s" %
               (held, total, "intact" if h.digest() == want.digest()
                else "CORRUPT", "yes" if done else "no"))
-        return 0
-    if case == "idle":
-        # N bytes through the tunnel, then the tunnel held open and idle
-        # ("idle" said) until a line comes on stdin; then the end, and
-        # the server's count.
-        s = relay_dial(proxyport, dest, b"A")
-        s.sendall(payload)
-        print("idle", flush=True)
-        sys.stdin.readline()
-        s.shutdown(socket.SHUT_WR)
-        got = b""
-        while True:
-            d = s.recv(4096)
-            if not d:
-                break
-            got += d
-        print(got.decode("latin-1").strip() or "(nothing back)")
         return 0
     print("netprobe: unknown relay case %s" % case, file=sys.stderr)
     return 2
