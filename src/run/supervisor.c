@@ -249,7 +249,7 @@ relay_report(const struct pty_relay *relay)
  * After a tunnel of the proxy passed bytes on, how long the loop polls
  * without sleeping: a reply that follows within it is passed on without
  * the wake-up of an idle CPU, which on a virtual machine costs as much as
- * a loopback round trip (docs/benchmarks/proxy-rtt.txt).  Once a burst,
+ * a loopback round trip (docs/benchmarks/proxy.txt).  Once a burst,
  * with more than one CPU; an idle tunnel costs nothing.
  */
 #define SPIN_NS		50000
