@@ -312,7 +312,7 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 	struct net_note note = { 0 };
 	autofree char *line = NULL;
 	int wstatus = 0, master = f->master, listener = -1, ready;
-	const bool can_spin = cpus_usable() > 1;
+	bool can_spin = false;	/* with the proxy: more than one CPU */
 	uint64_t spin_end = 0;
 	pid_t keeper;
 	autofree char *tmp = path_join(p->session_dir, "tmp");
@@ -425,9 +425,11 @@ supervise(const struct plan *p, const struct backend_ops *ops,
 			}
 			if (lfd >= 0 && kh_fd)
 				inject_listen(kh, lfd);
-			else if (lfd >= 0)
+			else if (lfd >= 0) {
 				px = proxy_new(lfd, p->allow, p->endpoint,
 				    p->inject.upstream, p->inject.refresh);
+				can_spin = cpus_usable() > 1;
+			}
 		}
 		if (nsfd && pfd[nsfd].revents) {
 			if (!(ops->flags & BACKEND_UNOTIFY)) {
