@@ -40,6 +40,7 @@ INTEGRATION_TESTS = \
 	tests/integration/dead-drop.sh \
 	tests/integration/landlock.sh \
 	tests/integration/seccomp.sh \
+	tests/integration/filter-cache.sh \
 	tests/integration/capabilities.sh \
 	tests/integration/environment.sh \
 	tests/integration/git-identity.sh \
@@ -142,6 +143,7 @@ BACKEND_TESTS = \
 	tests/bwrap/dead-drop.bwrap \
 	tests/bwrap/landlock.bwrap \
 	tests/bwrap/seccomp.bwrap \
+	tests/bwrap/filter-cache.bwrap \
 	tests/bwrap/capabilities.bwrap \
 	tests/bwrap/environment.bwrap \
 	tests/bwrap/git-identity.bwrap \
@@ -188,6 +190,7 @@ BACKEND_TESTS = \
 	tests/landlock/dead-drop.landlock \
 	tests/landlock/landlock.landlock \
 	tests/landlock/seccomp.landlock \
+	tests/landlock/filter-cache.landlock \
 	tests/landlock/capabilities.landlock \
 	tests/landlock/environment.landlock \
 	tests/landlock/git-identity.landlock \

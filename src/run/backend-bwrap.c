@@ -77,14 +77,9 @@ sealed_filter(const struct plan *p, const char **where)
 
 	if (fd < 0)
 		return -errno;
-	/* Compiled by an earlier run (run/filter-cache.c), or now. */
-	if (filter_cache_get(p, fd) < 0) {
-		if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
-			return -errno;
-		if ((r = syscall_filter_export(&p->sys, fd, where)) < 0)
-			return r;
-		filter_cache_put(p, fd);
-	}
+	/* Kept by an earlier run (run/filter-cache.c), or compiled now. */
+	if ((r = filter_cache_export(p, fd, where)) < 0)
+		return r;
 	*where = "seal the filter";
 	return seal(&fd);
 }

@@ -3,9 +3,12 @@
  * run/filter-cache.c - the compiled seccomp filter, kept between runs in
  * $XDG_STATE_HOME/confine/filters/KEY.bpf.
  *
- * Compiling the plan's filter with libseccomp costs a few hundred
- * microseconds of every bwrap launch, in series (bwrap needs it before it
- * starts).  The filter is a function of the plan's system-call rules, of
+ * Compiling the plan's filter with libseccomp costs more than a
+ * millisecond of the supervisor's CPU on every launch, in series where
+ * the sandbox waits for it (bwrap needs it before it starts; the landlock
+ * backend's command is ready before the compile is done), and on a
+ * machine's other CPU where it does not (native).  Every backend takes
+ * the filter from here.  The filter is a function of the plan's system-call rules, of
  * the libseccomp that compiles them, of the kernel it asks, and of
  * confine's own code: KEY is the SHA-256 of all of them (the rules
  * written out field by field, libseccomp's version, the kernel's release
@@ -13,14 +16,18 @@
  * binary).  Any change is another key, and so a new compile.
  *
  * The file is the user's own, in confine's state directory, which no
- * sandbox shows (the home is a tmpfs there; the session directories are
- * below the state directory and are never bound).  A filter the sandboxed
- * command could write would be its own filter: this one it cannot reach.
- * A profile that makes the state directory itself direct would let it;
- * confine refuses nothing there, so the file is checked as below, and the
- * supervisor alone ever reads it.
+ * sandbox may write (native and bwrap show a tmpfs home; the landlock
+ * backend grants writes to the session's own directories only, and the
+ * filters are beside them, not below).  A filter the sandboxed command
+ * could write would be the next sandbox's filter: where the plan makes
+ * the cache's directory or one above it writable (a direct path, a
+ * persistent scratch's state, a Landlock write rule of the landlock
+ * backend, whose paths are the host's), the cache is neither read nor
+ * written, and the filter is compiled on every run.  The file is checked
+ * as below, and the supervisor alone ever reads it.
  *
- * Runs in: the supervisor, before bwrap starts.
+ * Runs in: the supervisor, before bwrap starts, or while the sandbox
+ * sets itself up (native, landlock).
  * MUST: use a file only when it is a regular file of this user's, writable
  * by nobody else, in a directory of this user's writable by nobody else,
  * a whole number of BPF instructions, read with a bound.
@@ -34,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -106,43 +114,113 @@ owned(const struct stat *st)
 	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-int
-filter_cache_get(const struct plan *p, int fd)
+/* Does the plan let the sandbox write host path dir, or above it? */
+static bool
+writable_by_sandbox(const struct plan *p, const char *dir)
 {
-	autofree char *path = cache_path(p), *dir = NULL, *bpf = NULL;
+	size_t i;
+
+	for (i = 0; i < p->mounts.n; i++) {
+		const struct plan_mount *m = &p->mounts.v[i];
+		const char *host[3] = { NULL, m->state, m->upper };
+		size_t j;
+
+		if (m->kind == PLAN_MOUNT_BIND_RW)
+			host[0] = m->src ? m->src : m->dst;
+		for (j = 0; j < nitems(host); j++)
+			if (host[j] && path_has_prefix(dir, host[j]))
+				return true;
+	}
+	/* The landlock backend's rules name the host's paths. */
+	if (p->backend == PLAN_BACKEND_LANDLOCK)
+		for (i = 0; i < p->landlock.npaths; i++)
+			if ((p->landlock.paths[i].access & PLAN_FS_WRITE) &&
+			    path_has_prefix(dir, p->landlock.paths[i].path))
+				return true;
+	return false;
+}
+
+/* The kept filter at path, its length, or -errno: none kept, or not
+ * trusted. */
+static ssize_t
+kept(const char *path, char **ret)
+{
+	autofree char *dir = xstrdup(path);
 	struct stat st;
 	ssize_t n;
 
-	if (path == NULL)
-		return -ENOENT;
-	dir = xstrdup(path);
 	*strrchr(dir, '/') = '\0';
 	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !owned(&st))
 		return -ENOENT;
-	if ((n = fd_read_owned(path, FILTER_MAX, &bpf)) == -EPERM)
-		return -EPERM;
-	if (n < 0 && n != -EFBIG)
-		return -ENOENT;
-	if (n <= 0 || n % 8 != 0)
+	if ((n = fd_read_owned(path, FILTER_MAX, ret)) < 0)
+		return n;
+	if (n == 0 || n % 8 != 0) {
+		free(*ret);
+		*ret = NULL;
 		return -EBADMSG;
-	return fd_write_all(fd, bpf, (size_t)n);
+	}
+	return n;
 }
 
-void
-filter_cache_put(const struct plan *p, int fd)
+/* Keep the filter for later runs; silent on failure. */
+static void
+keep(const char *path, const char *bpf, size_t n)
 {
-	autofree char *path = cache_path(p), *dir = NULL;
-	autofree char *bpf = NULL;
+	autofree char *dir = xstrdup(path);
 	struct stat st;
-	ssize_t n;
 
-	if (path == NULL || lseek(fd, 0, SEEK_SET) < 0 ||
-	    (n = fd_read_all(fd, FILTER_MAX, &bpf)) <= 0 || n % 8 != 0)
-		return;
-	dir = xstrdup(path);
 	*strrchr(dir, '/') = '\0';
 	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
 	    lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !owned(&st))
 		return;
-	fd_write_replace(path, bpf, (size_t)n);
+	fd_write_replace(path, bpf, n);
+}
+
+/* The plan's filter compiled now, into *ret: its length, or -errno. */
+static ssize_t
+compile(const struct plan *p, char **ret, const char **where)
+{
+	autoclose int fd = memfd_create("confine-seccomp", MFD_CLOEXEC);
+	ssize_t n;
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if ((r = syscall_filter_export(&p->sys, fd, where)) < 0)
+		return r;
+	*where = "read the compiled filter";
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	if ((n = fd_read_all(fd, FILTER_MAX, ret)) < 0)
+		return n;
+	if (n == 0 || n % 8 != 0) {
+		free(*ret);
+		*ret = NULL;
+		return -EBADMSG;
+	}
+	return n;
+}
+
+int
+filter_cache_export(const struct plan *p, int fd, const char **where)
+{
+	autofree char *path = cache_path(p), *bpf = NULL, *dir = NULL;
+	ssize_t n = -ENOENT;
+
+	if (path) {
+		dir = xstrdup(path);
+		*strrchr(dir, '/') = '\0';
+		if (writable_by_sandbox(p, dir)) {
+			free(path);
+			path = NULL;
+		}
+	}
+	if (path == NULL || (n = kept(path, &bpf)) < 0) {
+		if ((n = compile(p, &bpf, where)) < 0)
+			return (int)n;
+		if (path)
+			keep(path, bpf, (size_t)n);
+	}
+	*where = "hand the filter over";
+	return fd_write_all(fd, bpf, (size_t)n);
 }

@@ -9,12 +9,11 @@
 #include "policy/plan.h"
 
 /*
- * Write the plan's filter, compiled by an earlier run, to fd: 0, or
- * -errno (none kept, or not trusted): compile it.
+ * Write the plan's compiled filter to fd (a pipe, a memfd): the one an
+ * earlier run kept, or compiled now and kept for the next.  0, or -errno
+ * with *where saying what failed (compiling, or the write: -EPIPE when
+ * the sandbox is gone).
  */
-int	filter_cache_get(const struct plan *, int fd);
-/* Keep the filter in fd (read from its start) for later runs; silent on
- * failure. */
-void	filter_cache_put(const struct plan *, int fd);
+int	filter_cache_export(const struct plan *, int fd, const char **where);
 
 #endif

@@ -38,6 +38,7 @@
 #include "run/agent-state.h"
 #include "run/backend.h"
 #include "run/command-exec.h"
+#include "run/filter-cache.h"
 #include "run/job-control.h"
 #include "run/limits.h"
 #include "run/notify-meta.h"
@@ -670,10 +671,14 @@ make_fds(const struct plan *p, const struct backend_ops *ops, struct fds *f)
 		die_errno(errno, "signalfd");
 }
 
-/* The sandbox's ends, once it started; the filter compiled meanwhile. */
+/*
+ * The sandbox's ends, once it started; meanwhile, the disk budget's start
+ * measured and the filter made, which the sandbox waits for before its
+ * command runs.
+ */
 static int
 close_sandbox_ends(const struct plan *p, const struct backend_ops *ops,
-    struct fds *f, const char **where)
+    struct fds *f, struct watch *w, const char **where)
 {
 	int filter_err = 0;
 
@@ -694,14 +699,16 @@ close_sandbox_ends(const struct plan *p, const struct backend_ops *ops,
 	}
 	if (!(ops->flags & BACKEND_OWN_FILTER)) {
 		close(f->bpf[0]);
+		/* Nothing of the command has run: its filter comes next. */
+		watch_measure(w);
 		/*
-		 * Compile the filter while the sandbox sets itself up.  If
-		 * that fails, closing the pipe makes the sandbox stop; if the
-		 * sandbox failed first (EPIPE, or libseccomp's ECANCELED for
-		 * it), its own status record says why, and that is what is
-		 * reported.
+		 * The filter, kept by an earlier run or compiled now, while
+		 * the sandbox sets itself up (run/filter-cache.c).  If that
+		 * fails, closing the pipe makes the sandbox stop; if the
+		 * sandbox failed first (EPIPE), its own status record says
+		 * why, and that is what is reported.
 		 */
-		filter_err = syscall_filter_export(&p->sys, f->bpf[1], where);
+		filter_err = filter_cache_export(p, f->bpf[1], where);
 		close(f->bpf[1]);
 	}
 	if (f->ptysock[1] >= 0)
@@ -730,7 +737,10 @@ limit_reached(const struct run_state *rs)
  * (pidfd; -1: reaped already), and with it the overlay, remove the
  * sandbox's cgroup and the session from the trash.  Detached: its own
  * session, no terminal, stdio on /dev/null, so that neither the caller's
- * shell nor a pipe reading confine's output waits for it.
+ * shell nor a pipe reading confine's output waits for it; and at
+ * SCHED_IDLE, so that it runs on a CPU nothing else wants: the caller,
+ * woken by confine's exit, and what it runs next take the CPU from it at
+ * once instead of waiting out its time slice.
  */
 static noreturn void
 tear_down(const struct plan *p, struct run_state *rs, struct limits_run *lr,
@@ -743,6 +753,9 @@ tear_down(const struct plan *p, struct run_state *rs, struct limits_run *lr,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
+	/* Lowering one's own policy needs no privilege; failing, it runs
+	 * as it was. */
+	sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){ 0 });
 	limits_adopt(lr);
 	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		dup2(fd, 0);
@@ -896,6 +909,9 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	/* The disk budget is measured from here (a project quota, or the
 	 * watch): what the session holds now is not the command's. */
 	w = watch_new(p);
+	/* bwrap's command waits for nothing of the supervisor's. */
+	if (ops->flags & BACKEND_OWN_FILTER)
+		watch_measure(w);
 	/*
 	 * A sandbox that fails early closes the filter pipe: take EPIPE, not
 	 * SIGPIPE, and read its reason.  The command gets the caller's own
@@ -921,7 +937,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	/* The backend has started: what it was made for is used. */
 	free(rs.no_copy);
 	rs.no_copy = NULL;
-	filter_err = close_sandbox_ends(p, ops, &f, &where);
+	filter_err = close_sandbox_ends(p, ops, &f, w, &where);
 	running_put(p, &rs, lr.sandbox_path);
 	watch_start(w, &rs);
 	wstatus = supervise(p, ops, &rs, &f, &rec, &kh, w, &stopping,

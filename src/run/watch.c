@@ -79,6 +79,7 @@ struct watch {
 	uint64_t	 free_start;
 	uint64_t	 free_last;	/* at the last walk, or higher */
 	uint64_t	 used_start;	/* the trees, at start */
+	bool		 measure;	/* used_start is yet to be taken */
 	uint64_t	 growth;	/* at the last walk */
 	struct disk_quota q;		/* !q.on: no quota */
 	/* tasks and memory (0: not watched) */
@@ -393,7 +394,6 @@ disk_prepare(struct watch *w)
 	uint64_t size = 0, room;
 	const char *why = "cannot open the session directory";
 	autoclose int sdir = -1;
-	struct usage u;
 	size_t i;
 	int r;
 
@@ -433,8 +433,7 @@ disk_prepare(struct watch *w)
 			w->work[w->nwork++] = st;
 		}
 	}
-	u = session_usage(w);
-	w->used_start = u.bytes;
+	w->measure = true;
 }
 
 struct watch *
@@ -454,6 +453,15 @@ watch_new(const struct plan *p)
 }
 
 void
+watch_measure(struct watch *w)
+{
+	if (w == NULL || !w->measure)
+		return;
+	w->used_start = session_usage(w).bytes;
+	w->measure = false;
+}
+
+void
 watch_start(struct watch *w, const struct run_state *rs)
 {
 	struct itimerspec its = {
@@ -463,6 +471,7 @@ watch_start(struct watch *w, const struct run_state *rs)
 
 	if (w == NULL)
 		return;
+	watch_measure(w);
 	/* What no cgroup's controller enforces, the watch does. */
 	if (!(rs->limits_cgroup & PLAN_LIMIT_TASKS))
 		w->tasks = w->p->limits.tasks;

@@ -20,13 +20,21 @@
 struct watch;
 
 /*
- * Before the sandbox starts (the session's directories made): measure
- * what they hold, and put the disk budget on them as a project quota
- * where the filesystem and confine's privileges allow.  NULL: nothing to
- * watch (no limit, or none the watch takes).  No fd is kept open (none
- * may reach the sandbox's processes).
+ * Before the sandbox starts (the session's directories made): put the
+ * disk budget on them as a project quota where the filesystem and
+ * confine's privileges allow.  NULL: nothing to watch (no limit, or none
+ * the watch takes).  No fd is kept open (none may reach the sandbox's
+ * processes).
  */
 struct watch	*watch_new(const struct plan *);
+
+/*
+ * Measure what the session's trees hold, the start of the budget's
+ * count, where no quota counts it: at the latest before the command can
+ * write (its filter not yet handed over), the sandbox setting itself up
+ * meanwhile; watch_start() does it if it was not done.  NULL is fine.
+ */
+void		 watch_measure(struct watch *);
 
 /* The sandbox started (rs->child, rs->limits_cgroup set): start ticking. */
 void		 watch_start(struct watch *, const struct run_state *);

@@ -5,9 +5,7 @@
 # $XDG_STATE_HOME/confine/bwrap-version, keyed on the binary's identity:
 # a note that matches is used (its word shows in bwrap's arguments), one
 # of another binary, a forged or unsafe one is ignored and asked again.
-# The compiled seccomp filter is kept in $XDG_STATE_HOME/confine/filters:
-# a kept one is loaded (a forged one that kills shows it), an unsafe or
-# broken one is ignored and compiled again.
+# (The compiled seccomp filter, kept on every backend: filter-cache.sh.)
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 unset CONFINE_BACKEND
 BACKEND=bwrap
@@ -26,7 +24,7 @@ if ! grep -q '^[0-9]* [0-9]* [0-9-]* [0-9-]* [0-9]* [0-9-]* [0-9]* 0 [89]$' \
     grep -q '^bwrap: .*(setuid)$'; then
 	USERNS_WORD=no
 fi
-plan 8
+plan 5
 
 # need_word: skip a case that tells the note by --disable-userns.
 need_word() {
@@ -119,87 +117,9 @@ t_broken() {
 	assert_file_has_content "$ERR" 'bwrap argv\[[0-9]*\]: --disable-userns$'
 }
 
-# The kept filter: one file.
-kept_filter() {
-	FILTER=$(ls "$XDG_STATE_HOME"/confine/filters/*.bpf 2>/dev/null)
-	[ -n "$FILTER" ] && [ "$(echo "$FILTER" | wc -l)" -eq 1 ] ||
-	    fail "no one kept filter: $FILTER"
-}
-
-# One BPF instruction: return SECCOMP_RET_KILL_PROCESS.
-kill_filter() {
-	printf '\006\000\000\000\000\000\000\200' >"$1"
-}
-
-t_filter_kept() {
-	ws_new
-	run_confine --backend bwrap -- sh -c 'grep ^Seccomp: /proc/self/status'
-	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^Seccomp:[[:space:]]+2$'
-	kept_filter
-	[ "$(stat -c %a "$FILTER")" = 600 ] || fail "the filter is not 0600"
-	[ $(($(stat -c %s "$FILTER") % 8)) -eq 0 ] ||
-	    fail "the kept filter is not whole instructions"
-	cp "$FILTER" "$TEST_TMP/first.bpf"
-	run_confine --backend bwrap -- sh -c 'grep ^Seccomp: /proc/self/status'
-	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^Seccomp:[[:space:]]+2$'
-	cmp -s "$FILTER" "$TEST_TMP/first.bpf" ||
-	    fail "the kept filter changed between two runs"
-}
-
-t_filter_used() {
-	ws_new
-	run_confine --backend bwrap -- true
-	assert_status "$RC" 0
-	kept_filter
-	# Positive control: a kept filter of the user's is the one loaded.
-	kill_filter "$FILTER"
-	chmod 0600 "$FILTER"
-	run_confine --backend bwrap -- echo RAN
-	assert_ne "$RC" 0
-	assert_not_file_has_content "$OUT" '^RAN$'
-	# Writable by others: ignored, compiled again, replaced.
-	kill_filter "$FILTER"
-	chmod 0620 "$FILTER"
-	run_confine --backend bwrap -- echo RAN
-	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^RAN$'
-	[ "$(stat -c %a "$FILTER")" = 600 ] || fail "not replaced"
-	[ "$(stat -c %s "$FILTER")" -ne 8 ] || fail "kept the forged filter"
-}
-
-t_filter_broken() {
-	ws_new
-	run_confine --backend bwrap -- true
-	assert_status "$RC" 0
-	kept_filter
-	printf 'abc' >"$FILTER"
-	run_confine --backend bwrap -- echo RAN
-	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^RAN$'
-	[ $(($(stat -c %s "$FILTER") % 8)) -eq 0 ] || fail "not replaced"
-	kill_filter "$TEST_TMP/killer"
-	rm -f "$FILTER"
-	ln -s "$TEST_TMP/killer" "$FILTER"
-	run_confine --backend bwrap -- echo RAN
-	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^RAN$'
-	chmod 0777 "$XDG_STATE_HOME/confine/filters"
-	rm -f "$FILTER"
-	kill_filter "$FILTER"
-	chmod 0600 "$FILTER"
-	run_confine --backend bwrap -- echo RAN
-	assert_status "$RC" 0
-	assert_file_has_content "$OUT" '^RAN$'
-}
-
 tcase "the version is noted, the user's own file" t_written
 tcase "a note of this binary is used, bwrap is not asked" t_used
 tcase "a note of another binary is ignored and replaced" t_other_binary
 tcase "a note others may write, or a symlink, is ignored" t_unsafe
 tcase "a broken note is ignored" t_broken
-tcase "the compiled filter is kept, the same each run" t_filter_kept
-tcase "a kept filter is loaded; one others may write is not" t_filter_used
-tcase "a broken kept filter, a symlink, or one in a directory others may write: ignored" t_filter_broken
 tap_done
