@@ -645,28 +645,37 @@ remove_tree(int dirfd, const char *name, int depth)
 	unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
+char *
+workspace_copy_dir(const struct plan *p, size_t i)
+{
+	const struct plan_workspace *w = &p->workspaces[i];
+
+	if (p->backend == PLAN_BACKEND_NATIVE || plan_ws_overlay(p) ||
+	    w->read_only || w->dir == NULL)
+		return NULL;
+	return path_join(w->dir, "upper");
+}
+
 /*
  * Copies (bwrap where its workspace is no overlay, landlock): has the
  * command changed any writable workspace's copy since its mark (its own,
  * in the session or ws/N)?  A mark that cannot be read: yes, kept for the
  * export to say.
  */
-static bool
-copies_changed(const struct plan *p)
+bool
+workspace_copies_changed(const struct plan *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->nworkspaces; i++) {
-		const struct plan_workspace *w = &p->workspaces[i];
-		autofree char *upper = NULL;
+		autofree char *upper = workspace_copy_dir(p, i);
 		struct copy_mark mark;
 		bool changed;
 
-		if (w->read_only || w->dir == NULL)
+		if (upper == NULL)
 			continue;
-		if (copy_mark_load(w->dir, &mark) < 0)
+		if (copy_mark_load(p->workspaces[i].dir, &mark) < 0)
 			return true;
-		upper = path_join(w->dir, "upper");
 		changed = copy_changed(upper, &mark);
 		copy_mark_free(&mark);
 		if (changed)
@@ -696,7 +705,7 @@ workspace_session_finish(const struct plan *p, bool keep)
 		 * What the proxy refused is no change: the exit line said it.
 		 */
 		if (!plan_ws_overlay(p)) {
-			if (p->reenter || keep || copies_changed(p))
+			if (p->reenter || keep || workspace_copies_changed(p))
 				return true;
 			workspace_session_remove(p);
 			return false;
@@ -794,7 +803,7 @@ more_written(const struct plan *p, int fd)
 }
 
 bool
-workspace_session_untouched(const struct plan *p)
+workspace_session_untouched(const struct plan *p, int copies_changed)
 {
 	autoclose int fd = -1;
 	size_t i;
@@ -804,7 +813,8 @@ workspace_session_untouched(const struct plan *p)
 		return false;
 	/* Copies: each unchanged since its mark, as the finish judges it. */
 	if (p->backend != PLAN_BACKEND_NATIVE && !plan_ws_overlay(p))
-		return !copies_changed(p);
+		return copies_changed >= 0 ? !copies_changed :
+		    !workspace_copies_changed(p);
 	if (!dir_empty(fd, "upper"))
 		return false;
 	/* A further workspace written: kept. */

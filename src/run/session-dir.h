@@ -44,10 +44,24 @@ void	workspace_session_remove(const struct plan *);
  * still be mounted): did the command leave the workspace untouched, as
  * workspace_session_finish() would judge it?  An overlay: its upper layer
  * empty, and on native its scratch layers too (bwrap's scratch is
- * discarded); a copy: nothing changed since its mark (its whole tree
- * walked, the removal not done).  Reads only; false when unsure.
+ * discarded); a copy: nothing changed since its mark (copies_changed,
+ * workspace_copies_changed()'s answer taken since the sandbox ended, or
+ * -1: asked here).  Reads only; false when unsure.
  */
-bool	workspace_session_untouched(const struct plan *);
+bool	workspace_session_untouched(const struct plan *, int copies_changed);
+
+/*
+ * The copy of writable workspace i (bwrap where its workspace is no
+ * overlay, landlock), heap; NULL: that workspace has none.
+ */
+char	*workspace_copy_dir(const struct plan *, size_t i);
+
+/*
+ * Has the command changed any writable workspace's copy since its mark
+ * (each copy's tree walked up to the first change)?  A mark that cannot
+ * be read: yes.  False where there is no copy.
+ */
+bool	workspace_copies_changed(const struct plan *);
 
 /*
  * Take an untouched session out of the store: its directory is renamed

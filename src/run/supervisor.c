@@ -787,7 +787,7 @@ tear_down(const struct plan *p, struct run_state *rs, struct limits_run *lr,
  */
 static bool
 leave_early(const struct plan *p, struct run_state *rs, struct limits_run *lr,
-    bool reaped, bool *changed)
+    bool reaped, bool copies_changed, bool *changed)
 {
 	int pidfd = -1;
 	pid_t pid;
@@ -795,7 +795,7 @@ leave_early(const struct plan *p, struct run_state *rs, struct limits_run *lr,
 	if ((p->backend != PLAN_BACKEND_NATIVE && !reaped) || p->reenter ||
 	    p->state_dir || p->patch_from || limits_outcomes(p, rs, lr))
 		return false;
-	if (!workspace_session_untouched(p)) {
+	if (!workspace_session_untouched(p, copies_changed)) {
 		*changed = p->backend != PLAN_BACKEND_NATIVE &&
 		    !plan_ws_overlay(p);
 		return false;
@@ -862,7 +862,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	struct watch *w = NULL;
 	sigset_t set, stop, held;
 	int r, wstatus, filter_err;
-	bool reaped, changed = false;
+	bool reaped, copies_changed, changed = false;
 
 	rs.no_copy = xcalloc(p->mounts.n + 1, sizeof(*rs.no_copy));
 
@@ -926,7 +926,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		sandbox_sigset(&set);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		log_set_exit_hook(NULL);
-		watch_end(w, &rs);
+		watch_end(w, &rs, false);
 		limits_end(p, &rs, &lr);
 		workspace_session_finish(p, false);
 		if (!p->reenter)
@@ -953,9 +953,16 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	}
 	pty_restore();
 	log_set_exit_hook(NULL);
-	watch_end(w, &rs);
+	/*
+	 * The copies, changed since their marks?  Asked once, the command
+	 * gone: an unchanged copy is walked neither by the watch's last look
+	 * nor again for the early return.
+	 */
+	copies_changed = workspace_copies_changed(p);
+	watch_end(w, &rs, !copies_changed);
 	/* A stop is said and noted: the usual end. */
-	if (!stopping.asked && leave_early(p, &rs, &lr, reaped, &changed))
+	if (!stopping.asked && leave_early(p, &rs, &lr, reaped,
+	    copies_changed, &changed))
 		return exit_status(&rec, wstatus);
 	/* The namespaces gone before the layers are read or removed. */
 	while (!reaped && waitpid(rs.child, NULL, 0) < 0 && errno == EINTR)

@@ -49,6 +49,7 @@
 #include "lib/sys.h"
 #include "lib/util.h"
 #include "run/disk-quota.h"
+#include "run/session-dir.h"
 #include "run/watch.h"
 #include "store/session-meta.h"
 #include "store/session-usage.h"
@@ -89,6 +90,14 @@ struct watch {
 	 * walked. */
 	struct stat	*work;
 	size_t		 nwork;
+	/* The workspaces' copies: walked apart, what each held at start
+	 * kept, which stands at the end for a copy found unchanged. */
+	struct watch_copy {
+		char		*dir;
+		struct stat	 st;
+		uint64_t	 bytes;
+	}		*copies;
+	size_t		 ncopies;
 	/* Memory is read again no sooner than ten times what reading it
 	 * took (CLOCK_MONOTONIC, ns): the watch's cost at most a tenth. */
 	uint64_t	 mem_next;
@@ -104,13 +113,23 @@ struct usage {
  * counts 1/n of its blocks at each name.  Takes dfd.
  */
 static bool
-is_work(const struct watch *w, const struct stat *st)
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* A directory the walk leaves out: a work directory, or a copy (walked
+ * apart). */
+static bool
+left_out(const struct watch *w, const struct stat *st)
 {
 	size_t i;
 
 	for (i = 0; i < w->nwork; i++)
-		if (w->work[i].st_dev == st->st_dev &&
-		    w->work[i].st_ino == st->st_ino)
+		if (same_file(&w->work[i], st))
+			return true;
+	for (i = 0; i < w->ncopies; i++)
+		if (same_file(&w->copies[i].st, st))
 			return true;
 	return false;
 }
@@ -146,7 +165,7 @@ tree_usage(const struct watch *w, int dfd, int depth, struct usage *u)
 			    (st.st_nlink ? st.st_nlink : 1);
 			continue;
 		}
-		if (is_work(w, &st))
+		if (left_out(w, &st))
 			continue;
 		if (depth <= 0) {
 			u->partial = true;
@@ -163,24 +182,49 @@ tree_usage(const struct watch *w, int dfd, int depth, struct usage *u)
 	closedir(d);
 }
 
-/* The session directory's trees and the profile's kept state. */
-static struct usage
-session_usage(const struct watch *w)
+/* The blocks of the tree at dir (an absolute path), into u; one that is
+ * not there counts nothing when it may be absent. */
+static void
+path_usage(const struct watch *w, const char *dir, bool may_be_absent,
+    struct usage *u)
 {
-	struct usage u = { 0 };
 	int fd;
 
-	if ((fd = open(w->p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
-		u.partial = true;
+		u->partial |= !(may_be_absent && errno == ENOENT);
 	else
-		tree_usage(w, fd, WALK_DEPTH, &u);
-	if (w->p->state_dir) {
-		if ((fd = open(w->p->state_dir, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC)) < 0)
-			u.partial = errno != ENOENT;
-		else
-			tree_usage(w, fd, WALK_DEPTH, &u);
+		tree_usage(w, fd, WALK_DEPTH, u);
+}
+
+/*
+ * The session directory's trees and the profile's kept state.  The
+ * copies: walked, and what each holds noted when start; or, unchanged
+ * (the command gone and each found unchanged since its mark, which every
+ * change of a file, its size and its blocks sets), what each held at
+ * start.
+ */
+static struct usage
+session_usage(struct watch *w, bool start, bool copies_unchanged)
+{
+	struct usage u = { 0 };
+	size_t i;
+
+	path_usage(w, w->p->session_dir, false, &u);
+	if (w->p->state_dir)
+		path_usage(w, w->p->state_dir, true, &u);
+	for (i = 0; i < w->ncopies; i++) {
+		struct usage c = { 0 };
+
+		if (copies_unchanged) {
+			u.bytes += w->copies[i].bytes;
+			continue;
+		}
+		path_usage(w, w->copies[i].dir, false, &c);
+		if (start)
+			w->copies[i].bytes = c.bytes;
+		u.bytes += c.bytes;
+		u.partial |= c.partial;
 	}
 	return u;
 }
@@ -334,7 +378,7 @@ tick_disk(struct watch *w, struct run_state *rs)
 		if (w->q.on)
 			used = disk_quota_used(&w->q);
 		else {
-			u = session_usage(w);
+			u = session_usage(w, false, false);
 			used = u.partial ? (int64_t)(w->used_start + 1) :
 			    (int64_t)u.bytes;
 		}
@@ -372,7 +416,7 @@ tick_disk(struct watch *w, struct run_state *rs)
 		step = left ? left : 1;
 	if (w->free_last - avail < step)
 		return;
-	u = session_usage(w);
+	u = session_usage(w, false, false);
 	w->growth = u.bytes > w->used_start ? u.bytes - w->used_start : 0;
 	/* Not all of it seen: the filesystem's whole fall is counted. */
 	if (u.partial && w->free_start > avail &&
@@ -433,6 +477,17 @@ disk_prepare(struct watch *w)
 			w->work[w->nwork++] = st;
 		}
 	}
+	for (i = 0; i < p->nworkspaces; i++) {
+		autofree char *dir = workspace_copy_dir(p, i);
+		struct stat st;
+
+		if (dir && stat(dir, &st) == 0) {
+			w->copies = xreallocarray(w->copies, w->ncopies + 1,
+			    sizeof(*w->copies));
+			w->copies[w->ncopies++] = (struct watch_copy){
+			    .dir = steal_ptr(&dir), .st = st };
+		}
+	}
 	w->measure = true;
 }
 
@@ -457,7 +512,7 @@ watch_measure(struct watch *w)
 {
 	if (w == NULL || !w->measure)
 		return;
-	w->used_start = session_usage(w).bytes;
+	w->used_start = session_usage(w, true, false).bytes;
 	w->measure = false;
 }
 
@@ -504,11 +559,12 @@ watch_tick(struct watch *w, struct run_state *rs)
 }
 
 void
-watch_end(struct watch *w, struct run_state *rs)
+watch_end(struct watch *w, struct run_state *rs, bool copies_unchanged)
 {
 	uint64_t avail = 0, growth;
 	char words[32];
 	struct usage u;
+	size_t i;
 
 	if (w == NULL)
 		return;
@@ -516,9 +572,10 @@ watch_end(struct watch *w, struct run_state *rs)
 	 * A burst between two looks, and the command ended: passed all the
 	 * same, and said.  Always a walk: the filesystem's free space is no
 	 * filter here, others free space on it while the session writes.
+	 * A copy the command left as it was holds what it held at start.
 	 */
 	if (w->tfd >= 0 && w->budget && !w->q.on && !w->stopped) {
-		u = session_usage(w);
+		u = session_usage(w, false, copies_unchanged);
 		growth = u.bytes > w->used_start ? u.bytes - w->used_start : 0;
 		/* Not all of it seen: the filesystem's whole fall is counted. */
 		if (u.partial && fs_space(w->p->session_dir, &avail,
@@ -543,5 +600,8 @@ watch_end(struct watch *w, struct run_state *rs)
 	if (w->tfd >= 0)
 		close(w->tfd);
 	free(w->work);
+	for (i = 0; i < w->ncopies; i++)
+		free(w->copies[i].dir);
+	free(w->copies);
 	free(w);
 }

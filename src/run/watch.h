@@ -49,9 +49,13 @@ int		 watch_fd(const struct watch *);
 void		 watch_tick(struct watch *, struct run_state *);
 
 /*
- * The command is gone: the quota's outcome into rs->limit_hit, the quota
- * lifted.  Frees the watch; NULL is fine.
+ * The command is gone: the last look (the trees walked again, whatever
+ * the free space says; a copy that copies_unchanged says the command left
+ * as it was counts what it held at start, not walked again), or the
+ * quota's outcome, into rs->limit_hit, the quota lifted.  Frees the
+ * watch; NULL is fine.
  */
-void		 watch_end(struct watch *, struct run_state *);
+void		 watch_end(struct watch *, struct run_state *,
+		    bool copies_unchanged);
 
 #endif

@@ -15,7 +15,7 @@
 # that, not for a time.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib.sh"
 require_userns
-plan 5
+plan 6
 
 MOUNTS=$TEST_TMP/.mounts
 : >"$MOUNTS"
@@ -113,6 +113,30 @@ t_burst() {
 	fi
 	sid=$(sessions)
 	assert_file_has_content "$SESSIONS/$sid/report" '^  disk budget 64 MiB (passed|reached)'
+}
+
+# A burst beside a workspace left as it was (landlock: into the session's
+# home, on the disk; the copy is not walked again at the end, being
+# unchanged): said all the same.
+t_burst_home() {
+	[ "$BACKEND" = landlock ] ||
+	    skip_case "the $BACKEND backend's home is a tmpfs, bounded by memory, not the disk budget"
+	ws_new
+	run_confine --disk 64M -- sh -c 'head -c 100663296 /dev/zero >"$HOME/big"'
+	if grep -q 'writes refused with ENOSPC' "$ERR"; then
+		skip_case "the test directory's filesystem has project quotas: the quota, not the watch, took the budget"
+	fi
+	if grep -q 'reached (watched' "$ERR"; then
+		[ "$RC" -eq 137 ] || [ "$RC" -eq 0 ] ||
+		    fail "exit status $RC, expected 137 (or 0)"
+	else
+		assert_status "$RC" 0
+		assert_file_has_content "$ERR" '^confine: disk budget 64 MiB passed \(watched, no project quota here\): the command ended before the watch could stop it$'
+	fi
+	sid=$(sessions)
+	[ -n "$sid" ] || fail "no session kept"
+	assert_file_has_content "$SESSIONS/$sid/report" '^  disk budget 64 MiB (passed|reached)'
+	assert_ws_unchanged
 }
 
 # The same burst while another program frees more space than the burst
@@ -232,6 +256,7 @@ t_quota() {
 
 tcase "the watch stops a writer at the disk budget" t_watch
 tcase "a burst past the disk budget is said" t_burst
+tcase "a burst beside an untouched workspace copy is said" t_burst_home
 tcase "a burst hidden by space freed beside it is said" t_burst_hidden
 tcase "the reserve stops a writer before the filesystem fills" t_reserve
 tcase "a project quota refuses writes at the budget; the command runs on" t_quota
