@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -153,4 +154,52 @@ fd_read_path(const char *path, size_t max, char **ret)
 	if (fd < 0)
 		return -errno;
 	return fd_read_all(fd, max, ret);
+}
+
+/* The buffer of a dir_reader: as much as glibc's DIR takes. */
+#define DIR_BUF		32768
+
+void
+dir_begin(struct dir_reader *d, int fd)
+{
+	*d = (struct dir_reader){ .fd = fd };
+}
+
+const char *
+dir_next(struct dir_reader *d, unsigned char *type)
+{
+	for (;;) {
+		const struct dirent64 *e;
+		ssize_t n;
+
+		if (d->pos < d->len) {
+			e = (const struct dirent64 *)(d->buf + d->pos);
+			d->pos += e->d_reclen;
+			if (e->d_name[0] == '.' && (e->d_name[1] == '\0' ||
+			    (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+				continue;
+			if (type)
+				*type = e->d_type;
+			return e->d_name;
+		}
+		if (d->err || d->fd < 0)
+			return NULL;
+		if (d->buf == NULL)
+			d->buf = xmalloc(DIR_BUF);
+		if ((n = getdents64(d->fd, d->buf, DIR_BUF)) <= 0) {
+			if (n < 0)
+				d->err = errno;
+			d->fd = -1;	/* the end: not read again */
+			return NULL;
+		}
+		d->pos = 0;
+		d->len = (size_t)n;
+	}
+}
+
+void
+dir_done(struct dir_reader *d)
+{
+	free(d->buf);
+	d->buf = NULL;
 }

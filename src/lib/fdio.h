@@ -63,4 +63,24 @@ ssize_t	fd_read_owned(const char *path, size_t max, char **ret);
  */
 int	fd_write_replace(const char *path, const char *buf, size_t len);
 
+/*
+ * A directory's entries, read with getdents64(2) straight from an fd the
+ * caller keeps open and closes (no dup(2), fstat(2) and fcntl(2) as
+ * fdopendir(3) makes for each directory: a walk of a tree opens many),
+ * "." and ".." left out.  dir_next(): the next entry's name, valid until
+ * the next call, and its type (DT_*; DT_UNKNOWN where the filesystem
+ * gives none), or NULL at the end, or when a read failed (d->err, the
+ * errno).  dir_done() frees the buffer, not the fd.
+ */
+struct dir_reader {
+	int		 fd;
+	int		 err;
+	size_t		 pos, len;
+	char		*buf;
+};
+
+void		 dir_begin(struct dir_reader *, int fd);
+const char	*dir_next(struct dir_reader *, unsigned char *type);
+void		 dir_done(struct dir_reader *);
+
 #endif

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/spawn.h"
 #include "lib/sys.h"
@@ -35,7 +36,7 @@
 #include "store/session-meta.h"
 #include "store/session-store.h"
 
-static void	remove_tree(int, const char *, int);
+static int	remove_tree(int, const char *, int);
 static bool	dir_empty(int, const char *);
 static bool	more_written(const struct plan *, int);
 
@@ -621,28 +622,52 @@ workspace_session_create(const struct plan *p, const char **where,
 	return p->reenter ? 0 : write_meta(fd, p, start, start, NULL);
 }
 
-static void
+/*
+ * Remove name below dirfd, a tree or not: 0 or -errno.  A directory is
+ * opened up to its owner (mode 0700) only where its owner could not
+ * read it or remove from it: a copy keeps the modes of the workspace's,
+ * and overlayfs makes work directories of mode 0.
+ */
+static int
 remove_tree(int dirfd, const char *name, int depth)
 {
 	autoclose int fd = -1;
-	DIR *d;
-	struct dirent *e;
+	struct dir_reader d;
+	const char *entry;
+	bool opened = false;
 
-	if (unlinkat(dirfd, name, 0) == 0 || errno != EISDIR || depth > 16)
-		return;
-	if (fchmodat(dirfd, name, 0700, AT_SYMLINK_NOFOLLOW) < 0) {
-		/* Not ours to open up: the open below may work all the same. */
-	}
+	if (unlinkat(dirfd, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR)
+		return -errno;
+	if (depth > 16)
+		return -ELOOP;
 	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
-		return;
-	if ((d = fdopendir(dup(fd))) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL)
-		if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
-			remove_tree(fd, e->d_name, depth + 1);
-	closedir(d);
-	unlinkat(dirfd, name, AT_REMOVEDIR);
+	    O_CLOEXEC)) < 0 && errno == EACCES &&
+	    fchmodat(dirfd, name, 0700, AT_SYMLINK_NOFOLLOW) == 0) {
+		opened = true;
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	dir_begin(&d, fd);
+	while ((entry = dir_next(&d, NULL)) != NULL)
+		if (remove_tree(fd, entry, depth + 1) == -EACCES && !opened &&
+		    fchmod(fd, 0700) == 0) {
+			opened = true;
+			remove_tree(fd, entry, depth + 1);
+		}
+	/* Unreadable past its start: opened up, read again. */
+	if (d.err == EACCES && !opened && fchmod(fd, 0700) == 0) {
+		dir_done(&d);
+		lseek(fd, 0, SEEK_SET);
+		dir_begin(&d, fd);
+		while ((entry = dir_next(&d, NULL)) != NULL)
+			remove_tree(fd, entry, depth + 1);
+	}
+	dir_done(&d);
+	return unlinkat(dirfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 }
 
 char *
@@ -766,21 +791,16 @@ workspace_session_remove(const struct plan *p)
 static bool
 dir_empty(int dirfd, const char *rel)
 {
-	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	struct dirent *e;
-	bool empty = true;
-	DIR *d;
+	autoclose int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	struct dir_reader d;
+	bool empty;
 
 	if (fd < 0)
 		return false;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return false;
-	}
-	while (empty && (e = readdir(d)) != NULL)
-		empty = streq(e->d_name, ".") || streq(e->d_name, "..");
-	closedir(d);
+	dir_begin(&d, fd);
+	empty = dir_next(&d, NULL) == NULL && d.err == 0;
+	dir_done(&d);
 	return empty;
 }
 

@@ -137,25 +137,16 @@ left_out(const struct watch *w, const struct stat *st)
 static void
 tree_usage(const struct watch *w, int dfd, int depth, struct usage *u)
 {
-	DIR *d;
-	struct dirent *e;
+	struct dir_reader d;
+	const char *untrusted_name;
 	struct stat st;
 	int fd;
 
 	if (fstat(dfd, &st) == 0)
 		u->bytes += (uint64_t)st.st_blocks * 512;
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		u->partial = true;
-		return;
-	}
-	while ((e = readdir(d)) != NULL) {
-		const char *untrusted_name = e->d_name;
-
-		if (streq(untrusted_name, ".") || streq(untrusted_name, ".."))
-			continue;
-		if (fstatat(dirfd(d), untrusted_name, &st,
-		    AT_SYMLINK_NOFOLLOW) < 0) {
+	dir_begin(&d, dfd);
+	while ((untrusted_name = dir_next(&d, NULL)) != NULL) {
+		if (fstatat(dfd, untrusted_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
 				u->partial = true;
 			continue;
@@ -171,7 +162,7 @@ tree_usage(const struct watch *w, int dfd, int depth, struct usage *u)
 			u->partial = true;
 			continue;
 		}
-		if ((fd = openat(dirfd(d), untrusted_name, O_RDONLY |
+		if ((fd = openat(dfd, untrusted_name, O_RDONLY |
 		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 			if (errno != ENOENT)
 				u->partial = true;
@@ -179,7 +170,10 @@ tree_usage(const struct watch *w, int dfd, int depth, struct usage *u)
 		}
 		tree_usage(w, fd, depth - 1, u);
 	}
-	closedir(d);
+	if (d.err)
+		u->partial = true;
+	dir_done(&d);
+	close(dfd);
 }
 
 /* The blocks of the tree at dir (an absolute path), into u; one that is

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "run/workspace-copy.h"
@@ -43,6 +44,7 @@ struct copy {
 	bool			 no_clone;	/* FICLONE failed: not here */
 	bool			 no_range;	/* so did copy_file_range(2) */
 	bool			 is_root;	/* euid 0: owners kept */
+	mode_t			 umask;		/* the process's */
 	FILE			*dirs;	/* "INO\0PATH\0" per directory */
 	struct copy_mark	*mark;	/* or NULL: its recent entries */
 	char *const		*except;
@@ -219,13 +221,29 @@ copy_bytes(struct copy *c, int in, int out, off_t size, bool *cloned)
 	return n < 0 ? -errno : 0;
 }
 
+/*
+ * The mode an entry is made with, and must it be set again after (the
+ * umask took bits, or it has bits a creation does not set)?  A file has
+ * its own mode from the start (the session's directories let nobody else
+ * in); a directory is its owner's to fill until it is done.
+ */
+static mode_t
+made_mode(const struct copy *c, mode_t want, bool dir, bool *again)
+{
+	mode_t made = (want & 0777) | (dir ? 0700 : 0);
+
+	*again = (made & ~c->umask) != want;
+	return made;
+}
+
 static int
 copy_file(struct copy *c, int sdir, const char *name, int ddir,
     const char *dname, const struct stat *st)
 {
 	autoclose int in = -1, out = -1;
 	struct timespec t[2] = { st->st_atim, st->st_mtim };
-	bool cloned;
+	const mode_t mode = st->st_mode & 01777;
+	bool cloned, again;
 	int r;
 
 	if ((in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
@@ -237,13 +255,13 @@ copy_file(struct copy *c, int sdir, const char *name, int ddir,
 		return -errno;
 	}
 	if ((out = openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) < 0)
+	    O_CLOEXEC, made_mode(c, mode, false, &again))) < 0)
 		return -errno;
 	if ((r = copy_bytes(c, in, out, st->st_size, &cloned)) < 0)
 		return r;
 	c->st->files++;
 	c->st->cloned += cloned;
-	if (own(c, out, st) < 0 || fchmod(out, st->st_mode & 01777) < 0 ||
+	if (own(c, out, st) < 0 || (again && fchmod(out, mode) < 0) ||
 	    futimens(out, t) < 0)
 		return -errno;
 	if ((r = note(c, out, NULL)) < 0)
@@ -289,6 +307,8 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 	if (S_ISDIR(st.st_mode)) {
 		autoclose int s = -1, d = -1;
 		struct timespec t[2] = { st.st_atim, st.st_mtim };
+		const mode_t mode = st.st_mode & 01777;
+		bool again;
 
 		if ((s = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC)) < 0) {
@@ -298,7 +318,8 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 			}
 			return -errno;
 		}
-		if (mkdirat(ddir, dname, 0700) < 0 ||
+		if (mkdirat(ddir, dname, made_mode(c, mode, true,
+		    &again)) < 0 ||
 		    (d = openat(ddir, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC)) < 0)
 			return -errno;
@@ -312,7 +333,7 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 		}
 		if ((r = copy_dir(c, s, d, depth + 1)) < 0)
 			return r;
-		if (own(c, d, &st) < 0 || fchmod(d, st.st_mode & 01777) < 0 ||
+		if (own(c, d, &st) < 0 || (again && fchmod(d, mode) < 0) ||
 		    futimens(d, t) < 0)
 			return -errno;
 		return note(c, d, NULL);
@@ -324,41 +345,39 @@ copy_entry(struct copy *c, int sdir, const char *name, int ddir,
 static int
 copy_dir(struct copy *c, int sdir, int ddir, int depth)
 {
-	DIR *d;
-	struct dirent *e;
+	struct dir_reader d;
+	const char *name;
 	int r = 0;
 
 	if (depth > MAX_DEPTH)
 		return -ELOOP;
-	if ((d = fdopendir(dup(sdir))) == NULL)
-		return -errno;
-	while (r == 0 && (e = readdir(d)) != NULL) {
+	dir_begin(&d, sdir);
+	while (r == 0 && (name = dir_next(&d, NULL)) != NULL) {
 		size_t len = strlen(c->rel);
 
-		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
-			continue;
 		if ((size_t)snprintf(c->rel + len, sizeof(c->rel) - len,
-		    "%s%s", len ? "/" : "", e->d_name) >= sizeof(c->rel) - len) {
+		    "%s%s", len ? "/" : "", name) >= sizeof(c->rel) - len) {
 			r = -ENAMETOOLONG;
 			break;
 		}
 		if (!excepted(c))
-			r = copy_entry(c, sdir, e->d_name, ddir, e->d_name,
-			    depth);
+			r = copy_entry(c, sdir, name, ddir, name, depth);
 		/*
 		 * Gone since the directory was read (git gc pruning loose
 		 * objects, an editor's save by rename): the copy has what is
 		 * there.  Opened before anything is made for it, it left
 		 * nothing behind.
 		 */
-		if (r == -ENOENT && faccessat(sdir, e->d_name, F_OK,
+		if (r == -ENOENT && faccessat(sdir, name, F_OK,
 		    AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
 			log_debug("copy: '%s' went away while copied", c->rel);
 			r = 0;
 		}
 		c->rel[len] = '\0';
 	}
-	closedir(d);
+	if (r == 0 && d.err)
+		r = -d.err;
+	dir_done(&d);
 	return r;
 }
 
@@ -371,25 +390,20 @@ copy_dir(struct copy *c, int sdir, int ddir, int depth)
 static void
 count_dir(struct copy *c, int sdir, int depth)
 {
-	DIR *d;
-	struct dirent *e;
+	struct dir_reader d;
+	unsigned char type;
+	const char *name;
 	int fd;
 
-	if (depth > MAX_DEPTH || (fd = dup(sdir)) < 0)
+	if (depth > MAX_DEPTH)
 		return;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((e = readdir(d)) != NULL) {
+	dir_begin(&d, sdir);
+	while ((name = dir_next(&d, &type)) != NULL) {
 		size_t len = strlen(c->rel);
-		unsigned char type = e->d_type;
 		struct stat st;
 
-		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
-			continue;
 		if ((size_t)snprintf(c->rel + len, sizeof(c->rel) - len,
-		    "%s%s", len ? "/" : "", e->d_name) >= sizeof(c->rel) - len) {
+		    "%s%s", len ? "/" : "", name) >= sizeof(c->rel) - len) {
 			c->rel[len] = '\0';
 			continue;
 		}
@@ -398,18 +412,18 @@ count_dir(struct copy *c, int sdir, int depth)
 			continue;
 		}
 		if (type == DT_UNKNOWN &&
-		    fstatat(sdir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		    fstatat(sdir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			type = IFTODT(st.st_mode);
 		if (type == DT_REG)
 			c->st->total++;
-		else if (type == DT_DIR && (fd = openat(sdir, e->d_name,
+		else if (type == DT_DIR && (fd = openat(sdir, name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
 			count_dir(c, fd, depth + 1);
 			close(fd);
 		}
 		c->rel[len] = '\0';
 	}
-	closedir(d);
+	dir_done(&d);
 }
 
 /* What copy_entry() will copy of the entry name of sdir, counted. */
@@ -453,6 +467,8 @@ copy_tree_shown(const char *src, const char *dst, char *const *except,
 	*where = src;
 	if (sname == NULL || dname == NULL)
 		return -EINVAL;
+	c.umask = umask(0);
+	umask(c.umask);
 	*sname++ = '\0';
 	*dname++ = '\0';
 	if ((s = open(sparent[0] ? sparent : "/", O_PATH | O_DIRECTORY |
@@ -572,34 +588,36 @@ copy_mark_seal(struct copy_mark *m, int dirfd)
 static bool
 changed_below(int dirfd, const struct copy_mark *m, int depth)
 {
-	DIR *d;
-	struct dirent *e;
+	struct dir_reader d;
+	const char *name;
 	bool changed = false;
 
-	if (depth > MAX_DEPTH || (d = fdopendir(dup(dirfd))) == NULL)
+	if (depth > MAX_DEPTH)
 		return true;
-	while (!changed && (e = readdir(d)) != NULL) {
+	dir_begin(&d, dirfd);
+	while ((name = dir_next(&d, NULL)) != NULL) {
 		struct stat st;
 		int sub;
 
-		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
-			continue;
-		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !copy_mark_unchanged(m, &st)) {
 			changed = true;
 			break;
 		}
 		if (!S_ISDIR(st.st_mode))
 			continue;
-		if ((sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY |
+		if ((sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) < 0) {
 			changed = true;
 			break;
 		}
 		changed = changed_below(sub, m, depth + 1);
 		close(sub);
+		if (changed)
+			break;
 	}
-	closedir(d);
+	changed |= d.err != 0;
+	dir_done(&d);
 	return changed;
 }
 
