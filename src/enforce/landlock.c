@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "enforce/landlock.h"
+#include "lib/fdio.h"
 #include "lib/sys.h"
 #include "lib/util.h"
 
@@ -46,15 +47,20 @@ landlock_rights(unsigned int access, bool is_dir)
 	return r;
 }
 
+/* A rule on fd; st: its fstat(2), or NULL to take it here. */
 static int
-add_fd(int ruleset, int fd, unsigned int access, uint64_t handled)
+add_fd(int ruleset, int fd, const struct stat *st, unsigned int access,
+    uint64_t handled)
 {
 	struct confine_ll_path_beneath_attr attr = { .parent_fd = fd };
-	struct stat st;
+	struct stat own;
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	attr.allowed_access = landlock_rights(access, S_ISDIR(st.st_mode)) &
+	if (st == NULL) {
+		if (fstat(fd, &own) < 0)
+			return -errno;
+		st = &own;
+	}
+	attr.allowed_access = landlock_rights(access, S_ISDIR(st->st_mode)) &
 	    handled;
 	if (sys_landlock_add_rule(ruleset, CONFINE_LL_RULE_PATH_BENEATH,
 	    &attr, 0) < 0)
@@ -88,25 +94,30 @@ static int
 add_except(int ruleset, int dirfd, const char *path, unsigned int access,
     char *const *except, uint64_t handled, int depth)
 {
-	DIR *d;
-	struct dirent *e;
+	autoclose int list = -1;
+	struct dir_reader d;
+	const char *name;
+	unsigned char type;
 	int r = 0;
 
 	if (depth > 64)
 		return -ELOOP;
-	if ((d = fdopendir(openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC))) == NULL)
+	if ((list = openat(dirfd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
 		return -errno;
-	while (r == 0 && (e = readdir(d)) != NULL) {
+	dir_begin(&d, list);
+	while (r == 0 && (name = dir_next(&d, &type)) != NULL) {
 		autofree char *sub = NULL;
 		autoclose int fd = -1;
 		struct stat st;
 		bool is_one;
 
-		if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+		/* A link is not opened at all (the fstat below decides for
+		 * what the listing did not say). */
+		if (type == DT_LNK)
 			continue;
-		sub = path_join(path, e->d_name);
-		if ((fd = openat(dirfd, e->d_name, O_PATH | O_NOFOLLOW |
+		sub = path_join(path, name);
+		if ((fd = openat(dirfd, name, O_PATH | O_NOFOLLOW |
 		    O_CLOEXEC)) < 0 || fstat(fd, &st) < 0)
 			continue;	/* gone meanwhile */
 		if (S_ISLNK(st.st_mode))
@@ -118,9 +129,9 @@ add_except(int ruleset, int dirfd, const char *path, unsigned int access,
 			r = add_except(ruleset, fd, sub, access, except, handled,
 			    depth + 1);
 		else if (!is_one)
-			r = add_fd(ruleset, fd, access, handled);
+			r = add_fd(ruleset, fd, &st, access, handled);
 	}
-	closedir(d);
+	dir_done(&d);
 	return r;
 }
 
@@ -139,7 +150,7 @@ add_path(int ruleset, const struct plan_path *p, uint64_t handled)
 		    handled, 0);
 	if (p->except && is_one)
 		return 0;	/* the rule's own path is hidden: no rule */
-	return add_fd(ruleset, fd, p->access, handled);
+	return add_fd(ruleset, fd, NULL, p->access, handled);
 }
 
 int
