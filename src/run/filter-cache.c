@@ -3,17 +3,18 @@
  * run/filter-cache.c - the compiled seccomp filter, kept between runs in
  * $XDG_STATE_HOME/confine/filters/KEY.bpf.
  *
- * Compiling the plan's filter with libseccomp costs more than a
- * millisecond of the supervisor's CPU on every launch, in series where
- * the sandbox waits for it (bwrap needs it before it starts; the landlock
- * backend's command is ready before the compile is done), and on a
+ * Compiling the plan's filter with libseccomp costs up to a millisecond
+ * and more of the supervisor's CPU on every launch, in series where the
+ * sandbox waits for it (bwrap needs it before it starts; the landlock
+ * backend's command is ready before the compile is done), and on the
  * machine's other CPU where it does not (native).  Every backend takes
- * the filter from here.  The filter is a function of the plan's system-call rules, of
- * the libseccomp that compiles them, of the kernel it asks, and of
- * confine's own code: KEY is the SHA-256 of all of them (the rules
- * written out field by field, libseccomp's version, the kernel's release
- * and machine, and the device, inode, size, mtime and ctime of confine's
- * binary).  Any change is another key, and so a new compile.
+ * the filter from here.  The filter is a function of the plan's
+ * system-call rules, of the libseccomp that compiles them, of the kernel
+ * it asks, and of confine's own code: KEY is the SHA-256 of all of them
+ * (the rules written out field by field, libseccomp's version, the
+ * kernel's release and machine, and the device, inode, size, mtime and
+ * ctime of confine's binary).  Any change is another key, and so a new
+ * compile.
  *
  * The file is the user's own, in confine's state directory, which no
  * sandbox may write (native and bwrap show a tmpfs home; the landlock
