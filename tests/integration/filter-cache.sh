@@ -39,17 +39,23 @@ t_filter_kept() {
 	    fail "the kept filter changed between two runs"
 }
 
-t_filter_used() {
-	ws_new
+# A run keeps its filter; one that kills, put in its place as the user's
+# own, is the one the next run loads: that run dies.
+kill_kept_filter() {
 	run_confine -- true
 	assert_status "$RC" 0
 	kept_filter
-	# Positive control: a kept filter of the user's is the one loaded.
 	kill_filter "$FILTER"
 	chmod 0600 "$FILTER"
 	run_confine -- echo RAN
 	assert_ne "$RC" 0
 	assert_not_file_has_content "$OUT" '^RAN$'
+}
+
+t_filter_used() {
+	ws_new
+	# Positive control: a kept filter of the user's is the one loaded.
+	kill_kept_filter
 	# Writable by others: ignored, compiled again, replaced.
 	kill_filter "$FILTER"
 	chmod 0620 "$FILTER"
@@ -111,14 +117,7 @@ t_filter_direct() {
 	assert_status "$RC" 0
 	assert_file_has_content "$OUT" '^wrote$'
 	rm -f "$XDG_STATE_HOME/confine/filters/w"
-	run_confine -- true
-	assert_status "$RC" 0
-	kept_filter
-	kill_filter "$FILTER"
-	chmod 0600 "$FILTER"
-	run_confine -- echo RAN
-	assert_ne "$RC" 0
-	assert_not_file_has_content "$OUT" '^RAN$'
+	kill_kept_filter
 	# With it: compiled, the kept one neither loaded nor replaced.
 	run_confine -p direct -- sh -c 'echo RAN; grep ^Seccomp: /proc/self/status'
 	assert_status "$RC" 0
