@@ -9,9 +9,9 @@
  * directory, outside the project, so that the export works when the
  * budget is spent.
  *
- * Runs in: the supervisor, before the sandbox starts (the command is not
- * running: the trees hold confine's copy, or on a re-entered session what
- * an earlier command wrote) and after it is gone.
+ * Runs in: the supervisor, before the command runs (the sandbox may be
+ * setting itself up; the trees hold confine's copy, or on a re-entered
+ * session what an earlier command wrote) and after it is gone.
  * MUST: treat every name in the trees as untrusted: reached relative to its
  * directory's fd, never through a symlink, opened only when fstatat(2)
  * says it is a regular file or a directory.

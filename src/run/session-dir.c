@@ -36,6 +36,13 @@
 #include "store/session-meta.h"
 #include "store/session-store.h"
 
+/*
+ * How deep a removal goes: as deep as a copy is made (workspace-copy.c),
+ * a directory's fd open at each level.  A tree the command made deeper
+ * stays.
+ */
+#define REMOVE_DEPTH	256
+
 static int	remove_tree(int, const char *, int);
 static bool	dir_empty(int, const char *);
 static bool	more_written(const struct plan *, int);
@@ -550,8 +557,22 @@ more_layers(const struct plan *p, int fd, const char **where,
 }
 
 int
-workspace_session_create(const struct plan *p, const char **where,
+workspace_session_copies(const struct plan *p, const char **where,
     struct timespec *start, bool *no_copy)
+{
+	autoclose int fd = -1;
+
+	*where = p->session_dir;
+	start->tv_sec = start->tv_nsec = 0;
+	if ((fd = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	return copies_create(p, fd, where, start, no_copy);
+}
+
+int
+workspace_session_create(const struct plan *p, const char **where,
+    struct timespec *start, bool *no_copy, bool copies_later)
 {
 	autofree char *parent = xstrdup(p->session_dir);
 	autoclose int fd = -1;
@@ -572,6 +593,8 @@ workspace_session_create(const struct plan *p, const char **where,
 	start->tv_sec = start->tv_nsec = 0;
 	/* bwrap: its other paths are copies, its workspace may be an
 	 * overlay all the same (enforce/overlay.c). */
+	if (copies_later)
+		return 0;
 	if (p->backend != PLAN_BACKEND_NATIVE) {
 		if ((r = copies_create(p, fd, where, start, no_copy)) < 0 ||
 		    !plan_ws_overlay(p))
@@ -640,7 +663,7 @@ remove_tree(int dirfd, const char *name, int depth)
 		return 0;
 	if (errno != EISDIR)
 		return -errno;
-	if (depth > 16)
+	if (depth > REMOVE_DEPTH)
 		return -ELOOP;
 	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0 && errno == EACCES &&

@@ -20,11 +20,21 @@
  * failed.  *start (native) is the session's start, which the command
  * must not begin before (sandbox_wait_start()); zero when the session is
  * entered again with its layers, and for copies, whose changes are told
- * by their mark (store/copy-mark.h) with no wait.  no_copy[i] (one per
- * mount of the plan) is set for a copy it did not make: nothing on the
- * host to copy.
+ * by their mark (store/copy-mark.h) with no wait unless the filesystem's
+ * ctimes need one.  no_copy[i] (one per mount of the plan) is set for a
+ * copy it did not make: nothing on the host to copy.  copies_later (the
+ * landlock backend, whose session is its copies): the directory and its
+ * run lock only; workspace_session_copies() makes the rest.
  */
 int	workspace_session_create(const struct plan *, const char **where,
+	    struct timespec *start, bool *no_copy, bool copies_later);
+
+/*
+ * The rest of a session created with copies_later: the copies, the
+ * session's home and tmp, their marks and the metadata, as
+ * workspace_session_create() would have made them.  Same results.
+ */
+int	workspace_session_copies(const struct plan *, const char **where,
 	    struct timespec *start, bool *no_copy);
 
 /*

@@ -261,9 +261,38 @@ session(struct step_ctx *c)
 }
 
 /*
+ * The time the command must not start before (sandbox_wait_start()), the
+ * first bytes on the filter's pipe: the supervisor decides it once the
+ * session's copies are made, which may be after this process was forked.
+ * 0 or -errno (-EPIPE: the supervisor closed the pipe first).
+ */
+static int
+read_start(int fd, struct timespec *start)
+{
+	char *b = (char *)start;
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < sizeof(*start)) {
+		if ((n = read(fd, b + got, sizeof(*start) - got)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EPIPE;
+		got += (size_t)n;
+	}
+	return start->tv_nsec >= 0 && start->tv_nsec < 1000000000L ? 0 :
+	    -EINVAL;
+}
+
+/*
  * Only 0, 1, 2 (and the status pipe, closed at exec) stay open; and the
  * socket a filter's listener goes out on, closed by the seccomp step.  The
- * filter the supervisor compiled meanwhile is read in first.
+ * start and the filter the supervisor sends meanwhile (after the
+ * session's copies, where it makes them then) are read in first: nothing
+ * of the command's looks at the session before.
  */
 static void
 fds(struct step_ctx *c)
@@ -271,7 +300,8 @@ fds(struct step_ctx *c)
 	int sfd = c->status_fd, nfd = c->notify_sock, r;
 
 	if (c->bpf_fd >= 0) {
-		if ((r = syscall_filter_read(c->bpf_fd, &c->prog)) < 0)
+		if ((r = read_start(c->bpf_fd, &c->start_after)) < 0 ||
+		    (r = syscall_filter_read(c->bpf_fd, &c->prog)) < 0)
 			die_errno(-r, "seccomp: no filter from the supervisor");
 		c->have_prog = true;
 	}

@@ -32,6 +32,7 @@
 #include "enforce/landlock.h"
 #include "enforce/pty.h"
 #include "enforce/seccomp.h"
+#include "lib/fdio.h"
 #include "lib/log.h"
 #include "lib/sys.h"
 #include "lib/util.h"
@@ -672,13 +673,58 @@ make_fds(const struct plan *p, const struct backend_ops *ops, struct fds *f)
 }
 
 /*
+ * Are the session's copies made once the sandbox has started, while it
+ * sets itself up?  The landlock backend's: its session is its copies, and
+ * its command, held before its first look at them (its filter is handed
+ * over after them, close_sandbox_ends()), needs nothing of them until
+ * then.  Not for a session entered again (its copies are there) nor one
+ * seeded from a patch (applied into the copy before the start).
+ */
+static bool
+copies_later(const struct plan *p, const struct backend_ops *ops)
+{
+	return p->backend == PLAN_BACKEND_LANDLOCK && !p->reenter &&
+	    p->patch_from == NULL && !(ops->flags & BACKEND_OWN_FILTER);
+}
+
+/*
+ * The copies made after the start failed, or a stop was asked meanwhile:
+ * the sandbox, which ran nothing of the command, is ended, the half-made
+ * session removed, and the failure said, or the held signal taken as it
+ * would have been.
+ */
+static noreturn void
+abandon(const struct plan *p, const struct backend_ops *ops,
+    struct run_state *rs, struct limits_run *lr, struct fds *f,
+    struct watch *w, int err, const char *where)
+{
+	sigset_t set;
+
+	close(f->bpf[1]);
+	ops->kill(rs->child);
+	while (waitpid(rs->child, NULL, 0) < 0 && errno == EINTR)
+		;
+	log_set_exit_hook(NULL);
+	watch_end(w, rs, false);
+	limits_end(p, rs, lr);
+	workspace_session_remove(p);
+	if (err == 0 || err == -EINTR) {
+		sandbox_sigset(&set);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		exit(EXIT_CONFINE);
+	}
+	die_errno(-err, "session: cannot create '%s'", where);
+}
+
+/*
  * The sandbox's ends, once it started; meanwhile, the disk budget's start
  * measured and the filter made, which the sandbox waits for before its
  * command runs.
  */
 static int
 close_sandbox_ends(const struct plan *p, const struct backend_ops *ops,
-    struct fds *f, struct watch *w, const char **where)
+    struct fds *f, struct watch *w, const struct timespec *start_after,
+    const char **where)
 {
 	int filter_err = 0;
 
@@ -699,8 +745,12 @@ close_sandbox_ends(const struct plan *p, const struct backend_ops *ops,
 	}
 	if (!(ops->flags & BACKEND_OWN_FILTER)) {
 		close(f->bpf[0]);
-		/* Nothing of the command has run: its filter comes next. */
+		/* Nothing of the command has run: its filter comes next,
+		 * after the time it must not start before. */
 		watch_measure(w);
+		*where = "hand the start over";
+		filter_err = fd_write_all(f->bpf[1], (const char *)start_after,
+		    sizeof(*start_after));
 		/*
 		 * The filter, kept by an earlier run or compiled now, while
 		 * the sandbox sets itself up (run/filter-cache.c).  If that
@@ -708,7 +758,8 @@ close_sandbox_ends(const struct plan *p, const struct backend_ops *ops,
 		 * sandbox failed first (EPIPE), its own status record says
 		 * why, and that is what is reported.
 		 */
-		filter_err = filter_cache_export(p, f->bpf[1], where);
+		if (filter_err == 0)
+			filter_err = filter_cache_export(p, f->bpf[1], where);
 		close(f->bpf[1]);
 	}
 	if (f->ptysock[1] >= 0)
@@ -863,6 +914,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	sigset_t set, stop, held;
 	int r, wstatus, filter_err;
 	bool reaped, copies_changed, changed = false;
+	const bool later = copies_later(p, ops);
 
 	rs.no_copy = xcalloc(p->mounts.n + 1, sizeof(*rs.no_copy));
 
@@ -885,7 +937,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 	sigaddset(&stop, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &stop, &held);
 	r = workspace_session_create(p, &where, &rs.start_after,
-	    rs.no_copy);
+	    rs.no_copy, later);
 	if (r < 0 || copy_stop_pending()) {
 		if (!p->reenter)
 			workspace_session_remove(p);
@@ -897,7 +949,7 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		die_errno(-r, "session: cannot create '%s'", where);
 	}
 	sigprocmask(SIG_SETMASK, &held, NULL);
-	if ((r = agent_state_links(p, &where)) < 0) {
+	if (!later && (r = agent_state_links(p, &where)) < 0) {
 		if (!p->reenter)
 			workspace_session_remove(p);
 		die_errno(-r, "session: cannot create '%s'", where);
@@ -934,10 +986,19 @@ sandbox_run(const struct plan *p, const struct env_area *area)
 		ops->refuse((int)-rs.child, where);
 		exit(EXIT_CONFINE);
 	}
+	/*
+	 * The copies, while the sandbox sets itself up: its command waits
+	 * for its filter, which comes after them.
+	 */
+	if (later && ((r = workspace_session_copies(p, &where,
+	    &rs.start_after, rs.no_copy)) < 0 || copy_stop_pending() ||
+	    (r = agent_state_links(p, &where)) < 0))
+		abandon(p, ops, &rs, &lr, &f, w, r, where);
 	/* The backend has started: what it was made for is used. */
 	free(rs.no_copy);
 	rs.no_copy = NULL;
-	filter_err = close_sandbox_ends(p, ops, &f, w, &where);
+	filter_err = close_sandbox_ends(p, ops, &f, w, &rs.start_after,
+	    &where);
 	running_put(p, &rs, lr.sandbox_path);
 	watch_start(w, &rs);
 	wstatus = supervise(p, ops, &rs, &f, &rec, &kh, w, &stopping,

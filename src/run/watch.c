@@ -425,6 +425,11 @@ tick_disk(struct watch *w, struct run_state *rs)
 	}
 }
 
+/*
+ * The disk budget's start, once the session's trees hold what confine put
+ * there and nothing of the command's: the filesystem's free space, and a
+ * project quota on the trees; else the watch's walk of them.
+ */
 static void
 disk_prepare(struct watch *w)
 {
@@ -438,6 +443,7 @@ disk_prepare(struct watch *w)
 	if (fs_space(w->p->session_dir, &w->free_start, &size) < 0) {
 		log_warn("limits: cannot measure the session store's "
 		    "filesystem: %s", strerror(errno));
+		w->budget = 0;
 		return;
 	}
 	w->free_last = w->free_start;
@@ -446,7 +452,6 @@ disk_prepare(struct watch *w)
 	w->reserve = p->limits.disk_reserve;
 	if (w->reserve == 0)
 		w->reserve = size / 20 < RESERVE_MAX ? size / 20 : RESERVE_MAX;
-	w->budget = p->limits.disk;
 	room = w->free_start > w->reserve ? w->free_start - w->reserve : 0;
 	if ((sdir = open(p->session_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
@@ -482,7 +487,7 @@ disk_prepare(struct watch *w)
 			    .dir = steal_ptr(&dir), .st = st };
 		}
 	}
-	w->measure = true;
+	w->used_start = session_usage(w, true, false).bytes;
 }
 
 struct watch *
@@ -496,8 +501,9 @@ watch_new(const struct plan *p)
 	w = xcalloc(1, sizeof(*w));
 	w->p = p;
 	w->tfd = -1;
-	if (p->limits.disk)
-		disk_prepare(w);
+	/* Measured once the trees hold what confine put there. */
+	w->budget = p->limits.disk;
+	w->measure = w->budget != 0;
 	return w;
 }
 
@@ -506,8 +512,8 @@ watch_measure(struct watch *w)
 {
 	if (w == NULL || !w->measure)
 		return;
-	w->used_start = session_usage(w, true, false).bytes;
 	w->measure = false;
+	disk_prepare(w);
 }
 
 void

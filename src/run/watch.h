@@ -20,19 +20,19 @@
 struct watch;
 
 /*
- * Before the sandbox starts (the session's directories made): put the
- * disk budget on them as a project quota where the filesystem and
- * confine's privileges allow.  NULL: nothing to watch (no limit, or none
- * the watch takes).  No fd is kept open (none may reach the sandbox's
- * processes).
+ * Before the sandbox starts: the watch, or NULL: nothing to watch (no
+ * limit, or none the watch takes).  No fd is kept open (none may reach
+ * the sandbox's processes).
  */
 struct watch	*watch_new(const struct plan *);
 
 /*
- * Measure what the session's trees hold, the start of the budget's
- * count, where no quota counts it: at the latest before the command can
- * write (its filter not yet handed over), the sandbox setting itself up
- * meanwhile; watch_start() does it if it was not done.  NULL is fine.
+ * The disk budget's start, once the session's trees hold what confine put
+ * there (the copies made) and before the command can write (its filter
+ * not yet handed over; the sandbox may be setting itself up meanwhile):
+ * the budget as a project quota on the trees where the filesystem and
+ * confine's privileges allow, else what they hold measured for the
+ * watch.  watch_start() does it if it was not done.  NULL is fine.
  */
 void		 watch_measure(struct watch *);
 

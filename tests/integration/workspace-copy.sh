@@ -14,7 +14,7 @@
 require_userns
 command -v python3 >/dev/null || skip_all "python3 is not installed"
 PTY_STDERR=$TESTS_SRCDIR/helpers/pty-stderr.py
-plan 9
+plan 10
 
 # The bwrap backend copies only where it cannot mount the workspace's
 # overlay (a setuid bwrap): its plan says which.
@@ -371,6 +371,38 @@ for d in range(60):
 	assert_ws_unchanged
 }
 
+# A copy that fails (a path longer than PATH_MAX below the workspace):
+# nothing of the command runs, the half-made session is removed, and
+# the failure is said, with status 125.  On landlock the copy is made
+# while the sandbox sets itself up: it is ended before its command looks.
+t_copy_fails() {
+	copy_only "an overlay: no copy"
+	ws_new
+	python3 -c '
+import os, sys
+os.chdir(sys.argv[1])
+os.mkdir("deep")
+os.chdir("deep")
+for i in range(24):
+    name = "d%02d" % i + "x" * 197
+    os.mkdir(name)
+    os.chdir(name)
+open("f", "w").write("x\n")
+' "$WS" || fail "cannot make a deep tree"
+	WS_HASH=$(tree_hash "$WS")
+	run_confine -- sh -c 'echo RAN'
+	assert_status "$RC" 125
+	assert_file_has_content "$ERR" "^confine: session: cannot create '.*': File name too long$"
+	assert_not_file_has_content "$OUT" '^RAN$'
+	assert_eq "$(ls -A "$SESSIONS" 2>/dev/null)" "" "the sessions left"
+	assert_ws_unchanged
+	# Control: without the deep tree the same run works.
+	rm -rf "$WS/deep"
+	run_confine -- sh -c 'echo RAN'
+	assert_status "$RC" 0
+	assert_file_has_content "$OUT" '^RAN$'
+}
+
 tcase "the copy is exact: contents, modes, links, empty directories, times" t_exact
 tcase "a write to the copy, in place or appended, leaves the host's files alone" t_real_copy
 tcase "a workspace on another filesystem than the session's is copied the same" t_other_fs
@@ -380,4 +412,5 @@ tcase "on a terminal, a large copy shows a progress line, cleared when done" t_p
 tcase "stderr not a terminal: no progress line; with -v one line at the end" t_progress_not_tty
 tcase "-q on a terminal: no progress line" t_progress_quiet
 tcase "an interrupt during the copy: it stops, the half-made session is removed" t_interrupt
+tcase "a copy that fails: the command never runs, the half-made session is removed" t_copy_fails
 tap_done
