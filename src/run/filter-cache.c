@@ -75,18 +75,18 @@ cache_dir(const struct plan *p)
 	return s;
 }
 
-/* The key: what the compiled filter depends on, hashed. */
+/* The file in dir: its name the key, what the filter depends on, hashed. */
 static char *
-cache_path(const struct plan *p)
+cache_path(const struct plan *p, const char *dir)
 {
 	const struct plan_syscalls *s = &p->sys;
-	autofree char *dir = cache_dir(p), *text = NULL, *fam = xstrdup("");
+	autofree char *text = NULL, *fam = xstrdup("");
 	struct utsname u;
 	struct stat st;
 	char hex[65], engine[64];
 	size_t i;
 
-	if (dir == NULL || stat("/proc/self/exe", &st) < 0 || uname(&u) < 0)
+	if (stat("/proc/self/exe", &st) < 0 || uname(&u) < 0)
 		return NULL;
 	syscall_filter_engine(engine, sizeof(engine));
 	for (i = 0; i < s->nfamilies; i++) {
@@ -141,38 +141,41 @@ writable_by_sandbox(const struct plan *p, const char *dir)
 	return false;
 }
 
-/* The kept filter at path, its length, or -errno: none kept, or not
- * trusted. */
+/* A filter of n bytes read into *ret: whole instructions, else freed. */
 static ssize_t
-kept(const char *path, char **ret)
+whole(ssize_t n, char **ret)
 {
-	autofree char *dir = xstrdup(path);
-	struct stat st;
-	ssize_t n;
-
-	*strrchr(dir, '/') = '\0';
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !owned(&st))
-		return -ENOENT;
-	if ((n = fd_read_owned(path, FILTER_MAX, ret)) < 0)
+	if (n < 0 || (n > 0 && n % 8 == 0))
 		return n;
-	if (n == 0 || n % 8 != 0) {
-		free(*ret);
-		*ret = NULL;
-		return -EBADMSG;
-	}
-	return n;
+	free(*ret);
+	*ret = NULL;
+	return -EBADMSG;
 }
 
-/* Keep the filter for later runs; silent on failure. */
-static void
-keep(const char *path, const char *bpf, size_t n)
+/* The directory dir, this user's and nobody else's to write? */
+static bool
+dir_owned(const char *dir)
 {
-	autofree char *dir = xstrdup(path);
 	struct stat st;
 
-	*strrchr(dir, '/') = '\0';
-	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
-	    lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !owned(&st))
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && owned(&st);
+}
+
+/* The filter kept at path in dir, its length, or -errno: none kept, or
+ * not trusted. */
+static ssize_t
+kept(const char *dir, const char *path, char **ret)
+{
+	if (!dir_owned(dir))
+		return -ENOENT;
+	return whole(fd_read_owned(path, FILTER_MAX, ret), ret);
+}
+
+/* Keep the filter at path in dir for later runs; silent on failure. */
+static void
+keep(const char *dir, const char *path, const char *bpf, size_t n)
+{
+	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || !dir_owned(dir))
 		return;
 	fd_write_replace(path, bpf, n);
 }
@@ -182,7 +185,6 @@ static ssize_t
 compile(const struct plan *p, char **ret, const char **where)
 {
 	autoclose int fd = memfd_create("confine-seccomp", MFD_CLOEXEC);
-	ssize_t n;
 	int r;
 
 	if (fd < 0)
@@ -192,35 +194,23 @@ compile(const struct plan *p, char **ret, const char **where)
 	*where = "read the compiled filter";
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return -errno;
-	if ((n = fd_read_all(fd, FILTER_MAX, ret)) < 0)
-		return n;
-	if (n == 0 || n % 8 != 0) {
-		free(*ret);
-		*ret = NULL;
-		return -EBADMSG;
-	}
-	return n;
+	return whole(fd_read_all(fd, FILTER_MAX, ret), ret);
 }
 
 int
 filter_cache_export(const struct plan *p, int fd, const char **where)
 {
-	autofree char *path = cache_path(p), *bpf = NULL, *dir = NULL;
+	autofree char *dir = cache_dir(p), *path = NULL, *bpf = NULL;
 	ssize_t n = -ENOENT;
 
-	if (path) {
-		dir = xstrdup(path);
-		*strrchr(dir, '/') = '\0';
-		if (writable_by_sandbox(p, dir)) {
-			free(path);
-			path = NULL;
-		}
-	}
-	if (path == NULL || (n = kept(path, &bpf)) < 0) {
+	/* Where the sandbox could write it, no cache at all. */
+	if (dir && !writable_by_sandbox(p, dir))
+		path = cache_path(p, dir);
+	if (path == NULL || (n = kept(dir, path, &bpf)) < 0) {
 		if ((n = compile(p, &bpf, where)) < 0)
 			return (int)n;
 		if (path)
-			keep(path, bpf, (size_t)n);
+			keep(dir, path, bpf, (size_t)n);
 	}
 	*where = "hand the filter over";
 	return fd_write_all(fd, bpf, (size_t)n);

@@ -681,14 +681,6 @@ remove_tree(int dirfd, const char *name, int depth)
 			opened = true;
 			remove_tree(fd, entry, depth + 1);
 		}
-	/* Unreadable past its start: opened up, read again. */
-	if (d.err == EACCES && !opened && fchmod(fd, 0700) == 0) {
-		dir_done(&d);
-		lseek(fd, 0, SEEK_SET);
-		dir_begin(&d, fd);
-		while ((entry = dir_next(&d, NULL)) != NULL)
-			remove_tree(fd, entry, depth + 1);
-	}
 	dir_done(&d);
 	return unlinkat(dirfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 }
@@ -846,7 +838,7 @@ more_written(const struct plan *p, int fd)
 }
 
 bool
-workspace_session_untouched(const struct plan *p, int copies_changed)
+workspace_session_untouched(const struct plan *p, bool copies_changed)
 {
 	autoclose int fd = -1;
 	size_t i;
@@ -856,8 +848,7 @@ workspace_session_untouched(const struct plan *p, int copies_changed)
 		return false;
 	/* Copies: each unchanged since its mark, as the finish judges it. */
 	if (p->backend != PLAN_BACKEND_NATIVE && !plan_ws_overlay(p))
-		return copies_changed >= 0 ? !copies_changed :
-		    !workspace_copies_changed(p);
+		return !copies_changed;
 	if (!dir_empty(fd, "upper"))
 		return false;
 	/* A further workspace written: kept. */

@@ -54,11 +54,11 @@ void	workspace_session_remove(const struct plan *);
  * still be mounted): did the command leave the workspace untouched, as
  * workspace_session_finish() would judge it?  An overlay: its upper layer
  * empty, and on native its scratch layers too (bwrap's scratch is
- * discarded); a copy: nothing changed since its mark (copies_changed,
- * workspace_copies_changed()'s answer taken since the sandbox ended, or
- * -1: asked here).  Reads only; false when unsure.
+ * discarded); a copy: nothing changed since its mark (copies_changed:
+ * workspace_copies_changed()'s answer, taken once the sandbox ended).
+ * Reads only; false when unsure.
  */
-bool	workspace_session_untouched(const struct plan *, int copies_changed);
+bool	workspace_session_untouched(const struct plan *, bool copies_changed);
 
 /*
  * The copy of writable workspace i (bwrap where its workspace is no

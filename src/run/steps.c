@@ -47,7 +47,6 @@ steps_ctx_run(struct step_ctx *c, const struct plan *p,
 {
 	steps_ctx_init(c, p);
 	c->f = f;
-	c->start_after = rs->start_after;
 	c->env_area = rs->env_area;
 	c->sigpipe = rs->sigpipe;
 	c->status_fd = f->status[1];

@@ -23,7 +23,8 @@
 /* What the steps work with; the backend fills it, the steps update it. */
 struct step_ctx {
 	const struct plan	*p;
-	struct timespec		 start_after;	/* zero: at once */
+	struct timespec		 start_after;	/* zero: at once; from the
+						   filter's pipe, or the stage */
 	struct fds		*f;	/* the supervisor's fds (native and
 					   landlock); NULL in the inner stage */
 	int			 status_fd;	/* the status pipe */

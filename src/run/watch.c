@@ -526,7 +526,6 @@ watch_start(struct watch *w, const struct run_state *rs)
 
 	if (w == NULL)
 		return;
-	watch_measure(w);
 	/* What no cgroup's controller enforces, the watch does. */
 	if (!(rs->limits_cgroup & PLAN_LIMIT_TASKS))
 		w->tasks = w->p->limits.tasks;

@@ -32,7 +32,7 @@ struct watch	*watch_new(const struct plan *);
  * not yet handed over; the sandbox may be setting itself up meanwhile):
  * the budget as a project quota on the trees where the filesystem and
  * confine's privileges allow, else what they hold measured for the
- * watch.  watch_start() does it if it was not done.  NULL is fine.
+ * watch.  NULL is fine.
  */
 void		 watch_measure(struct watch *);
 
